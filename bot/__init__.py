@@ -1,0 +1,1 @@
+"""The application: Discord, Lichess, scheduler, tournament director, CLI."""

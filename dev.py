@@ -1,0 +1,46 @@
+"""Bootstrap a virtualenv in .venv and run the demo or the checks: `python3 dev.py demo|test`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".installed"
+
+
+def ensure_venv() -> None:
+    """Create .venv and install the project with its test extras when pyproject.toml changed."""
+    if not (BIN / "python").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    wanted = (ROOT / "pyproject.toml").stat().st_mtime_ns
+    if STAMP.exists() and STAMP.read_text() == str(wanted):
+        return
+    pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "install", "-e", f"{ROOT}[test]"], check=True)
+    STAMP.write_text(str(wanted))
+
+
+def main(argv: list[str]) -> int:
+    """Run `demo [ARGS]` or `test [PYTEST ARGS]`."""
+    if not argv or argv[0] not in ("demo", "test"):
+        print("usage: python3 dev.py demo [ARGS] | test [PYTEST ARGS]", file=sys.stderr)
+        return 2
+    ensure_venv()
+    os.chdir(ROOT)
+    if argv[0] == "demo":
+        return subprocess.run([str(BIN / "swissbot"), "demo", *argv[1:]]).returncode
+    for check in (["ruff", "check", "."], ["mypy"]):
+        code = subprocess.run([str(BIN / check[0]), *check[1:]]).returncode
+        if code != 0:
+            return code
+    return subprocess.run([str(BIN / "pytest"), *argv[1:]]).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""The pairing engine: FIDE Swiss systems over immutable data, no I/O."""

@@ -1,0 +1,463 @@
+"""Read and write the FIDE Tournament Report File (TRF16 with TRF(x) and TRF26 records)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+from pairing.model import (
+    Colour,
+    Outcome,
+    Player,
+    Points,
+    RecordKind,
+    RoundRecord,
+    Scoring,
+    Tournament,
+    format_points,
+)
+
+ENGINE_TAGS = frozenset(
+    {"XXR", "142", "XXC", "152", "162", "XXA", "250", "XXP", "260", "240", "XXS"}
+    | {"BBW", "BBD", "BBL", "BBZ", "BBF", "BBU"}
+)
+_PLAYED_CODES = {"1": Outcome.WIN, "=": Outcome.DRAW, "0": Outcome.LOSS}
+_UNRATED_CODES = {"W": Outcome.WIN, "D": Outcome.DRAW, "L": Outcome.LOSS}
+_BYE_CODES = {
+    "H": RecordKind.HALF_BYE,
+    "F": RecordKind.FULL_BYE,
+    "U": RecordKind.PAB,
+    "Z": RecordKind.ZERO_BYE,
+}
+
+
+class TrfError(ValueError):
+    """A TRF file that cannot be read; the message names the line and the problem."""
+
+    def __init__(self, line: int | None, message: str) -> None:
+        self.line = line
+        self.detail = message
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+
+
+@dataclass
+class _Builder:
+    players: dict[int, Player] = field(default_factory=dict)
+    player_lines: dict[int, int] = field(default_factory=dict)
+    header: list[str] = field(default_factory=list)
+    name: str = ""
+    total_rounds: int | None = None
+    initial_colour: Colour | None = None
+    scoring: Scoring = field(default_factory=Scoring)
+    acceleration: dict[int, list[Points]] = field(default_factory=dict)
+    forbidden: list[tuple[frozenset[int], int, int]] = field(default_factory=list)
+    byes: list[tuple[int, RecordKind, int, int]] = field(default_factory=list)
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
+        if line.strip():
+            yield number, line
+
+
+def _col(line: str, first: int, last: int) -> str:
+    """The 1-based inclusive column range of a line, stripped."""
+    return line[first - 1 : last].strip()
+
+
+def _int(text: str, lineno: int, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise TrfError(lineno, f"{what} must be a whole number, got {text!r}") from None
+
+
+def _points(text: str, lineno: int, what: str) -> Points:
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise TrfError(lineno, f"{what} must be a number like 1.5, got {text!r}") from None
+
+
+def _parse_round(block: str, lineno: int, round_number: int) -> RoundRecord:
+    block = block.ljust(10)
+    opp_text, colour_text, code = block[2:6].strip(), block[7].strip().lower(), block[9].strip().upper()
+    where = f"round {round_number}"
+    opponent = _int(opp_text, lineno, f"{where}: opponent") if opp_text else 0
+    colour: Colour | None
+    if colour_text in ("", "-"):
+        colour = None
+    elif colour_text in ("w", "b"):
+        colour = Colour(colour_text)
+    else:
+        raise TrfError(lineno, f"{where}: colour must be w, b or -, got {block[7]!r}")
+    if opponent == 0:
+        if colour is not None:
+            raise TrfError(lineno, f"{where}: a bye has no colour")
+        if code in _BYE_CODES:
+            return RoundRecord(_BYE_CODES[code])
+        if code == "+":
+            return RoundRecord(RecordKind.PAB)
+        if code == "-":
+            return RoundRecord(RecordKind.ZERO_BYE)
+        if code == "":
+            return RoundRecord(RecordKind.NOT_PAIRED)
+        raise TrfError(lineno, f"{where}: result {code!r} needs an opponent")
+    if code in _PLAYED_CODES or code in _UNRATED_CODES:
+        if colour is None:
+            raise TrfError(lineno, f"{where}: a played game needs a colour (w or b)")
+        outcome = _PLAYED_CODES.get(code) or _UNRATED_CODES[code]
+        return RoundRecord.played(opponent, colour, outcome, rated=code in _PLAYED_CODES)
+    if code == "+":
+        return RoundRecord.forfeit(opponent, colour, won=True)
+    if code == "-":
+        return RoundRecord.forfeit(opponent, colour, won=False)
+    if code == "":
+        raise TrfError(lineno, f"{where}: a game against {opponent} has no result")
+    raise TrfError(lineno, f"{where}: unknown result code {code!r}")
+
+
+def _parse_player(line: str, lineno: int) -> Player:
+    if len(line.rstrip()) < 8:
+        raise TrfError(lineno, "player record is too short")
+    number = _int(_col(line, 5, 8), lineno, "starting rank")
+    if not 1 <= number <= 9999:
+        raise TrfError(lineno, f"starting rank must be between 1 and 9999, got {number}")
+    rating_text = _col(line, 49, 52)
+    points_text = _col(line, 81, 84)
+    rank_text = _col(line, 86, 89)
+    rounds: list[RoundRecord] = []
+    tail = line[89:].rstrip()
+    for index in range(0, len(tail), 10):
+        block = tail[index : index + 10]
+        if not block.strip():
+            rounds.append(RoundRecord(RecordKind.NOT_PAIRED))
+            continue
+        rounds.append(_parse_round(block, lineno, index // 10 + 1))
+    return Player(
+        number=number,
+        name=_col(line, 15, 47),
+        rating=_int(rating_text, lineno, "rating") if rating_text else 0,
+        title=_col(line, 11, 13),
+        sex=_col(line, 10, 10),
+        federation=_col(line, 54, 56),
+        fide_id=_col(line, 58, 68),
+        birth_date=_col(line, 70, 79),
+        rounds=tuple(rounds),
+        declared_points=_points(points_text, lineno, "points") if points_text else None,
+        rank=_int(rank_text, lineno, "rank") if rank_text else None,
+    )
+
+
+def _parse_scoring_162(line: str, lineno: int, scoring: Scoring) -> Scoring:
+    changes: dict[str, Points] = {}
+    for match in re.finditer(r"([A-Za-z])\s*(-?\d+(?:\.\d+)?)", line[3:]):
+        letter, value = match.group(1).upper(), _points(match.group(2), lineno, "score")
+        if letter == "W":
+            changes["win"] = value
+        elif letter == "D":
+            changes["draw"] = value
+        elif letter == "L":
+            changes["loss"] = value
+        elif letter == "A":
+            changes["zero_bye"] = value
+            changes["forfeit_loss"] = value
+        elif letter == "P":
+            changes["pab"] = value
+        elif letter != "X":
+            raise TrfError(lineno, f"unknown scoring letter {letter!r} (known: W D L A P X)")
+    if not changes:
+        raise TrfError(lineno, "scoring record 162 lists no values")
+    return replace(scoring, **changes)
+
+
+_BB_FIELDS = {"BBW": "win", "BBD": "draw", "BBL": "loss", "BBZ": "zero_bye", "BBF": "forfeit_loss", "BBU": "pab"}
+_XXS_FIELDS = {
+    "WW": ("win",),
+    "BW": ("win",),
+    "WD": ("draw",),
+    "BD": ("draw",),
+    "WL": ("loss",),
+    "BL": ("loss",),
+    "W": ("win",),
+    "D": ("draw",),
+    "ZPB": ("zero_bye",),
+    "HPB": ("half_bye",),
+    "FPB": ("full_bye",),
+    "PAB": ("pab",),
+    "FW": ("forfeit_win",),
+    "FL": ("forfeit_loss",),
+}
+
+
+def _parse_xxs(line: str, lineno: int, scoring: Scoring) -> Scoring:
+    changes: dict[str, Points] = {}
+    for item in line[3:].split():
+        code, _, value = item.partition("=")
+        fields = _XXS_FIELDS.get(code.upper())
+        if fields is None or not value:
+            raise TrfError(lineno, f"XXS entry {item!r} is not CODE=VALUE with a known code")
+        for name in fields:
+            changes[name] = _points(value, lineno, code)
+    return replace(scoring, **changes)
+
+
+def _ids(text: str, lineno: int) -> list[int]:
+    return [_int(t, lineno, "player id") for t in text.split()]
+
+
+def _parse_header(tag: str, line: str, lineno: int, b: _Builder) -> None:
+    rest = line[3:].strip()
+    if tag in ("XXR", "142"):
+        b.total_rounds = _int(rest, lineno, "number of rounds")
+        if b.total_rounds < 1:
+            raise TrfError(lineno, "number of rounds must be at least 1")
+    elif tag == "XXC":
+        words = rest.lower().split()
+        for word in words:
+            if word == "white1":
+                b.initial_colour = Colour.WHITE
+            elif word == "black1":
+                b.initial_colour = Colour.BLACK
+            elif word != "rank":
+                raise TrfError(lineno, f"XXC takes 'white1', 'black1' or 'rank', got {word!r}")
+    elif tag == "152":
+        letter = rest.upper()[:1]
+        if letter not in ("W", "B"):
+            raise TrfError(lineno, f"record 152 takes W or B, got {rest!r}")
+        b.initial_colour = Colour.WHITE if letter == "W" else Colour.BLACK
+    elif tag == "162":
+        b.scoring = _parse_scoring_162(line, lineno, b.scoring)
+    elif tag in _BB_FIELDS:
+        b.scoring = replace(b.scoring, **{_BB_FIELDS[tag]: _points(line[4:].strip(), lineno, tag)})
+    elif tag == "XXS":
+        b.scoring = _parse_xxs(line, lineno, b.scoring)
+    elif tag == "XXA":
+        number = _int(_col(line, 5, 8), lineno, "player id")
+        values = [_points(v, lineno, "acceleration points") for v in line[8:].split()]
+        b.acceleration[number] = values
+    elif tag == "250":
+        _parse_250(line, lineno, b)
+    elif tag == "XXP":
+        ids = _ids(rest, lineno)
+        if len(ids) < 2:
+            raise TrfError(lineno, "XXP needs at least two player ids")
+        b.forbidden.append((frozenset(ids), 1, 9999))
+    elif tag == "260":
+        first, last = _int(_col(line, 5, 7), lineno, "first round"), _int(_col(line, 9, 11), lineno, "last round")
+        ids = _ids(line[11:], lineno)
+        if len(ids) < 2:
+            raise TrfError(lineno, "record 260 needs at least two player ids")
+        b.forbidden.append((frozenset(ids), first, last))
+    elif tag == "240":
+        kind = _BYE_CODES.get(_col(line, 5, 5).upper())
+        if kind is None or kind is RecordKind.PAB:
+            raise TrfError(lineno, "record 240 takes bye type F, H or Z")
+        round_number = _int(_col(line, 7, 9), lineno, "round")
+        b.byes.extend((pid, kind, round_number, lineno) for pid in _ids(line[9:], lineno))
+
+
+def _parse_250(line: str, lineno: int, b: _Builder) -> None:
+    points = _points(_col(line, 10, 13) or "0", lineno, "acceleration points")
+    first, last = _int(_col(line, 15, 17), lineno, "first round"), _int(_col(line, 19, 21), lineno, "last round")
+    low, high = _int(_col(line, 23, 26), lineno, "first id"), _int(_col(line, 28, 31), lineno, "last id")
+    if first > last or low > high:
+        raise TrfError(lineno, "record 250 has an empty round or id range")
+    for pid in range(low, high + 1):
+        values = b.acceleration.setdefault(pid, [])
+        values.extend([Fraction(0)] * (last - len(values)))
+        for r in range(first, last + 1):
+            values[r - 1] = points
+
+
+def parse(text: str, *, require_rounds: bool = True) -> Tournament:
+    """Parse TRF text into a tournament; raise TrfError naming the line on bad input."""
+    b = _Builder()
+    for lineno, line in _lines(text):
+        tag = line[:3]
+        if tag == "###":
+            continue
+        if tag == "001":
+            player = _parse_player(line, lineno)
+            if player.number in b.players:
+                raise TrfError(lineno, f"starting rank {player.number} appears twice")
+            b.players[player.number] = player
+            b.player_lines[player.number] = lineno
+        elif tag in ENGINE_TAGS:
+            _parse_header(tag, line, lineno, b)
+        elif re.fullmatch(r"[0-9A-Z]{3}", tag) and (len(line) == 3 or line[3] == " "):
+            if tag == "012":
+                b.name = line[4:].strip()
+            b.header.append(line.rstrip())
+        else:
+            raise TrfError(lineno, f"not a TRF record: {line[:20]!r}")
+    if not b.players:
+        raise TrfError(None, "the file has no player records (001)")
+    _apply_byes(b)
+    _check_symmetry(b)
+    present = max(len(p.rounds) for p in b.players.values())
+    if b.total_rounds is None:
+        if require_rounds:
+            raise TrfError(None, "the number of rounds is missing (add 'XXR n' or '142 n')")
+        b.total_rounds = max(present, 1)
+    players = tuple(sorted(b.players.values(), key=lambda p: p.number))
+    tournament = Tournament(
+        players=players,
+        total_rounds=b.total_rounds,
+        scoring=b.scoring,
+        initial_colour=b.initial_colour,
+        acceleration={pid: tuple(v) for pid, v in b.acceleration.items()},
+        name=b.name,
+        header=tuple(b.header),
+    )
+    for pid in tournament.acceleration:
+        if pid not in b.players:
+            raise TrfError(None, f"acceleration given for unknown player {pid}")
+    current = tournament.round_to_pair
+    groups = []
+    for group, first, last in b.forbidden:
+        unknown = sorted(group - b.players.keys())
+        if unknown:
+            raise TrfError(None, f"forbidden pairing names unknown player {unknown[0]}")
+        if first <= current <= last:
+            groups.append(group)
+    tournament = replace(tournament, forbidden=tuple(groups))
+    if tournament.initial_colour is None:
+        tournament = replace(tournament, initial_colour=infer_initial_colour(tournament))
+    return tournament
+
+
+def _apply_byes(b: _Builder) -> None:
+    for pid, kind, round_number, lineno in b.byes:
+        player = b.players.get(pid)
+        if player is None:
+            raise TrfError(lineno, f"bye for unknown player {pid}")
+        rounds = list(player.rounds) + [RoundRecord(RecordKind.NOT_PAIRED)] * (round_number - len(player.rounds))
+        current = rounds[round_number - 1]
+        if current.kind is not RecordKind.NOT_PAIRED and current.kind is not kind:
+            raise TrfError(lineno, f"player {pid} already has a record in round {round_number}")
+        rounds[round_number - 1] = RoundRecord(kind)
+        b.players[pid] = replace(player, rounds=tuple(rounds))
+
+
+def _check_symmetry(b: _Builder) -> None:
+    pab_rounds: dict[int, int] = {}
+    for pid, player in b.players.items():
+        lineno = b.player_lines[pid]
+        for r, rec in enumerate(player.rounds, start=1):
+            if rec.kind is RecordKind.PAB:
+                if r in pab_rounds:
+                    raise TrfError(lineno, f"round {r}: two pairing-allocated byes ({pab_rounds[r]} and {pid})")
+                pab_rounds[r] = pid
+            if rec.opponent is None:
+                continue
+            if rec.opponent == pid:
+                raise TrfError(lineno, f"round {r}: player {pid} is paired with himself")
+            other = b.players.get(rec.opponent)
+            if other is None:
+                raise TrfError(lineno, f"round {r}: opponent {rec.opponent} is not a player of this file")
+            theirs = other.rounds[r - 1] if r <= len(other.rounds) else None
+            if theirs is None or theirs.opponent != pid:
+                raise TrfError(lineno, f"round {r}: player {pid} lists {rec.opponent}, who does not list {pid}")
+            if rec.is_played and (not theirs.is_played or theirs.colour is rec.colour):
+                raise TrfError(lineno, f"round {r}: {pid} and {rec.opponent} disagree on the game's colours or result")
+
+
+def infer_initial_colour(tournament: Tournament) -> Colour:
+    """The colour the top starting number had (or would have had) in round 1; White if unknown."""
+    for r in range(1, tournament.rounds_completed + 1):
+        for player in tournament.players:
+            rec = player.record(r)
+            if rec.opponent is not None and rec.colour is not None:
+                return rec.colour if player.number % 2 == 1 else rec.colour.opposite
+    return Colour.WHITE
+
+
+_RESULT_CODE = {
+    (RecordKind.PLAYED, Outcome.WIN, True): "1",
+    (RecordKind.PLAYED, Outcome.DRAW, True): "=",
+    (RecordKind.PLAYED, Outcome.LOSS, True): "0",
+    (RecordKind.PLAYED, Outcome.WIN, False): "W",
+    (RecordKind.PLAYED, Outcome.DRAW, False): "D",
+    (RecordKind.PLAYED, Outcome.LOSS, False): "L",
+}
+_BYE_WRITE = {
+    RecordKind.PAB: "U",
+    RecordKind.FULL_BYE: "F",
+    RecordKind.HALF_BYE: "H",
+    RecordKind.ZERO_BYE: "Z",
+    RecordKind.NOT_PAIRED: " ",
+}
+
+
+def format_record(rec: RoundRecord) -> str:
+    """A round block of a 001 line (10 characters)."""
+    if rec.kind is RecordKind.PLAYED:
+        assert rec.opponent is not None and rec.colour is not None and rec.outcome is not None
+        return f"  {rec.opponent:4d} {rec.colour.value} {_RESULT_CODE[(rec.kind, rec.outcome, rec.rated)]}"
+    if rec.kind in (RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS):
+        assert rec.opponent is not None
+        colour = rec.colour.value if rec.colour is not None else "-"
+        return f"  {rec.opponent:4d} {colour} {'+' if rec.kind is RecordKind.FORFEIT_WIN else '-'}"
+    return f"  0000 - {_BYE_WRITE[rec.kind]}"
+
+
+def format_player(player: Player, scoring: Scoring) -> str:
+    """A 001 player record in the TRF16 column layout."""
+    points = sum((scoring.points(r) for r in player.rounds), Fraction(0))
+    rating = f"{player.rating:4d}" if player.rating else "    "
+    line = (
+        f"001 {player.number:4d} {player.sex[:1] or ' '}{player.title[:3]:>3} {player.name[:33]:<33} {rating} "
+        f"{player.federation[:3]:<3} {player.fide_id[:11]:>11} {player.birth_date[:10]:<10} "
+        f"{format_points(points)} {(player.rank or player.number):4d}"
+    )
+    return (line + "".join(format_record(r) for r in player.rounds)).rstrip()
+
+
+def _format_scoring(scoring: Scoring) -> list[str]:
+    if scoring.is_default:
+        return []
+    default = Scoring()
+    parts = [("W", scoring.win), ("D", scoring.draw), ("L", scoring.loss)]
+    if scoring.zero_bye != default.zero_bye or scoring.forfeit_loss != default.forfeit_loss:
+        parts.append(("A", scoring.zero_bye))
+    if scoring.pab is not None:
+        parts.append(("P", scoring.pab))
+    lines = ["162" + "".join(f"  {letter} {format_points(value)}" for letter, value in parts)]
+    extra = {
+        "HPB": scoring.half_bye,
+        "FPB": scoring.full_bye,
+        "FW": scoring.forfeit_win,
+        "FL": scoring.forfeit_loss if scoring.forfeit_loss != scoring.zero_bye else None,
+    }
+    written = [f"{code}={format_points(v).strip()}" for code, v in extra.items() if v is not None]
+    if written:
+        lines.append("XXS " + " ".join(written))
+    return lines
+
+
+def dumps(tournament: Tournament) -> str:
+    """Write a tournament as canonical TRF (LF line ends): header, engine records, players."""
+    lines = list(tournament.header)
+    if not any(line.startswith("012") for line in lines) and tournament.name:
+        lines.insert(0, f"012 {tournament.name}")
+    scoring = _format_scoring(tournament.scoring)
+    lines.extend(line for line in scoring if line.startswith("162"))
+    lines.extend(format_player(p, tournament.scoring) for p in tournament.players)
+    lines.append(f"XXR {tournament.total_rounds}")
+    if tournament.initial_colour is not None:
+        lines.append(f"XXC {'white1' if tournament.initial_colour is Colour.WHITE else 'black1'}")
+    lines.extend(line for line in scoring if line.startswith("XXS"))
+    for pid in sorted(tournament.acceleration):
+        values = tournament.acceleration[pid]
+        lines.append(f"XXA {pid:4d}" + "".join(f" {format_points(v)}" for v in values))
+    lines.extend("XXP " + " ".join(str(pid) for pid in sorted(group)) for group in tournament.forbidden)
+    return "\n".join(lines) + "\n"
+
+
+def read(path: str) -> Tournament:
+    """Read a TRF file (UTF-8, any line ends)."""
+    with open(path, encoding="utf-8") as handle:
+        return parse(handle.read())
