@@ -1,0 +1,254 @@
+"""The Lichess endpoints the bot uses, with lichess.org's paths, bodies and status codes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aiohttp import web
+
+from bot.sandbox.autoplay_runner import on_challenge_created
+from bot.sandbox.http import (
+    BadRequest,
+    base_url,
+    error,
+    form_or_json,
+    me,
+    ndjson,
+    not_found,
+    state_of,
+    trueish,
+)
+from bot.sandbox.state import GAME_RULES, Game
+from bot.sandbox.views import challenge_json, game_json, game_pgn, light_user, ms, user_json
+
+EXPORT_IDS_LIMIT = 300
+MAX_EXPIRY = 14 * 24 * 3600.0
+_USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")
+
+routes = web.RouteTableDef()
+
+
+def _int_field(body: dict[str, Any], key: str, low: int, high: int) -> int | None:
+    raw = body.get(key)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise BadRequest(f"{key}: must be a number") from None
+    if not low <= value <= high:
+        raise BadRequest(f"{key}: must be between {low} and {high}")
+    return value
+
+
+def _bool_field(body: dict[str, Any], key: str) -> bool:
+    raw = body.get(key)
+    if raw is None or isinstance(raw, bool):
+        return bool(raw)
+    if raw in ("true", "false"):  # Play's boolean formatter: lowercase only
+        return bool(raw == "true")
+    raise BadRequest(f"{key}: error.boolean")
+
+
+def _rules(raw: Any) -> frozenset[str]:
+    if raw is None or raw == "":
+        return frozenset()
+    rules = frozenset(r.strip() for r in str(raw).split(",") if r.strip())
+    unknown = sorted(rules - GAME_RULES)
+    if unknown:
+        raise BadRequest(f"rules: unknown rule {', '.join(unknown)}")
+    if "noAbort" in rules:
+        raise BadRequest("rules: The noAbort rule is now restricted to challenge administrators")
+    return rules
+
+
+@routes.post("/api/challenge/open")
+async def create_open_challenge(request: web.Request) -> web.Response:
+    """`challengeOpen`: an open challenge; `users=a,b` restricts it to a (white) and b (black)."""
+    state = state_of(request)
+    try:
+        body = await form_or_json(request)
+        limit = _int_field(body, "clock.limit", 0, 10800)
+        increment = _int_field(body, "clock.increment", 0, 180)
+        days = _int_field(body, "days", 1, 14)
+        if (limit is None) != (increment is None):
+            raise BadRequest("clock: both clock.limit and clock.increment are required")
+        if limit is not None and days is not None:
+            raise BadRequest("days: a game has either a clock or days")
+        rated = _bool_field(body, "rated")
+        rules = _rules(body.get("rules"))
+        name = body.get("name")
+        if name is not None and (not isinstance(name, str) or len(name) > 200):
+            raise BadRequest("name: at most 200 characters")
+        users = [u.strip().lower() for u in str(body.get("users", "")).split(",") if u.strip()]
+        if len(users) != 2 or users[0] == users[1]:
+            raise BadRequest("users: exactly two different usernames are required")
+        for uid in users:
+            if uid not in state.users or state.users[uid].disabled:
+                raise BadRequest(f"users: no such user {uid}")
+        expires = _int_field(body, "expiresAt", 0, 2**53)
+        now = state.now()
+        expires_at = None
+        if expires is not None:
+            expires_at = expires / 1000
+            if not now < expires_at <= now + MAX_EXPIRY:
+                raise BadRequest("expiresAt: must be in the future and at most 2 weeks after creation")
+    except BadRequest as exc:
+        return error(400, str(exc))
+    creator = me(request)
+    game = state.create_challenge(
+        white=users[0],
+        black=users[1],
+        name=name or None,
+        clock_limit=limit,
+        clock_increment=increment,
+        days=days,
+        rated=rated,
+        rules=rules,
+        creator=creator.id if creator else None,
+        expires_at=expires_at,
+    )
+    response = challenge_json(game, state, base_url(request))
+    await on_challenge_created(request.app, game)
+    return web.json_response(response)
+
+
+@routes.get("/api/challenge")
+async def list_challenges(request: web.Request) -> web.Response:
+    """`challengeList`: the token owner's pending challenges (open ones it created are `out`)."""
+    user = me(request)
+    if user is None:
+        return error(401, "No token provided")
+    state = state_of(request)
+    url = base_url(request)
+    out = [
+        challenge_json(g, state, url, listed=True)
+        for g in state.games.values()
+        if g.creator == user.id and not g.accepted
+    ]
+    return web.json_response({"in": [], "out": out})
+
+
+def _exportable(game: Game | None) -> bool:
+    return game is not None and game.accepted
+
+
+@routes.post("/api/games/export/_ids")
+async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
+    """`gamesExportIds`: at most 300 ids (extra ids are silently dropped), newest first."""
+    state = state_of(request)
+    text = await request.text()
+    ids = [i.strip() for i in text.split(",") if i.strip()][:EXPORT_IDS_LIMIT]
+    found = [state.games[i] for i in dict.fromkeys(ids) if _exportable(state.games.get(i))]
+    found.sort(key=lambda g: g.started_at or 0.0, reverse=True)
+    if "application/x-chess-pgn" in request.headers.get("Accept", ""):
+        return web.Response(text="\n".join(game_pgn(g, state) for g in found), content_type="application/x-chess-pgn")
+    moves = trueish(request.query.get("moves"), True)
+    pgn = trueish(request.query.get("pgnInJson"), False)
+    return ndjson(request, (game_json(g, state, moves=moves, pgn_in_json=pgn) for g in found))
+
+
+@routes.get("/game/export/{game_id}")
+async def export_game(request: web.Request) -> web.Response:
+    """`gamePgn`: one game, as JSON when asked for it."""
+    state = state_of(request)
+    game = state.games.get(request.match_info["game_id"])
+    if game is None or not _exportable(game):
+        return not_found()
+    if "application/json" in request.headers.get("Accept", ""):
+        moves = trueish(request.query.get("moves"), True)
+        pgn = trueish(request.query.get("pgnInJson"), False)
+        return web.json_response(game_json(game, state, moves=moves, pgn_in_json=pgn))
+    return web.Response(text=game_pgn(game, state), content_type="application/x-chess-pgn")
+
+
+@routes.get("/api/games/user/{username}")
+async def export_games_of_user(request: web.Request) -> web.Response:
+    """`apiGamesUser`: a player's games, newest first, filtered by since/until/vs/color/max."""
+    state = state_of(request)
+    uid = request.match_info["username"].lower()
+    if uid not in state.users:
+        return not_found()
+    query = request.query
+    try:
+        since = int(query.get("since", "0")) / 1000
+        until = int(query["until"]) / 1000 if "until" in query else None
+        limit = int(query["max"]) if "max" in query else None
+    except ValueError:
+        return error(400, "since, until and max must be numbers")
+    vs = query.get("vs", "").lower() or None
+    color = query.get("color")
+    games = []
+    for game in state.games.values():
+        if not game.accepted or game.started_at is None or uid not in (game.white, game.black):
+            continue
+        opponent = game.black if game.white == uid else game.white
+        mine = "white" if game.white == uid else "black"
+        if game.started_at < since or (until is not None and game.started_at > until):
+            continue
+        if (vs and opponent != vs) or (color and color != mine):
+            continue
+        games.append(game)
+    games.sort(key=lambda g: g.started_at or 0.0, reverse=True)
+    moves = trueish(query.get("moves"), True)
+    return ndjson(request, (game_json(g, state, moves=moves) for g in games[:limit]))
+
+
+@routes.get("/api/user/{username}")
+async def public_user(request: web.Request) -> web.Response:
+    """`apiUser`: public data; 404 for an unknown name."""
+    state = state_of(request)
+    user = state.users.get(request.match_info["username"].lower())
+    if user is None:
+        return not_found()
+    return web.json_response(user_json(user, base_url(request)))
+
+
+@routes.get("/api/account")
+async def account(request: web.Request) -> web.Response:
+    """`accountMe`: the token owner."""
+    user = me(request)
+    if user is None:
+        return error(401, "No token provided")
+    return web.json_response(user_json(user, base_url(request)))
+
+
+@routes.get("/api/team/of/{username}")
+async def teams_of_user(request: web.Request) -> web.Response:
+    """`teamOfUsername`: the teams a user belongs to."""
+    state = state_of(request)
+    uid = request.match_info["username"].lower()
+    teams = []
+    for team_id, members in sorted(state.teams.items()):
+        if uid in members:
+            leader = state.users.get(min(members))
+            teams.append(
+                {
+                    "id": team_id,
+                    "name": state.team_names.get(team_id, team_id),
+                    "leader": light_user(leader, min(members)),
+                    "nbMembers": len(members),
+                    "open": True,
+                }
+            )
+    return web.json_response(teams)
+
+
+@routes.get("/api/team/{team_id}/users")
+async def team_members(request: web.Request) -> web.Response:
+    """`teamIdUsers`: the members of a team (ndjson); 404 for an unknown team."""
+    state = state_of(request)
+    members = state.teams.get(request.match_info["team_id"])
+    if members is None:
+        return not_found()
+    items = []
+    for uid in sorted(members):
+        user = state.users.get(uid)
+        items.append(light_user(user, uid) | {"joinedTeamAt": ms(user.created_at if user else 0.0)})
+    return ndjson(request, items)
+
+
+def valid_username(name: str) -> bool:
+    """Lichess usernames: 1 to 30 letters, digits, `_` or `-`, starting with a letter or digit."""
+    return bool(_USERNAME.match(name))

@@ -1,0 +1,169 @@
+"""The control API under `/sandbox/`: accounts, playing games, faults, the clock, the request log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from bot.sandbox.api import valid_username
+from bot.sandbox.autoplay import game_rng
+from bot.sandbox.games import GameSpecError, plan_game
+from bot.sandbox.http import base_url, error, state_of
+from bot.sandbox.state import Fault
+from bot.sandbox.views import game_json, ms, user_json
+
+routes = web.RouteTableDef()
+_TITLES = frozenset({"GM", "WGM", "IM", "WIM", "FM", "WFM", "NM", "CM", "WCM", "WNM", "LM", "BOT"})
+
+
+async def _json_object(request: web.Request) -> dict[str, Any] | web.Response:
+    try:
+        body = await request.json()
+    except ValueError:
+        return error(400, "the body must be a JSON object")
+    if not isinstance(body, dict):
+        return error(400, "the body must be a JSON object")
+    return body
+
+
+@routes.post("/sandbox/users")
+async def create_user(request: web.Request) -> web.Response:
+    """Create (or update) an account: `{"username", "rating", "bio", "title", "disabled", ...}`."""
+    body = await _json_object(request)
+    if isinstance(body, web.Response):
+        return body
+    username = body.get("username")
+    if not isinstance(username, str) or not valid_username(username):
+        return error(400, "username: 1 to 30 letters, digits, _ or -")
+    rating = body.get("rating", 1500)
+    if not isinstance(rating, int) or isinstance(rating, bool) or not 400 <= rating <= 4000:
+        return error(400, "rating: an integer between 400 and 4000")
+    title = body.get("title")
+    if title is not None and title not in _TITLES:
+        return error(400, f"title: one of {', '.join(sorted(_TITLES))}")
+    teams = body.get("teams", [])
+    if not isinstance(teams, list) or not all(isinstance(t, str) and t for t in teams):
+        return error(400, "teams: a list of team ids")
+    token = body.get("token")
+    if token is not None and not isinstance(token, str):
+        return error(400, "token: a string")
+    user = state_of(request).add_user(
+        username,
+        rating=rating,
+        bio=str(body.get("bio", "")),
+        title=title,
+        disabled=bool(body.get("disabled", False)),
+        tos_violation=bool(body.get("tosViolation", False)),
+        provisional=bool(body.get("provisional", False)),
+        token=token,
+        teams=tuple(teams),
+    )
+    return web.json_response(user_json(user, base_url(request)), status=201)
+
+
+@routes.get("/sandbox/games")
+async def list_games(request: web.Request) -> web.Response:
+    """Every challenge and game, oldest first."""
+    state = state_of(request)
+    items = [
+        {
+            "id": g.id,
+            "white": g.white,
+            "black": g.black,
+            "name": g.name,
+            "status": g.status,
+            "winner": g.winner,
+            "plies": len(g.moves),
+            "rules": sorted(g.rules),
+            "rated": g.rated,
+            "createdAt": ms(g.created_at),
+            "url": f"{base_url(request)}/{g.id}",
+        }
+        for g in sorted(state.games.values(), key=lambda g: g.created_at)
+    ]
+    return web.json_response(items)
+
+
+@routes.post("/sandbox/games/{game_id}/play")
+async def play_game(request: web.Request) -> web.Response:
+    """Both players play the game to `{"winner", "status", "plies", "reason"?}`."""
+    state = state_of(request)
+    game = state.games.get(request.match_info["game_id"])
+    if game is None:
+        return error(404, "Not found.")
+    if game.finished or game.moves:
+        return error(409, f"game {game.id} has already been played ({game.status})")
+    body = await _json_object(request)
+    if isinstance(body, web.Response):
+        return body
+    winner = body.get("winner")
+    status = body.get("status", "mate" if winner else "draw")
+    plies = body.get("plies", 60)
+    reason = body.get("reason")
+    if winner not in (None, "white", "black"):
+        return error(400, "winner: white, black or null")
+    if not isinstance(status, str) or not isinstance(plies, int) or isinstance(plies, bool):
+        return error(400, "status: a string; plies: an integer")
+    if reason is not None and not isinstance(reason, str):
+        return error(400, "reason: a string")
+    rng = game_rng(state.seed, game.white, game.black, game.name)
+    try:
+        course = plan_game(rng, status=status, winner=winner, plies=plies, rules=game.rules, reason=reason)
+    except GameSpecError as exc:
+        return error(400, str(exc))
+    state.play(game, course)
+    return web.json_response(game_json(game, state))
+
+
+@routes.post("/sandbox/faults")
+async def add_fault(request: web.Request) -> web.Response:
+    """Make the next `count` requests whose path starts with `path` answer `status`."""
+    body = await _json_object(request)
+    if isinstance(body, web.Response):
+        return body
+    path, status, count = body.get("path"), body.get("status"), body.get("count", 1)
+    delay, after = body.get("delay", 0), body.get("after", False)
+    if not isinstance(path, str) or not path.startswith("/") or path.startswith("/sandbox"):
+        return error(400, "path: a path prefix such as /api/challenge/open (not /sandbox)")
+    if status is not None and (not isinstance(status, int) or not 400 <= status <= 599):
+        return error(400, "status: an HTTP error status (400-599) or null")
+    if not isinstance(count, int) or count < 1:
+        return error(400, "count: a positive integer")
+    if not isinstance(delay, int | float) or delay < 0 or (status is None and delay == 0):
+        return error(400, "delay: seconds >= 0 (a fault needs a status or a delay)")
+    state_of(request).faults.append(Fault(path, status, count, float(delay), bool(after)))
+    return web.json_response({"ok": True}, status=201)
+
+
+@routes.delete("/sandbox/faults")
+async def clear_faults(request: web.Request) -> web.Response:
+    """Remove every pending fault."""
+    state_of(request).faults.clear()
+    return web.json_response({"ok": True})
+
+
+@routes.post("/sandbox/clock")
+async def advance_clock(request: web.Request) -> web.Response:
+    """Move the sandbox's clock forward by `{"advance": seconds}`."""
+    body = await _json_object(request)
+    if isinstance(body, web.Response):
+        return body
+    advance = body.get("advance")
+    if not isinstance(advance, int | float) or advance < 0:
+        return error(400, "advance: seconds >= 0")
+    state = state_of(request)
+    state.clock_offset += float(advance)
+    state.remove_expired()
+    return web.json_response({"now": ms(state.now())})
+
+
+@routes.get("/sandbox/requests")
+async def request_log(request: web.Request) -> web.Response:
+    """Every Lichess API request received so far (monotonic time, method, path, user, status)."""
+    return web.json_response(
+        [
+            {"at": r.at, "method": r.method, "path": r.path, "user": r.user, "status": r.status}
+            for r in state_of(request).requests
+        ]
+    )

@@ -1,0 +1,71 @@
+"""Shared helpers for the sandbox's handlers: app keys, errors, bodies, query flags."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from aiohttp import web
+
+from bot.sandbox.state import SandboxState, User
+
+STATE = web.AppKey("state", SandboxState)
+ME = "sandbox.me"
+
+
+class BadRequest(Exception):
+    """A 400 with Lichess's `{"error": ...}` body."""
+
+
+def error(status: int, message: str) -> web.Response:
+    """Lichess's error shape."""
+    return web.json_response({"error": message}, status=status)
+
+
+def not_found() -> web.Response:
+    """Lichess's 404 body."""
+    return error(404, "Not found.")
+
+
+def state_of(request: web.Request) -> SandboxState:
+    """The sandbox's state."""
+    return request.app[STATE]
+
+
+def me(request: web.Request) -> User | None:
+    """The account of the request's token, if any."""
+    user: User | None = request.get(ME)
+    return user
+
+
+def base_url(request: web.Request) -> str:
+    """The origin this request was sent to (used in urls we hand out)."""
+    return f"{request.scheme}://{request.host}"
+
+
+def trueish(value: str | None, default: bool) -> bool:
+    """lila's query-string booleans: true, 1, yes (any case)."""
+    if value is None:
+        return default
+    return value.lower() in ("true", "1", "yes")
+
+
+async def form_or_json(request: web.Request) -> dict[str, Any]:
+    """A body posted as a form (as the spec documents) or as JSON (as berserk sends)."""
+    if request.content_type == "application/json":
+        try:
+            body = await request.json()
+        except json.JSONDecodeError as exc:
+            raise BadRequest("Invalid JSON body") from exc
+        if not isinstance(body, dict):
+            raise BadRequest("Invalid JSON body")
+        return {k: v for k, v in body.items() if v is not None}
+    form = await request.post()
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def ndjson(request: web.Request, items: Iterable[dict[str, Any]]) -> web.Response:
+    """An `application/x-ndjson` body."""
+    body = "".join(json.dumps(item) + "\n" for item in items)
+    return web.Response(text=body, content_type="application/x-ndjson")

@@ -1,0 +1,121 @@
+"""The sandbox's aiohttp application, and a helper that runs it on a free loopback port."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from bot.sandbox import api, control
+from bot.sandbox.autoplay_runner import AUTOPLAY, AutoplaySettings, cancel_tasks
+from bot.sandbox.http import ME, STATE, error
+from bot.sandbox.state import BOT_TOKEN, BOT_USERNAME, Clock, LoggedRequest, SandboxState, User
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_FAULT_MESSAGES = {429: "Too many requests. Try again later."}
+
+
+@web.middleware
+async def _log_requests(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Record every Lichess request (not the control API) with its final status."""
+    response = await handler(request)
+    if not request.path.startswith("/sandbox/"):
+        user: User | None = request.get(ME)
+        state = request.app[STATE]
+        state.requests.append(
+            LoggedRequest(time.monotonic(), request.method, request.path, user.id if user else None, response.status)
+        )
+    return response
+
+
+@web.middleware
+async def _faults(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Injected faults: answer an error status, maybe after a delay or after doing the real work."""
+    if request.path.startswith("/sandbox/"):
+        return await handler(request)
+    fault = request.app[STATE].take_fault(request.path)
+    if fault is None:
+        return await handler(request)
+    if fault.delay:
+        await asyncio.sleep(fault.delay)
+    if fault.status is None:
+        return await handler(request)
+    if fault.after:
+        await handler(request)
+    return error(fault.status, _FAULT_MESSAGES.get(fault.status, f"Sandbox fault {fault.status}"))
+
+
+@web.middleware
+async def _auth(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Resolve the bearer token to an account; an unknown token is a 401, as on Lichess."""
+    state = request.app[STATE]
+    state.remove_expired()
+    header = request.headers.get("Authorization", "")
+    if header and not request.path.startswith("/sandbox/"):
+        token = header.removeprefix("Bearer ").strip()
+        user = state.user_for_token(token)
+        if user is None:
+            return error(401, "No such token")
+        request[ME] = user
+    return await handler(request)
+
+
+def make_app(
+    state: SandboxState | None = None,
+    *,
+    seed: int | None = None,
+    autoplay: bool = False,
+    autoplay_delay: float = 0.0,
+    clock: Clock | None = None,
+) -> web.Application:
+    """The sandbox as an aiohttp application (for `aiohttp.test_utils` or an `AppRunner`)."""
+    app = web.Application(middlewares=[_log_requests, _faults, _auth])
+    app[STATE] = state if state is not None else SandboxState(seed=seed, clock=clock)
+    app[AUTOPLAY] = AutoplaySettings(enabled=autoplay, delay=autoplay_delay)
+    app.add_routes(api.routes)
+    app.add_routes(control.routes)
+    app.on_cleanup.append(cancel_tasks)
+    return app
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A running sandbox: its URL, its state, and the bot account's credentials."""
+
+    url: str
+    state: SandboxState
+    app: web.Application
+    bot_username: str = BOT_USERNAME
+    bot_token: str = BOT_TOKEN
+
+    def add_user(self, username: str, **kwargs: object) -> User:
+        """Create an account directly (same as `POST /sandbox/users`)."""
+        return self.state.add_user(username, **kwargs)  # type: ignore[arg-type]
+
+
+@asynccontextmanager
+async def run_sandbox(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    seed: int | None = None,
+    autoplay: bool = False,
+    autoplay_delay: float = 0.0,
+    clock: Clock | None = None,
+) -> AsyncIterator[Sandbox]:
+    """Serve the sandbox in this event loop (port 0: a free port) until the block exits."""
+    app = make_app(seed=seed, autoplay=autoplay, autoplay_delay=autoplay_delay, clock=clock)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        bound_host, bound_port = runner.addresses[0][:2]
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        yield Sandbox(url=f"http://{shown}:{bound_port}", state=app[STATE], app=app)
+    finally:
+        await runner.cleanup()
