@@ -260,7 +260,7 @@ class Tournament:
             if rec is None:
                 players.append(p)
                 continue
-            rounds = list(p.records(round_number)) if len(p.rounds) < round_number else list(p.rounds)
+            rounds = list(p.records(round_number + 1)) if len(p.rounds) < round_number else list(p.rounds)
             rounds[round_number - 1] = rec
             players.append(_replace_rounds(p, tuple(rounds)))
         return _replace_players(self, tuple(players))
