@@ -1,0 +1,439 @@
+"""A pairings checker (FPC): a round's pairing against the absolute criteria, and against the engine."""
+
+from __future__ import annotations
+
+import enum
+import importlib
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from pairing.errors import BudgetExhausted, NoValidPairing
+from pairing.model import (
+    Board,
+    Colour,
+    Pairing,
+    RecordKind,
+    RoundRecord,
+    RoundViews,
+    Tournament,
+)
+
+Engine = Callable[[Tournament, int], Pairing]
+
+SYSTEMS = ("dutch",)
+
+_PRE_ASSIGNED = frozenset({RecordKind.HALF_BYE, RecordKind.FULL_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED})
+
+
+class DiscrepancyKind(enum.Enum):
+    """What a discrepancy is about; the engine kinds compare with the engine, the others are absolute."""
+
+    UNKNOWN_PLAYER = "unknown-player"
+    NOT_TO_BE_PAIRED = "not-to-be-paired"
+    PAIRED_TWICE = "paired-twice"
+    UNPAIRED = "unpaired"
+    BYE_COUNT = "bye-count"
+    REMATCH = "rematch"
+    FORBIDDEN_PAIR = "forbidden-pair"
+    COLOUR_DIFFERENCE = "colour-difference"
+    COLOUR_STREAK = "colour-streak"
+    REPEATED_PAB = "repeated-pab"
+    PAB_INELIGIBLE = "pab-ineligible"
+    INCONSISTENT_RECORDS = "inconsistent-records"
+    ENGINE_MISMATCH = "engine-mismatch"
+    ENGINE_NO_PAIRING = "engine-no-pairing"
+    ENGINE_ERROR = "engine-error"
+
+
+ENGINE_KINDS = frozenset(
+    {DiscrepancyKind.ENGINE_MISMATCH, DiscrepancyKind.ENGINE_NO_PAIRING, DiscrepancyKind.ENGINE_ERROR}
+)
+ABSOLUTE_KINDS = frozenset(DiscrepancyKind) - ENGINE_KINDS
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """One problem found in one round."""
+
+    round: int
+    kind: DiscrepancyKind
+    message: str
+
+    def __str__(self) -> str:
+        return f"round {self.round}: {self.kind.value}: {self.message}"
+
+
+# --- absolute criteria -------------------------------------------------------------------------------------------
+
+
+def colour_violation(views: RoundViews, number: int, colour: Colour) -> DiscrepancyKind | None:
+    """Whether giving this colour breaks the ±2 colour difference or the three-in-a-row rule."""
+    colours = (*views.colours(number), colour)
+    difference = sum(1 if c is Colour.WHITE else -1 for c in colours)
+    if abs(difference) > 2:
+        return DiscrepancyKind.COLOUR_DIFFERENCE
+    if len(colours) >= 3 and colours[-1] is colours[-2] is colours[-3]:
+        return DiscrepancyKind.COLOUR_STREAK
+    return None
+
+
+def _colour_exempt(views: RoundViews, board: Board) -> bool:
+    """In the final round a pairing involving a topscorer may break the colour limits (§3.2.5)."""
+    return views.is_last_round and (views.is_topscorer(board.white) or views.is_topscorer(board.black))
+
+
+def _met_in(views: RoundViews, a: int, b: int) -> int | None:
+    for index, rec in enumerate(views.history(a), start=1):
+        if rec.is_played and rec.opponent == b:
+            return index
+    return None
+
+
+def _describe_colours(views: RoundViews, number: int) -> str:
+    played = "".join("W" if c is Colour.WHITE else "B" for c in views.colours(number))
+    return played or "none"
+
+
+def _board_problems(views: RoundViews, board: Board, check_colours: bool) -> list[tuple[DiscrepancyKind, str]]:
+    tournament = views.tournament
+    white, black = board.white, board.black
+    problems: list[tuple[DiscrepancyKind, str]] = []
+    met = _met_in(views, white, black)
+    if met is not None:
+        problems.append((DiscrepancyKind.REMATCH, f"{white}-{black} already played each other in round {met}"))
+    if tournament.is_forbidden(white, black):
+        problems.append((DiscrepancyKind.FORBIDDEN_PAIR, f"{white}-{black} is a forbidden pairing"))
+    if check_colours and not _colour_exempt(views, board):
+        for number, colour in ((white, Colour.WHITE), (black, Colour.BLACK)):
+            kind = colour_violation(views, number, colour)
+            if kind is None:
+                continue
+            name = "White" if colour is Colour.WHITE else "Black"
+            what = "colour difference beyond 2" if kind is DiscrepancyKind.COLOUR_DIFFERENCE else "third same colour"
+            history = _describe_colours(views, number)
+            problems.append((kind, f"{number} gets {name} on {white}-{black}: {what} (played colours {history})"))
+    return problems
+
+
+def _check(
+    tournament: Tournament, round_number: int, pairing: Pairing, colourless: frozenset[Board] = frozenset()
+) -> list[Discrepancy]:
+    views = tournament.views(round_number)
+    found: list[Discrepancy] = []
+
+    def report(kind: DiscrepancyKind, message: str) -> None:
+        found.append(Discrepancy(round_number, kind, message))
+
+    to_pair = set(views.to_pair())
+    known = tournament.by_number
+    seen: dict[int, int] = {}
+    placed = [n for b in pairing.boards for n in (b.white, b.black)]
+    if pairing.bye is not None:
+        placed.append(pairing.bye)
+    for number in placed:
+        seen[number] = seen.get(number, 0) + 1
+    for number in sorted(seen):
+        if number not in known:
+            report(DiscrepancyKind.UNKNOWN_PLAYER, f"{number} is not a player of this tournament")
+        elif number not in to_pair:
+            record = tournament.player(number).record(round_number).kind.value
+            report(DiscrepancyKind.NOT_TO_BE_PAIRED, f"{number} is placed but has a {record} record this round")
+        if seen[number] > 1:
+            report(DiscrepancyKind.PAIRED_TWICE, f"{number} is placed {seen[number]} times")
+    for number in sorted(to_pair - seen.keys()):
+        report(DiscrepancyKind.UNPAIRED, f"{number} is neither paired nor given the bye")
+    if pairing.bye is not None and len(to_pair) % 2 == 0:
+        report(DiscrepancyKind.BYE_COUNT, f"bye to {pairing.bye} although {len(to_pair)} players are to be paired")
+    if pairing.bye is None and len(to_pair) % 2 == 1:
+        report(DiscrepancyKind.BYE_COUNT, f"{len(to_pair)} players are to be paired and nobody has the bye")
+    if pairing.bye is not None and pairing.bye in known:
+        bye = pairing.bye
+        earlier = [i for i, rec in enumerate(views.history(bye), start=1) if rec.kind is RecordKind.PAB]
+        if earlier:
+            report(DiscrepancyKind.REPEATED_PAB, f"{bye} gets the bye again (already in round {earlier[0]})")
+        elif not views.pab_eligible(bye):
+            report(DiscrepancyKind.PAB_INELIGIBLE, f"{bye} already scored a win without playing, no bye allowed")
+    for board in pairing.boards:
+        if board.white not in known or board.black not in known:
+            continue
+        if board.white == board.black:
+            report(DiscrepancyKind.PAIRED_TWICE, f"{board.white} is paired with himself")
+            continue
+        for kind, message in _board_problems(views, board, board not in colourless):
+            report(kind, message)
+    return found
+
+
+def check_round(tournament: Tournament, round_number: int, pairing: Pairing) -> list[Discrepancy]:
+    """Check a pairing of `round_number` against the absolute criteria.
+
+    `tournament` is the state the round is paired from: rounds before it, plus the byes of this round that
+    were not allocated by the pairing (half/full/zero-point byes). Records of later rounds are ignored, but
+    any record of this round other than 'not paired' marks the player as not to be paired.
+    """
+    return _check(tournament, round_number, pairing)
+
+
+# --- legality oracle ---------------------------------------------------------------------------------------------
+
+
+def _orientations(views: RoundViews, a: int, b: int) -> list[Board]:
+    """The colourings of a pair that keep the absolute colour rules, the preferred one first."""
+    boards = []
+    pref_a, pref_b = views.preference(a), views.preference(b)
+    first = Board(a, b) if pref_a.colour is not Colour.BLACK and pref_b.colour is not Colour.WHITE else Board(b, a)
+    for board in (first, Board(first.black, first.white)):
+        if _colour_exempt(views, board) or (
+            colour_violation(views, board.white, Colour.WHITE) is None
+            and colour_violation(views, board.black, Colour.BLACK) is None
+        ):
+            boards.append(board)
+    return boards
+
+
+def compatible(views: RoundViews, a: int, b: int) -> bool:
+    """True when a and b may meet this round under the absolute criteria."""
+    return (
+        a != b
+        and not views.have_met(a, b)
+        and not views.tournament.is_forbidden(a, b)
+        and bool(_orientations(views, a, b))
+    )
+
+
+def _maximum_matching(size: int, adj: list[list[int]]) -> list[int]:
+    """Edmonds' blossom algorithm: a maximum-cardinality matching, as mate indices (-1 when single)."""
+    match = [-1] * size
+    for v in range(size):
+        if match[v] == -1:
+            for w in adj[v]:
+                if match[w] == -1:
+                    match[v], match[w] = w, v
+                    break
+
+    def find_path(root: int) -> tuple[int, list[int]]:
+        used = [False] * size
+        parent = [-1] * size
+        base = list(range(size))
+        used[root] = True
+        queue = deque([root])
+
+        def lca(a: int, b: int) -> int:
+            seen = [False] * size
+            while True:
+                a = base[a]
+                seen[a] = True
+                if match[a] == -1:
+                    break
+                a = parent[match[a]]
+            while True:
+                b = base[b]
+                if seen[b]:
+                    return b
+                b = parent[match[b]]
+
+        def mark(v: int, b: int, child: int, blossom: list[bool]) -> None:
+            while base[v] != b:
+                blossom[base[v]] = blossom[base[match[v]]] = True
+                parent[v] = child
+                child = match[v]
+                v = parent[match[v]]
+
+        while queue:
+            v = queue.popleft()
+            for to in adj[v]:
+                if base[v] == base[to] or match[v] == to:
+                    continue
+                if to == root or (match[to] != -1 and parent[match[to]] != -1):
+                    current = lca(v, to)
+                    blossom = [False] * size
+                    mark(v, current, to, blossom)
+                    mark(to, current, v, blossom)
+                    for i in range(size):
+                        if blossom[base[i]]:
+                            base[i] = current
+                            if not used[i]:
+                                used[i] = True
+                                queue.append(i)
+                elif parent[to] == -1:
+                    parent[to] = v
+                    if match[to] == -1:
+                        return to, parent
+                    used[match[to]] = True
+                    queue.append(match[to])
+        return -1, parent
+
+    for root in range(size):
+        if match[root] != -1:
+            continue
+        v, parent = find_path(root)
+        while v != -1:
+            pv = parent[v]
+            ppv = match[pv]
+            match[v], match[pv] = pv, v
+            v = ppv
+    return match
+
+
+def legal_pairing(tournament: Tournament, round_number: int | None = None) -> Pairing | None:
+    """Some pairing that meets every absolute criterion (not the Dutch one), or None when none exists."""
+    views = tournament.views(round_number)
+    players = sorted(views.to_pair())
+    size = len(players)
+    odd = size % 2 == 1
+    adj: list[list[int]] = [[] for _ in range(size + (1 if odd else 0))]
+    for i, a in enumerate(players):
+        for j in range(i + 1, size):
+            if compatible(views, a, players[j]):
+                adj[i].append(j)
+                adj[j].append(i)
+    if odd:
+        # The bye is a dummy vertex joined to every player who may receive it; lower players first.
+        for i in reversed(range(size)):
+            if views.pab_eligible(players[i]):
+                adj[size].append(i)
+                adj[i].append(size)
+    match = _maximum_matching(len(adj), adj)
+    if any(m == -1 for m in match):
+        return None
+    boards = []
+    bye = None
+    for i, a in enumerate(players):
+        j = match[i]
+        if j == size:
+            bye = a
+        elif j > i:
+            boards.append(_orientations(views, a, players[j])[0])
+    return Pairing(tuple(boards), bye)
+
+
+# --- a whole tournament ------------------------------------------------------------------------------------------
+
+
+def round_input(tournament: Tournament, round_number: int) -> Tournament:
+    """The state round `round_number` was paired from: earlier rounds plus its non-allocated byes.
+
+    A 'not paired' record (blank in TRF) in a round that was paired counts as an absence (zero-point bye).
+    """
+    byes: dict[int, RoundRecord] = {}
+    for player in tournament.players:
+        rec = player.record(round_number)
+        if rec.kind in _PRE_ASSIGNED:
+            byes[player.number] = RoundRecord(RecordKind.ZERO_BYE) if rec.kind is RecordKind.NOT_PAIRED else rec
+    return tournament.truncated(round_number - 1).with_round(round_number, byes)
+
+
+@dataclass(frozen=True)
+class _PlayedRound:
+    pairing: Pairing
+    colourless: frozenset[Board]
+    problems: tuple[Discrepancy, ...]
+
+
+def _played_round(tournament: Tournament, round_number: int) -> _PlayedRound:
+    boards: list[Board] = []
+    colourless: set[Board] = set()
+    problems: list[Discrepancy] = []
+    byes: list[int] = []
+    for player in tournament.players:
+        rec = player.record(round_number)
+        number = player.number
+        if rec.kind is RecordKind.PAB:
+            byes.append(number)
+        if rec.opponent is None:
+            continue
+        other = tournament.by_number.get(rec.opponent)
+        theirs = other.record(round_number) if other is not None else None
+        if theirs is None or theirs.opponent != number:
+            message = f"{number} lists {rec.opponent} as opponent, who does not list {number}"
+            problems.append(Discrepancy(round_number, DiscrepancyKind.INCONSISTENT_RECORDS, message))
+            continue
+        if number > rec.opponent:
+            continue
+        colour = rec.colour if rec.colour is not None else (theirs.colour.opposite if theirs.colour else None)
+        if colour is None:
+            board = Board(number, rec.opponent)
+            colourless.add(board)
+        else:
+            board = Board(number, rec.opponent) if colour is Colour.WHITE else Board(rec.opponent, number)
+        boards.append(board)
+    for extra in byes[1:]:
+        message = f"more than one pairing-allocated bye ({byes[0]} and {extra})"
+        problems.append(Discrepancy(round_number, DiscrepancyKind.BYE_COUNT, message))
+    pairing = Pairing(tuple(boards), byes[0] if byes else None)
+    return _PlayedRound(pairing, frozenset(colourless), tuple(problems))
+
+
+def _load_engine(system: str) -> Engine:
+    if system not in SYSTEMS:
+        raise ValueError(f"unknown pairing system {system!r} (known: {', '.join(SYSTEMS)})")
+    module = importlib.import_module(f"pairing.{system}")
+    engine: Engine = module.pair
+    return engine
+
+
+def _format(boards: Iterable[Board]) -> str:
+    return ", ".join(f"{b.white}-{b.black}" for b in sorted(boards, key=lambda b: (min(b.white, b.black), b.white)))
+
+
+def _compare(round_number: int, played: _PlayedRound, engine_pairing: Pairing) -> Discrepancy | None:
+    ours = played.pairing
+    engine_boards = set(engine_pairing.boards)
+    file_boards = set(ours.boards)
+    for board in played.colourless:
+        # A forfeit written without colours: any orientation of the same pair agrees.
+        flipped = Board(board.black, board.white)
+        if flipped in engine_boards:
+            file_boards.discard(board)
+            file_boards.add(flipped)
+    parts = []
+    only_engine, only_file = engine_boards - file_boards, file_boards - engine_boards
+    if only_engine or only_file:
+        parts.append(
+            f"engine pairs {_format(only_engine) or 'nothing else'}; file has {_format(only_file) or 'nothing'}"
+        )
+    if engine_pairing.bye != ours.bye:
+        parts.append(f"engine bye {engine_pairing.bye or 'none'}; file bye {ours.bye or 'none'}")
+    if not parts:
+        return None
+    return Discrepancy(round_number, DiscrepancyKind.ENGINE_MISMATCH, "; ".join(parts) + " (first named has White)")
+
+
+def _engine_check(
+    state: Tournament, round_number: int, played: _PlayedRound, engine: Engine, file_legal: bool
+) -> Discrepancy | None:
+    try:
+        engine_pairing = engine(state, round_number)
+    except NoValidPairing as error:
+        if not file_legal and legal_pairing(state, round_number) is None:
+            return None
+        message = f"engine found no valid pairing ({error}), but one satisfying the absolute criteria exists"
+        return Discrepancy(round_number, DiscrepancyKind.ENGINE_NO_PAIRING, message)
+    except BudgetExhausted as error:
+        return Discrepancy(round_number, DiscrepancyKind.ENGINE_ERROR, f"engine gave up: {error}")
+    except Exception as error:  # an FPC reports an engine crash for the round and goes on
+        message = f"engine failed: {type(error).__name__}: {error}"
+        return Discrepancy(round_number, DiscrepancyKind.ENGINE_ERROR, message)
+    return _compare(round_number, played, engine_pairing)
+
+
+def check_tournament(
+    tournament: Tournament, system: str | None = "dutch", *, engine: Engine | None = None
+) -> list[Discrepancy]:
+    """Rebuild a tournament round by round: check each played round, and re-pair it with the engine.
+
+    `system=None` checks the absolute criteria only; `engine` replaces the system's engine.
+    """
+    pair = engine if engine is not None else (_load_engine(system) if system is not None else None)
+    found: list[Discrepancy] = []
+    for round_number in range(1, tournament.rounds_completed + 1):
+        state = round_input(tournament, round_number)
+        played = _played_round(tournament, round_number)
+        absolute = [*played.problems, *_check(state, round_number, played.pairing, played.colourless)]
+        found.extend(absolute)
+        if pair is not None:
+            mismatch = _engine_check(state, round_number, played, pair, file_legal=not absolute)
+            if mismatch is not None:
+                found.append(mismatch)
+    return found
