@@ -1,0 +1,157 @@
+"""Where the director's announcements go: the Announcer protocol, a console one and a recording one."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TextIO
+
+from bot.director_models import BoardView, Event, RoundView, StandingRow
+
+
+class Announcer(Protocol):
+    """What an event's channel (and its organisers) are told."""
+
+    async def event_opened(self, event: Event) -> None:
+        """The event accepts entries."""
+        ...
+
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        """A round's pairings, with the game links."""
+        ...
+
+    async def results_updated(self, event: Event, round: RoundView) -> None:
+        """New results in a round (the Discord one edits its round message in place)."""
+        ...
+
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        """The standings after a round."""
+        ...
+
+    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
+        """The event is over: final standings and why it ended."""
+        ...
+
+    async def notice(self, event: Event, text: str) -> None:
+        """Something an organiser should know (Lichess trouble, a correction's consequences)."""
+        ...
+
+    async def dm(self, discord_id: int, text: str) -> None:
+        """A private message to a player (optional)."""
+        ...
+
+
+def _board_line(board: BoardView) -> str:
+    result = board.result.value if board.result else "…"
+    url = f"  {board.url}" if board.url else ""
+    detail = f"  ({board.detail})" if board.detail else ""
+    return f"  {board.number:>3}. {board.white.name:<20} {result:^9} {board.black.name:<20}{url}{detail}"
+
+
+def format_round(round: RoundView, *, with_urls: bool = True) -> list[str]:
+    """A round as text lines."""
+    lines = []
+    for board in round.boards:
+        line = _board_line(board)
+        if not with_urls and board.url:
+            line = line.replace(f"  {board.url}", "")
+        lines.append(line)
+    for bye in round.byes:
+        lines.append(f"       {bye.player.name:<20} {bye.kind.value} bye")
+    return lines
+
+
+def format_standings(rows: Sequence[StandingRow], tiebreaks: Sequence[str] = ()) -> list[str]:
+    """The standings as a text table."""
+    codes = list(tiebreaks) or (list(rows[0].tiebreaks) if rows else [])
+    head = f"{'#':>3} {'Player':<20} {'Pts':>5}" + "".join(f" {c:>7}" for c in codes)
+    lines = [head]
+    for row in rows:
+        rank = str(row.rank) if row.rank is not None else "-"
+        values = "".join(f" {float(row.tiebreaks.get(c, 0)):>7.2f}" for c in codes)
+        note = "" if row.status.value == "active" else f"  ({row.status.value})"
+        lines.append(f"{rank:>3} {row.player.name:<20} {float(row.points):>5.1f}{values}{note}")
+    return lines
+
+
+class ConsoleAnnouncer:
+    """Prints what the channel would show (the demo)."""
+
+    def __init__(self, out: TextIO | None = None, *, show_results: bool = True) -> None:
+        self.out = out or sys.stdout
+        self.show_results = show_results
+
+    def _print(self, *lines: str) -> None:
+        for line in lines:
+            print(line, file=self.out)
+        self.out.flush()
+
+    async def event_opened(self, event: Event) -> None:
+        """Print the opening."""
+        self._print(f"== {event.name}: open for entries ({event.settings.rounds} rounds) ==")
+
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        """Print the pairings with links."""
+        self._print("", f"== {event.name} — round {round.number} pairings ==", *format_round(round))
+
+    async def results_updated(self, event: Event, round: RoundView) -> None:
+        """Print the results when the round is complete (the channel edits in place)."""
+        if self.show_results and round.decided:
+            self._print(f"-- round {round.number} results --", *format_round(round, with_urls=False))
+
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        """Print the standings table."""
+        title = "final standings" if final else f"standings after round {event.current_round}"
+        self._print(f"-- {title} --", *format_standings(rows, event.settings.tiebreaks))
+
+    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
+        """Print the end."""
+        self._print("", f"== {event.name} finished: {reason} ==", *format_standings(rows, event.settings.tiebreaks))
+
+    async def notice(self, event: Event, text: str) -> None:
+        """Print an organiser notice."""
+        self._print(f"[organiser] {event.name}: {text}")
+
+    async def dm(self, discord_id: int, text: str) -> None:
+        """Print a DM."""
+        self._print(f"[dm {discord_id}] {text}")
+
+
+@dataclass
+class RecordingAnnouncer:
+    """Keeps every call (tests): `calls` holds (method name, arguments)."""
+
+    calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+
+    def of(self, name: str) -> list[tuple[Any, ...]]:
+        """The arguments of every call to `name`."""
+        return [args for called, args in self.calls if called == name]
+
+    async def event_opened(self, event: Event) -> None:
+        """Record."""
+        self.calls.append(("event_opened", (event,)))
+
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        """Record."""
+        self.calls.append(("round_paired", (event, round)))
+
+    async def results_updated(self, event: Event, round: RoundView) -> None:
+        """Record."""
+        self.calls.append(("results_updated", (event, round)))
+
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        """Record."""
+        self.calls.append(("standings", (event, tuple(rows), final)))
+
+    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
+        """Record."""
+        self.calls.append(("event_finished", (event, tuple(rows), reason)))
+
+    async def notice(self, event: Event, text: str) -> None:
+        """Record."""
+        self.calls.append(("notice", (event, text)))
+
+    async def dm(self, discord_id: int, text: str) -> None:
+        """Record."""
+        self.calls.append(("dm", (discord_id, text)))
