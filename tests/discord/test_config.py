@@ -1,0 +1,160 @@
+"""The TOML configuration and the tokens from the environment."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from bot.config import (
+    ClubConfig,
+    ConfigError,
+    DiscordConfig,
+    LichessConfig,
+    load_config,
+    load_secrets,
+    parse_config,
+)
+from bot.settings import BanPolicy, DirectorSettings
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "config.example.toml"
+
+MINIMAL = """
+[[clubs]]
+guild_id = 1
+organiser_role = "TD"
+channel_id = 2
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_example_file_loads_and_matches_the_defaults() -> None:
+    config = load_config(EXAMPLE)
+    assert config.database == EXAMPLE.parent / "swissbot.sqlite3"
+    assert config.clubs[0].organiser_role == "Tournament Organiser"
+    # The example documents the defaults: loading it gives the same settings as an empty section.
+    assert config.director == DirectorSettings()
+    assert config.discord == DiscordConfig()
+    assert config.lichess == LichessConfig()
+
+
+def test_example_file_documents_every_key() -> None:
+    data = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
+    expected = {
+        "discord": {f.name for f in dataclasses.fields(DiscordConfig)},
+        "lichess": {f.name for f in dataclasses.fields(LichessConfig)},
+        "director": {f.name for f in dataclasses.fields(DirectorSettings)},
+    }
+    for section, keys in expected.items():
+        assert set(data[section]) == keys, section
+    assert set(data["director"]["ban_policy"]) == {f.name for f in dataclasses.fields(BanPolicy)}
+    assert set(data["clubs"][0]) == {f.name for f in dataclasses.fields(ClubConfig)}
+    # Every key has a comment above it, or above the block of keys and table headers it belongs to.
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    for index, line in enumerate(lines):
+        if re.match(r"^[a-z_]+ = ", line):
+            above = index - 1
+            while re.match(r"^([a-z_]+ = |\[)", lines[above]):
+                above -= 1
+            assert lines[above].startswith("#"), f"undocumented key: {line}"
+
+
+def test_minimal_file_uses_defaults(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path, MINIMAL))
+    assert config.clubs == (ClubConfig(guild_id=1, organiser_role="TD", channel_id=2),)
+    assert config.club(1) is config.clubs[0]
+    assert config.club(99) is None
+    assert config.director == DirectorSettings()
+    assert config.database == tmp_path / "swissbot.sqlite3"
+
+
+def test_director_section_builds_director_settings(tmp_path: Path) -> None:
+    text = MINIMAL + "[director]\npoll_interval = 5\nmin_players = 4\n[director.ban_policy]\nfirst_hours = 12\n"
+    config = load_config(_write(tmp_path, text))
+    assert config.director.poll_interval == 5.0
+    assert isinstance(config.director.poll_interval, float)
+    assert config.director.min_players == 4
+    assert config.director.ban_policy == BanPolicy(first_hours=12.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[bot]\ndatabse = 'x'\n", "bot.databse"),
+        ("[discord]\ndm_player = true\n", "discord.dm_player"),
+        ("[director]\npoll_intervall = 3\n", "director.poll_intervall"),
+        ("[director.ban_policy]\nhours = 3\n", "director.ban_policy.hours"),
+        (MINIMAL + "organizer_role = 'x'\n", "clubs[0].organizer_role"),
+        ("[webhooks]\nurl = 'x'\n", "webhooks"),
+    ],
+)
+def test_unknown_key_is_an_error_naming_it(tmp_path: Path, text: str, key: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(f"unknown key '{key}'")):
+        load_config(_write(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[discord]\ndm_players = 'yes'\n", "'discord.dm_players' must be bool"),
+        ("[discord]\nreminder_minutes = true\n", "not a boolean"),
+        ("[[clubs]]\nguild_id = 1\nchannel_id = 2\n", "missing key 'clubs[0].organiser_role'"),
+        ("[[clubs]]\nguild_id = -1\norganiser_role = 'x'\nchannel_id = 2\n", "Discord id"),
+        (MINIMAL + MINIMAL, "more than one"),
+        ("[bot]\nlog_level = 'LOUD'\n", "log_level"),
+        ("[lichess]\nbase_url = 'lichess.org'\n", "http"),
+        ("[director]\npoll_interval = -3\n", "negative"),
+        ("[bot\n", "not valid TOML"),
+    ],
+)
+def test_bad_values_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(_write(tmp_path, text))
+
+
+def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_tokens_come_from_the_environment_and_are_never_shown() -> None:
+    secrets = load_secrets({"DISCORD_TOKEN": "d-secret", "LICHESS_TOKEN": "l-secret "})
+    assert secrets.discord_token == "d-secret"
+    assert secrets.lichess_token == "l-secret"
+    assert "secret" not in repr(secrets) and "secret" not in str(secrets)
+
+
+@pytest.mark.parametrize(
+    ("env", "missing"),
+    [
+        ({}, "DISCORD_TOKEN and LICHESS_TOKEN"),
+        ({"DISCORD_TOKEN": "x"}, "LICHESS_TOKEN"),
+        ({"LICHESS_TOKEN": "x"}, "DISCORD_TOKEN"),
+    ],
+)
+def test_missing_token_is_a_clear_error(env: dict[str, str], missing: str) -> None:
+    with pytest.raises(ConfigError, match=f"environment variable {missing} is not set"):
+        load_secrets(env)
+
+
+def test_a_token_in_the_file_is_refused() -> None:
+    with pytest.raises(ConfigError, match=re.escape("unknown key 'discord.token'")):
+        parse_config({"discord": {"token": "abc"}}, Path("."))
+
+
+def test_organiser_role_matches_by_name_or_id() -> None:
+    by_name = ClubConfig(1, "Arbiter", 2)
+    assert by_name.is_organiser_role(5, "arbiter")
+    assert not by_name.is_organiser_role(5, "member")
+    by_id = ClubConfig(1, "777", 2)
+    assert by_id.is_organiser_role(777, "whatever")
+    assert not by_id.is_organiser_role(778, "777x")
