@@ -1,0 +1,221 @@
+"""A random tournament generator (RTG): seeded simulated events paired round by round."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import random
+import sys
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from pairing import trf
+from pairing.errors import NoValidPairing
+from pairing.model import (
+    Colour,
+    Outcome,
+    Pairing,
+    Player,
+    Points,
+    RecordKind,
+    RoundRecord,
+    Scoring,
+    Tournament,
+    result_records,
+)
+
+Pair = Callable[[Tournament], Pairing]
+
+RATING_MEAN = 1800
+RATING_SPREAD = 350
+RATING_RANGE = (1000, 2850)
+WHITE_ADVANTAGE = 30  # Elo points; White scores slightly more
+DOUBLE_FORFEIT_SHARE = 0.2  # of all forfeited boards
+
+
+def _default_pair() -> Pair:
+    pair: Pair = importlib.import_module("pairing.dutch").pair
+    return pair
+
+
+def expected_score(rating: int, opponent: int) -> float:
+    """The Elo expectation of a player against an opponent."""
+    return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
+
+
+def _rate(name: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be between 0 and 1, got {value}")
+
+
+def baku_acceleration(players: int, rounds: int, scoring: Scoring) -> dict[int, tuple[Points, ...]]:
+    """Virtual points of the Baku method (fide-swiss.md §4.1) for starting numbers 1 .. players."""
+    if scoring.win != 2 * scoring.draw or scoring.loss != 0:
+        raise ValueError("Baku acceleration needs a scoring where a win is two draws and a loss is zero")
+    group_a = 2 * math.ceil(players / 4)
+    accelerated = math.ceil(rounds / 2)
+    full = math.ceil(accelerated / 2)
+    values = tuple(
+        scoring.win if r <= full else scoring.win / 2 if r <= accelerated else Fraction(0) for r in range(1, rounds + 1)
+    )
+    return {number: values for number in range(1, group_a + 1)}
+
+
+def _entrants(rng: random.Random, players: int) -> tuple[Player, ...]:
+    low, high = RATING_RANGE
+    ratings = sorted(min(high, max(low, round(rng.gauss(RATING_MEAN, RATING_SPREAD)))) for _ in range(players))
+    ratings.reverse()
+    return tuple(
+        Player(number=i, name=f"Player{i:04d}, Rtg", rating=rating) for i, rating in enumerate(ratings, start=1)
+    )
+
+
+def _game(rng: random.Random, white: Player, black: Player, draw_rate: float) -> Outcome:
+    expected = expected_score(white.rating + WHITE_ADVANTAGE, black.rating)
+    draw = draw_rate * 2 * min(expected, 1 - expected)
+    roll = rng.random()
+    if roll < expected - draw / 2:
+        return Outcome.WIN
+    if roll < expected + draw / 2:
+        return Outcome.DRAW
+    return Outcome.LOSS
+
+
+def generate(
+    seed: int,
+    players: int,
+    rounds: int,
+    *,
+    pair: Pair | None = None,
+    draw_rate: float = 0.3,
+    forfeit_rate: float = 0.02,
+    half_bye_rate: float = 0.02,
+    absence_rate: float = 0.01,
+    full_bye_rate: float = 0.0,
+    withdraw_rate: float = 0.01,
+    late_entry_rate: float = 0.0,
+    scoring: Scoring | None = None,
+    accelerated: bool = False,
+    stop_after: int | None = None,
+) -> Tournament:
+    """Simulate a tournament: pre-assigned byes, then a pairing by `pair`, then Elo-drawn results, each round.
+
+    Rates are per player per round (byes, absences, withdrawals), per board (forfeits; a fifth of them double),
+    or per player (late entry: absent in rounds 1 .. 2 or 3). Withdrawn players get a zero-point bye in every
+    later round. Stops early, returning the rounds played so far, when `pair` raises NoValidPairing or fewer
+    than two players are left to pair; `stop_after` stops after that many rounds. The same arguments give the
+    same tournament.
+    """
+    if players < 2:
+        raise ValueError("a tournament needs at least two players")
+    if rounds < 1:
+        raise ValueError("a tournament needs at least one round")
+    for name, value in (
+        ("draw_rate", draw_rate),
+        ("forfeit_rate", forfeit_rate),
+        ("half_bye_rate", half_bye_rate),
+        ("absence_rate", absence_rate),
+        ("full_bye_rate", full_bye_rate),
+        ("withdraw_rate", withdraw_rate),
+        ("late_entry_rate", late_entry_rate),
+    ):
+        _rate(name, value)
+    scoring = Scoring() if scoring is None else scoring
+    pair_round = _default_pair() if pair is None else pair
+    rng = random.Random(seed)
+    entrants = _entrants(rng, players)
+    tournament = Tournament(
+        players=entrants,
+        total_rounds=rounds,
+        scoring=scoring,
+        initial_colour=rng.choice((Colour.WHITE, Colour.BLACK)),
+        acceleration=baku_acceleration(players, rounds, scoring) if accelerated else {},
+        name=f"swissbot RTG seed {seed}",
+    )
+    arrival = {
+        p.number: rng.randint(2, min(3, rounds)) for p in entrants if rounds > 1 and rng.random() < late_entry_rate
+    }
+    withdrawn: set[int] = set()
+    last = rounds if stop_after is None else min(rounds, stop_after)
+    for round_number in range(1, last + 1):
+        byes: dict[int, RoundRecord] = {}
+        requested: dict[int, RoundRecord] = {}
+        for player in entrants:
+            number = player.number
+            if round_number > 1 and number not in withdrawn and rng.random() < withdraw_rate:
+                withdrawn.add(number)
+            if number in withdrawn or arrival.get(number, 1) > round_number:
+                byes[number] = RoundRecord(RecordKind.ZERO_BYE)
+                continue
+            roll = rng.random()
+            if roll < half_bye_rate:
+                requested[number] = RoundRecord(RecordKind.HALF_BYE)
+            elif roll < half_bye_rate + absence_rate:
+                requested[number] = RoundRecord(RecordKind.ZERO_BYE)
+            elif roll < half_bye_rate + absence_rate + full_bye_rate:
+                requested[number] = RoundRecord(RecordKind.FULL_BYE)
+        active = players - len(byes)
+        if active < 2:
+            break
+        if active - len(requested) >= 2:
+            byes.update(requested)
+        state = tournament.with_round(round_number, byes)
+        try:
+            pairing = pair_round(state)
+        except NoValidPairing:
+            break
+        results: dict[int, RoundRecord] = {}
+        for board in pairing.boards:
+            white, black = state.player(board.white), state.player(board.black)
+            if rng.random() < forfeit_rate:
+                if rng.random() < DOUBLE_FORFEIT_SHARE:
+                    results.update(result_records(white.number, black.number, Outcome.LOSS, double_forfeit=True))
+                else:
+                    winner = rng.choice((Outcome.WIN, Outcome.LOSS))
+                    results.update(result_records(white.number, black.number, winner, forfeit=True))
+            else:
+                results.update(result_records(white.number, black.number, _game(rng, white, black, draw_rate)))
+        if pairing.bye is not None:
+            results[pairing.bye] = RoundRecord(RecordKind.PAB)
+        tournament = state.with_round(round_number, results)
+    return tournament
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print a generated tournament as TRF."""
+    parser = argparse.ArgumentParser(prog="python -m pairing.generator", description=__doc__)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--players", type=int, required=True)
+    parser.add_argument("--rounds", type=int, required=True)
+    parser.add_argument("--draw-rate", type=float, default=0.3)
+    parser.add_argument("--forfeit-rate", type=float, default=0.02)
+    parser.add_argument("--half-bye-rate", type=float, default=0.02)
+    parser.add_argument("--absence-rate", type=float, default=0.01)
+    parser.add_argument("--full-bye-rate", type=float, default=0.0)
+    parser.add_argument("--withdraw-rate", type=float, default=0.01)
+    parser.add_argument("--late-entry-rate", type=float, default=0.0)
+    parser.add_argument("--accelerated", action="store_true", help="Baku acceleration (XXA records)")
+    args = parser.parse_args(argv)
+    try:
+        tournament = generate(
+            args.seed,
+            args.players,
+            args.rounds,
+            draw_rate=args.draw_rate,
+            forfeit_rate=args.forfeit_rate,
+            half_bye_rate=args.half_bye_rate,
+            absence_rate=args.absence_rate,
+            full_bye_rate=args.full_bye_rate,
+            withdraw_rate=args.withdraw_rate,
+            late_entry_rate=args.late_entry_rate,
+            accelerated=args.accelerated,
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    sys.stdout.write(trf.dumps(tournament))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
