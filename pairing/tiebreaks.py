@@ -1,0 +1,347 @@
+"""The individual tie-breaks of FIDE C.07 (2024 and 2026 editions), with cut and median modifiers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import cached_property
+from typing import ClassVar
+
+from pairing.model import Colour, Outcome, Points, RecordKind, RoundRecord, Tournament
+from pairing.rating_tables import dp, expected
+from pairing.tiebreak_codes import (
+    DEFAULT_TIEBREAKS,
+    KNOWN_TIEBREAKS,
+    TiebreakSpec,
+    UnknownTiebreak,
+    parse_tiebreak,
+    parse_tiebreaks,
+)
+from pairing.unplayed import EDITIONS, Edition, ScoreSheet, is_voluntary, score_sheet
+
+__all__ = [
+    "DEFAULT_TIEBREAKS",
+    "EDITIONS",
+    "KNOWN_TIEBREAKS",
+    "Edition",
+    "TiebreakCalculator",
+    "TiebreakSpec",
+    "UnknownTiebreak",
+    "parse_tiebreak",
+    "parse_tiebreaks",
+    "tiebreak_values",
+]
+
+_FORFEITS = frozenset({RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS})
+_NOT_ELECTED = frozenset({RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED, RecordKind.FORFEIT_LOSS})
+_GAME_POINTS = {Outcome.WIN: Fraction(1), Outcome.DRAW: Fraction(1, 2), Outcome.LOSS: Fraction(0)}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One round's contribution to a sum, and how significant it is for cutting."""
+
+    value: Points
+    key: tuple[Points, ...]
+    voluntary: bool = False
+
+
+def _trim(entries: Iterable[_Entry], low: int, high: int, article16: bool) -> list[_Entry]:
+    """Drop the `low` least and then the `high` most significant entries (Art. 14, with the 16.5 exception)."""
+    rest = list(entries)
+    for _ in range(low):
+        if not rest:
+            break
+        least = min(rest, key=lambda e: e.key)
+        voluntary = [e for e in rest if e.voluntary]
+        if article16 and voluntary:
+            lowest = min(voluntary, key=lambda e: (e.value, e.key))
+            if lowest.value >= least.value:
+                least = lowest
+        rest.remove(least)
+    for _ in range(high):
+        if not rest:
+            break
+        rest.remove(max(rest, key=lambda e: e.key))
+    return rest
+
+
+def _total(entries: Iterable[_Entry]) -> Points:
+    return sum((e.value for e in entries), Fraction(0))
+
+
+def _round_half_up(value: Fraction) -> int:
+    return math.floor(value + Fraction(1, 2))
+
+
+def _fore(tournament: Tournament, last: int) -> Tournament:
+    """The tournament with every paired game of round `last` turned into a played draw."""
+    changes: dict[int, RoundRecord] = {}
+    for player in tournament.players:
+        rec = player.record(last)
+        if rec.opponent is not None:
+            colour = rec.colour or (Colour.WHITE if player.number < rec.opponent else Colour.BLACK)
+            changes[player.number] = RoundRecord.played(rec.opponent, colour, Outcome.DRAW, rec.rated)
+    return tournament.with_round(last, changes) if changes else tournament
+
+
+class TiebreakCalculator:
+    """Computes tie-break values of a tournament as it stood after a given round."""
+
+    def __init__(
+        self,
+        tournament: Tournament,
+        *,
+        edition: Edition = "2026",
+        through_round: int | None = None,
+        lichess_sb: bool = False,
+    ) -> None:
+        rounds = tournament.rounds_completed if through_round is None else through_round
+        if rounds < 0:
+            raise ValueError(f"through_round must not be negative, got {rounds}")
+        self.tournament = tournament
+        self.edition: Edition = edition
+        self.lichess_sb = lichess_sb
+        self.sheet: ScoreSheet = score_sheet(tournament, rounds, edition)
+        self._cache: dict[tuple[str, int], Points] = {}
+
+    @property
+    def rounds(self) -> int:
+        """The rounds the values cover (1 .. rounds)."""
+        return self.sheet.rounds
+
+    def score(self, number: int) -> Points:
+        """A player's points after the rounds covered."""
+        return self.sheet.scores[number]
+
+    @cached_property
+    def fore(self) -> TiebreakCalculator:
+        """The calculator of the Fore variant (last covered round's paired games drawn)."""
+        if self.rounds == 0:
+            return self
+        fore = _fore(self.tournament.truncated(self.rounds), self.rounds)
+        return TiebreakCalculator(fore, edition=self.edition, through_round=self.rounds, lichess_sb=self.lichess_sb)
+
+    def value(self, tiebreak: TiebreakSpec | str, number: int) -> Points:
+        """The value of one tie-break for one player (DE needs a tied group: see `pairing.encounter`)."""
+        spec = parse_tiebreak(tiebreak) if isinstance(tiebreak, str) else tiebreak
+        key = (spec.code, number)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._compute(spec, number)
+            self._cache[key] = cached
+        return cached
+
+    def _compute(self, spec: TiebreakSpec, number: int) -> Points:
+        name = spec.name
+        if name == "FB" or (spec.fore and name in ("BH", "SB")):
+            return self.fore.value(replace(spec, name="BH" if name == "FB" else name, fore=False), number)
+        if name == "DE":
+            raise ValueError("DE is computed on a group of tied players (pairing.encounter.direct_encounter)")
+        simple = self._SIMPLE.get(name)
+        if simple is not None:
+            return simple(self, number)
+        if name == "BH":
+            entries = self._opponent_entries(number, spec.forfeits_played, weighted=False)
+            return _total(_trim(entries, spec.low, spec.high, article16=True))
+        if name == "SB":
+            if self.lichess_sb:
+                return _total(_trim(self._lichess_sb_entries(number), spec.low, spec.high, article16=False))
+            entries = self._opponent_entries(number, spec.forfeits_played, weighted=True)
+            return _total(_trim(entries, spec.low, spec.high, article16=True))
+        if name == "PS":
+            return _total(_trim(self._progressive_entries(number), spec.low, spec.high, article16=False))
+        if name == "ARO":
+            ratings = [_Entry(Fraction(r), (Fraction(r),)) for r, _ in self._rated_games(number)]
+            kept = _trim(ratings, spec.low, spec.high, article16=False)
+            return Fraction(_round_half_up(_total(kept) / len(kept))) if kept else Fraction(0)
+        if name == "AOB":
+            source = self.fore if spec.fore else self
+            opponents = self._otb_opponents(number)
+            if not opponents:
+                return Fraction(0)
+            return sum((source.value("BH", o) for o in opponents), Fraction(0)) / len(opponents)
+        if name in ("APRO", "APPO"):
+            opponents = self._otb_opponents(number)
+            if not opponents:
+                return Fraction(0)
+            inner = "TPR" if name == "APRO" else "PTP"
+            mean = sum((self.value(inner, o) for o in opponents), Fraction(0)) / len(opponents)
+            return Fraction(_round_half_up(mean))
+        if name == "KS":
+            return self._koya(number, spec)
+        raise UnknownTiebreak(spec.code)
+
+    # --- opponent-based (Art. 8, 9) -------------------------------------------------------
+
+    def _opponent_entries(self, number: int, forfeits_played: bool, *, weighted: bool) -> list[_Entry]:
+        sheet = self.sheet
+        out = []
+        for r in range(1, self.rounds + 1):
+            rec = sheet.record(number, r)
+            counts_as_game = rec.is_played or (forfeits_played and rec.kind in _FORFEITS)
+            if rec.opponent is not None and counts_as_game:
+                base, voluntary = sheet.adjusted[rec.opponent], False
+            else:
+                base, voluntary = sheet.dummy_score(number, r), is_voluntary(rec)
+            if weighted:
+                product = base * sheet.round_points(number, r)
+                out.append(_Entry(product, (base, product), voluntary))
+            else:
+                out.append(_Entry(base, (base,), voluntary))
+        return out
+
+    def _lichess_sb_entries(self, number: int) -> list[_Entry]:
+        """Lichess's Sonneborn-Berger: real current scores; a bye adds a virtual opponent (lila SwissScoring)."""
+        sheet, scoring = self.sheet, self.tournament.scoring
+        out = []
+        before = Fraction(0)
+        for r in range(1, self.rounds + 1):
+            rec = sheet.record(number, r)
+            got = sheet.round_points(number, r)
+            if rec.opponent is not None:
+                base = sheet.scores[rec.opponent]
+                out.append(_Entry(base * got / scoring.win, (base, got)))
+            elif rec.kind in (RecordKind.PAB, RecordKind.FULL_BYE):
+                virtual = before + (scoring.win - got) + scoring.draw * (self.rounds - r)
+                out.append(_Entry(virtual * got / scoring.win, (virtual, got)))
+            before += got
+        return out
+
+    def _koya(self, number: int, spec: TiebreakSpec) -> Points:
+        sheet, scoring = self.sheet, self.tournament.scoring
+        threshold = scoring.win * self.rounds / 2 + scoring.draw * spec.limit
+        total = Fraction(0)
+        for r in range(1, self.rounds + 1):
+            rec = sheet.record(number, r)
+            if rec.opponent is None or not (rec.is_played or (spec.forfeits_played and rec.kind in _FORFEITS)):
+                continue
+            if sheet.scores[rec.opponent] >= threshold:
+                total += sheet.round_points(number, r)
+        return total
+
+    # --- own results (Art. 7) ---------------------------------------------------------------
+
+    def _progressive_entries(self, number: int) -> list[_Entry]:
+        running = Fraction(0)
+        out = []
+        for r in range(1, self.rounds + 1):
+            running += self.sheet.round_points(number, r)
+            out.append(_Entry(running, (Fraction(r),)))
+        return out
+
+    def _records(self, number: int) -> tuple[RoundRecord, ...]:
+        return self.sheet.records[number]
+
+    def _wins(self, number: int) -> Points:
+        win = self.tournament.scoring.win
+        return Fraction(sum(1 for got in self.sheet.points[number] if got == win))
+
+    def _won(self, number: int) -> Points:
+        return Fraction(sum(1 for rec in self._records(number) if rec.is_played and rec.outcome is Outcome.WIN))
+
+    def _black_games(self, number: int) -> Points:
+        return Fraction(sum(1 for rec in self._records(number) if rec.is_played and rec.colour is Colour.BLACK))
+
+    def _black_wins(self, number: int) -> Points:
+        return Fraction(
+            sum(
+                1
+                for rec in self._records(number)
+                if rec.is_played and rec.colour is Colour.BLACK and rec.outcome is Outcome.WIN
+            )
+        )
+
+    def _elected(self, number: int) -> Points:
+        return Fraction(sum(1 for rec in self._records(number) if rec.kind not in _NOT_ELECTED))
+
+    def _standard(self, number: int) -> Points:
+        """STD (2026 Art. 7.7): 1 per round scoring more than the opponent (or a draw), ½ per equal round."""
+        sheet, draw = self.sheet, self.tournament.scoring.draw
+        total = Fraction(0)
+        for r in range(1, self.rounds + 1):
+            rec = sheet.record(number, r)
+            mine = sheet.round_points(number, r)
+            theirs = sheet.round_points(rec.opponent, r) if rec.opponent is not None else draw
+            if mine > theirs:
+                total += 1
+            elif mine == theirs:
+                total += Fraction(1, 2)
+        return total
+
+    def _starting_number(self, number: int) -> Points:
+        return Fraction(number)
+
+    def _rating(self, number: int) -> Points:
+        return Fraction(self.tournament.player(number).rating)
+
+    # --- ratings (Art. 10) --------------------------------------------------------------
+
+    def _otb_opponents(self, number: int) -> list[int]:
+        return [rec.opponent for rec in self._records(number) if rec.is_played and rec.opponent is not None]
+
+    def _rated_games(self, number: int) -> list[tuple[int, Points]]:
+        """(opponent rating, game points) of games played over the board against rated opponents."""
+        out = []
+        for rec in self._records(number):
+            if rec.is_played and rec.opponent is not None and rec.outcome is not None:
+                rating = self.tournament.player(rec.opponent).rating
+                if rating > 0:
+                    out.append((rating, _GAME_POINTS[rec.outcome]))
+        return out
+
+    def _performance(self, number: int) -> Points:
+        games = self._rated_games(number)
+        if not games:
+            return Fraction(0)
+        average = _round_half_up(Fraction(sum(r for r, _ in games), len(games)))
+        p = sum((s for _, s in games), Fraction(0)) / len(games)
+        return Fraction(average + dp(p))
+
+    def _perfect_performance(self, number: int) -> Points:
+        games = self._rated_games(number)
+        if not games:
+            return Fraction(0)
+        ratings = [r for r, _ in games]
+        score = sum((s for _, s in games), Fraction(0))
+        if score == 0:
+            return Fraction(min(ratings) - 800)
+        if score == len(games):
+            return Fraction(max(ratings) + 800)
+        low, high = min(ratings) - 800, max(ratings) + 800
+        while low < high:
+            mid = (low + high) // 2
+            if sum((expected(mid - r) for r in ratings), Fraction(0)) >= score:
+                high = mid
+            else:
+                low = mid + 1
+        return Fraction(low)
+
+    _SIMPLE: ClassVar[Mapping[str, Callable[[TiebreakCalculator, int], Points]]] = {
+        "WIN": _wins,
+        "WON": _won,
+        "BPG": _black_games,
+        "BWG": _black_wins,
+        "REP": _elected,
+        "STD": _standard,
+        "TPN": _starting_number,
+        "RTNG": _rating,
+        "TPR": _performance,
+        "PTP": _perfect_performance,
+    }
+
+
+def tiebreak_values(
+    tournament: Tournament,
+    tiebreaks: Iterable[str] = DEFAULT_TIEBREAKS,
+    *,
+    edition: Edition = "2026",
+    through_round: int | None = None,
+    lichess_sb: bool = False,
+) -> dict[int, dict[str, Points]]:
+    """Every player's value of every tie-break except DE (which depends on the tied group), by code."""
+    specs = [parse_tiebreak(code) for code in tiebreaks]
+    calc = TiebreakCalculator(tournament, edition=edition, through_round=through_round, lichess_sb=lichess_sb)
+    return {p.number: {s.code: calc.value(s, p.number) for s in specs if s.name != "DE"} for p in tournament.players}

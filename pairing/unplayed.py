@@ -1,0 +1,114 @@
+"""Article 16 of FIDE C.07: unplayed rounds, adjusted scores and the dummy opponent's value."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from pairing.model import Points, RecordKind, RoundRecord, Tournament
+
+Edition = Literal["2026", "2024"]
+EDITIONS: tuple[Edition, ...] = ("2026", "2024")
+
+_REQUESTED_BYES = frozenset({RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED})
+_VUR_KINDS = _REQUESTED_BYES | {RecordKind.FORFEIT_LOSS}
+
+
+class UnplayedCategory(enum.IntEnum):
+    """The category of an unplayed round (C.07 Art. 16.2)."""
+
+    BYE_WIN = 1
+    """A pairing-allocated bye or a full-point bye."""
+    FORFEIT_WIN = 2
+    REQUESTED_BYE = 3
+    """A requested bye followed later by at least one round that is not voluntarily unplayed."""
+    FORFEIT_LOSS = 4
+    LATE_BYE = 5
+    """A requested bye followed only by voluntarily unplayed rounds, or in the last round."""
+
+
+def is_voluntary(record: RoundRecord) -> bool:
+    """True for a voluntary unplayed round (VUR): a requested bye or a forfeit loss (16.1)."""
+    return record.kind in _VUR_KINDS
+
+
+def categories(records: Sequence[RoundRecord]) -> tuple[UnplayedCategory | None, ...]:
+    """The Article 16 category of each round (None for a game played over the board)."""
+    out: list[UnplayedCategory | None] = []
+    for index, rec in enumerate(records):
+        kind = rec.kind
+        if kind is RecordKind.PLAYED:
+            out.append(None)
+        elif kind in (RecordKind.PAB, RecordKind.FULL_BYE):
+            out.append(UnplayedCategory.BYE_WIN)
+        elif kind is RecordKind.FORFEIT_WIN:
+            out.append(UnplayedCategory.FORFEIT_WIN)
+        elif kind is RecordKind.FORFEIT_LOSS:
+            out.append(UnplayedCategory.FORFEIT_LOSS)
+        elif any(not is_voluntary(later) for later in records[index + 1 :]):
+            out.append(UnplayedCategory.REQUESTED_BYE)
+        else:
+            out.append(UnplayedCategory.LATE_BYE)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ScoreSheet:
+    """Records, scores and adjusted scores of every player over rounds 1 .. `rounds`."""
+
+    tournament: Tournament
+    rounds: int
+    edition: Edition
+    records: Mapping[int, tuple[RoundRecord, ...]]
+    points: Mapping[int, tuple[Points, ...]]
+    categories: Mapping[int, tuple[UnplayedCategory | None, ...]]
+    scores: Mapping[int, Points]
+    adjusted: Mapping[int, Points]
+
+    def record(self, number: int, round_number: int) -> RoundRecord:
+        """A player's record in a 1-based round."""
+        return self.records[number][round_number - 1]
+
+    def round_points(self, number: int, round_number: int) -> Points:
+        """The points a player was awarded in a 1-based round."""
+        return self.points[number][round_number - 1]
+
+    def dummy_score(self, number: int, round_number: int) -> Points:
+        """The score of the dummy opponent standing in for an own unplayed round (16.4)."""
+        own = self.scores[number]
+        if self.edition == "2024":
+            return own
+        rec = self.record(number, round_number)
+        if rec.kind in (RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS) and rec.opponent is not None:
+            cap = self.adjusted[rec.opponent]
+        else:
+            cap = self.tournament.scoring.draw * self.rounds
+        return min(own, cap)
+
+
+def score_sheet(tournament: Tournament, rounds: int, edition: Edition = "2026") -> ScoreSheet:
+    """Build the score sheet of a tournament as it stood after `rounds` rounds."""
+    if edition not in EDITIONS:
+        raise ValueError(f"unknown tie-break edition {edition!r} (known: {', '.join(EDITIONS)})")
+    scoring = tournament.scoring
+    records: dict[int, tuple[RoundRecord, ...]] = {}
+    points: dict[int, tuple[Points, ...]] = {}
+    cats: dict[int, tuple[UnplayedCategory | None, ...]] = {}
+    scores: dict[int, Points] = {}
+    adjusted: dict[int, Points] = {}
+    for player in tournament.players:
+        recs = player.records(rounds + 1)
+        got = tuple(scoring.points(r) for r in recs)
+        kinds = categories(recs)
+        records[player.number] = recs
+        points[player.number] = got
+        cats[player.number] = kinds
+        scores[player.number] = sum(got, Fraction(0))
+        adjusted[player.number] = sum(
+            (scoring.draw if c is UnplayedCategory.LATE_BYE else p for p, c in zip(got, kinds, strict=True)),
+            Fraction(0),
+        )
+    return ScoreSheet(tournament, rounds, edition, records, points, cats, scores, adjusted)
