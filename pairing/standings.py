@@ -1,0 +1,142 @@
+"""Standings: points, then an ordered list of tie-breaks reapplied to every still-tied subgroup (C.07 Art. 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from pairing.encounter import direct_encounter, mini_table
+from pairing.model import Points, Tournament
+from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, SCORE_LIKE, TiebreakSpec, parse_tiebreak
+from pairing.tiebreaks import TiebreakCalculator
+from pairing.unplayed import Edition
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """One line of the standings; `tiebreaks` maps each canonical code to its exact value."""
+
+    rank: int
+    number: int
+    name: str
+    points: Points
+    tiebreaks: dict[str, Points]
+
+
+def compute_standings(
+    tournament: Tournament,
+    tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
+    *,
+    edition: Edition = "2026",
+    exclude: Collection[int] = (),
+    through_round: int | None = None,
+    lichess_sb: bool = False,
+) -> list[StandingRow]:
+    """Rank the players (those in `exclude` are left out, everyone's values unchanged); ties share a rank.
+
+    DE's value is the player's score in the mini-table of the group it was applied to (0 when not tied).
+    Players tied on everything share a rank and are listed by starting number.
+    """
+    specs = [parse_tiebreak(code) for code in tiebreaks]
+    unknown = sorted(set(exclude) - tournament.by_number.keys())
+    if unknown:
+        raise ValueError(f"cannot exclude player {unknown[0]}: no such starting number")
+    calc = TiebreakCalculator(tournament, edition=edition, through_round=through_round, lichess_sb=lichess_sb)
+    ranked = [p.number for p in tournament.players if p.number not in exclude]
+    values: dict[int, dict[str, Points]] = {
+        n: {s.code: Fraction(0) if s.name == "DE" else calc.value(s, n) for s in specs} for n in ranked
+    }
+    groups = _split(ranked, calc.score, higher_first=True)
+    de_done: set[tuple[str, int]] = set()
+    for spec in specs:
+        refined: list[list[int]] = []
+        for group in groups:
+            if len(group) == 1:
+                refined.append(group)
+            elif spec.name == "DE":
+                refined.extend(_apply_de(calc, spec, group, values, de_done))
+            else:
+                refined.extend(_split(group, _lookup(values, spec.code), higher_first=spec.higher_is_better))
+        groups = refined
+    rows: list[StandingRow] = []
+    for group in groups:
+        rank = len(rows) + 1
+        for number in sorted(group):
+            player = tournament.player(number)
+            rows.append(StandingRow(rank, number, player.name, calc.score(number), values[number]))
+    return rows
+
+
+def _split(group: Iterable[int], key: Callable[[int], Points], *, higher_first: bool) -> list[list[int]]:
+    """Ordered subgroups of equal key."""
+    buckets: dict[Points, list[int]] = {}
+    for n in group:
+        buckets.setdefault(key(n), []).append(n)
+    return [buckets[k] for k in sorted(buckets, reverse=higher_first)]
+
+
+def _lookup(values: dict[int, dict[str, Points]], code: str) -> Callable[[int], Points]:
+    return lambda number: values[number][code]
+
+
+def _apply_de(
+    calc: TiebreakCalculator,
+    spec: TiebreakSpec,
+    group: list[int],
+    values: dict[int, dict[str, Points]],
+    done: set[tuple[str, int]],
+) -> list[list[int]]:
+    table = mini_table(calc.sheet, group, forfeits_played=spec.forfeits_played)
+    for n in group:
+        if (spec.code, n) not in done:
+            values[n][spec.code] = table[n]
+            done.add((spec.code, n))
+    return direct_encounter(calc.sheet, group, forfeits_played=spec.forfeits_played)
+
+
+def format_value(value: Points, decimals: int = 0) -> str:
+    """A value for display: exact decimals when finite (at least `decimals`), else rounded to 2 places."""
+    text = _exact_decimal(value)
+    if text is None:
+        text = f"{float(value):.2f}"
+    whole, _, frac = text.partition(".")
+    if len(frac) < decimals:
+        frac = frac.ljust(decimals, "0")
+    return f"{whole}.{frac}" if frac else whole
+
+
+def _exact_decimal(value: Fraction) -> str | None:
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    for places in range(7):
+        scaled = value * 10**places
+        if scaled.denominator == 1:
+            whole, frac = divmod(int(scaled), 10**places)
+            return f"{sign}{whole}" + (f".{frac:0{places}d}" if places else "")
+    return None
+
+
+def format_standings(rows: Sequence[StandingRow], tiebreaks: Sequence[str] | None = None) -> str:
+    """The standings as a plain-text table (rank, number, name, points, one column per tie-break)."""
+    codes = list(tiebreaks) if tiebreaks is not None else (list(rows[0].tiebreaks) if rows else [])
+    codes = [parse_tiebreak(c).code for c in codes]
+    header = ["Rk", "No", "Name", "Pts", *codes]
+    table = [header]
+    previous = None
+    for row in rows:
+        rank = "" if row.rank == previous else str(row.rank)
+        previous = row.rank
+        cells = [rank, str(row.number), row.name, format_value(row.points, 1)]
+        for code in codes:
+            spec = parse_tiebreak(code)
+            cells.append(format_value(row.tiebreaks.get(code, Fraction(0)), 1 if spec.name in SCORE_LIKE else 0))
+        table.append(cells)
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    lines = []
+    for line in table:
+        parts = [
+            cell.ljust(w) if i == 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True))
+        ]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
