@@ -1,0 +1,97 @@
+"""The crosstable: each player's record round by round (opponent, colour, result, byes), in standings order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pairing.model import Colour, Outcome, Points, RecordKind, RoundRecord, Tournament
+from pairing.standings import StandingRow, compute_standings, format_value
+
+_OUTCOME_TEXT = {Outcome.WIN: "1", Outcome.DRAW: "½", Outcome.LOSS: "0"}
+_BYE_TEXT = {
+    RecordKind.PAB: "U",
+    RecordKind.FULL_BYE: "F",
+    RecordKind.HALF_BYE: "H",
+    RecordKind.ZERO_BYE: "Z",
+    RecordKind.NOT_PAIRED: "-",
+}
+
+
+@dataclass(frozen=True)
+class CrosstableCell:
+    """One round of one player: what happened, against whom, with which colour, for how many points."""
+
+    round: int
+    kind: RecordKind
+    opponent: int | None
+    colour: Colour | None
+    outcome: Outcome | None
+    points: Points
+
+    @property
+    def text(self) -> str:
+        """Short form: `5w1`, `3b½`, `2+` / `2-` (forfeit), or the TRF bye letter U F H Z (`-` not paired)."""
+        if self.kind is RecordKind.PLAYED and self.outcome is not None:
+            colour = self.colour.value if self.colour is not None else ""
+            return f"{self.opponent}{colour}{_OUTCOME_TEXT[self.outcome]}"
+        if self.kind is RecordKind.FORFEIT_WIN:
+            return f"{self.opponent}+"
+        if self.kind is RecordKind.FORFEIT_LOSS:
+            return f"{self.opponent}-"
+        return _BYE_TEXT[self.kind]
+
+
+@dataclass(frozen=True)
+class CrosstableRow:
+    """A player's line of the crosstable."""
+
+    rank: int
+    number: int
+    name: str
+    rating: int
+    points: Points
+    cells: tuple[CrosstableCell, ...]
+
+
+def _cell(round_number: int, rec: RoundRecord, points: Points) -> CrosstableCell:
+    return CrosstableCell(round_number, rec.kind, rec.opponent, rec.colour, rec.outcome, points)
+
+
+def crosstable(
+    tournament: Tournament,
+    standings: Sequence[StandingRow] | None = None,
+    *,
+    through_round: int | None = None,
+) -> list[CrosstableRow]:
+    """The crosstable in the order of `standings` (default: the default tie-breaks), one cell per round."""
+    rounds = tournament.rounds_completed if through_round is None else through_round
+    rows = compute_standings(tournament, through_round=rounds) if standings is None else standings
+    scoring = tournament.scoring
+    out = []
+    for row in rows:
+        player = tournament.player(row.number)
+        records = player.records(rounds + 1)
+        cells = tuple(_cell(r, rec, scoring.points(rec)) for r, rec in enumerate(records, start=1))
+        out.append(CrosstableRow(row.rank, row.number, player.name, player.rating, row.points, cells))
+    return out
+
+
+def format_crosstable(rows: Sequence[CrosstableRow]) -> str:
+    """The crosstable as a plain-text table (opponents by starting number)."""
+    rounds = max((len(r.cells) for r in rows), default=0)
+    header = ["Rk", "No", "Name", "Rtg", *(f"R{r}" for r in range(1, rounds + 1)), "Pts"]
+    table = [header]
+    previous = None
+    for row in rows:
+        rank = "" if row.rank == previous else str(row.rank)
+        previous = row.rank
+        rating = str(row.rating) if row.rating else ""
+        cells = [c.text for c in row.cells] + [""] * (rounds - len(row.cells))
+        table.append([rank, str(row.number), row.name, rating, *cells, format_value(row.points, 1)])
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    lines = []
+    for line in table:
+        parts = [c.ljust(w) if i == 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True))]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
