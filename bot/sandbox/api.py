@@ -179,6 +179,8 @@ async def export_games_of_user(request: web.Request) -> web.Response:
         return error(400, "since, until and max must be numbers")
     vs = query.get("vs", "").lower() or None
     color = query.get("color")
+    ongoing = trueish(query.get("ongoing"), False)
+    finished = trueish(query.get("finished"), True)
     games = []
     for game in state.games.values():
         if not game.accepted or game.started_at is None or uid not in (game.white, game.black):
@@ -188,6 +190,8 @@ async def export_games_of_user(request: web.Request) -> web.Response:
         if game.started_at < since or (until is not None and game.started_at > until):
             continue
         if (vs and opponent != vs) or (color and color != mine):
+            continue
+        if not (ongoing if not game.finished else finished):
             continue
         games.append(game)
     games.sort(key=lambda g: g.started_at or 0.0, reverse=True)

@@ -163,7 +163,7 @@ async def request_log(request: web.Request) -> web.Response:
     """Every Lichess API request received so far (monotonic time, method, path, user, status)."""
     return web.json_response(
         [
-            {"at": r.at, "method": r.method, "path": r.path, "user": r.user, "status": r.status}
+            {"started": r.started, "at": r.at, "method": r.method, "path": r.path, "user": r.user, "status": r.status}
             for r in state_of(request).requests
         ]
     )

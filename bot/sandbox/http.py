@@ -11,7 +11,7 @@ from aiohttp import web
 from bot.sandbox.state import SandboxState, User
 
 STATE = web.AppKey("state", SandboxState)
-ME = "sandbox.me"
+ME = web.RequestKey("me", User)
 
 
 class BadRequest(Exception):

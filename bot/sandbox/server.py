@@ -22,12 +22,14 @@ _FAULT_MESSAGES = {429: "Too many requests. Try again later."}
 @web.middleware
 async def _log_requests(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Record every Lichess request (not the control API) with its final status."""
+    started = time.monotonic()
     response = await handler(request)
     if not request.path.startswith("/sandbox/"):
         user: User | None = request.get(ME)
-        state = request.app[STATE]
-        state.requests.append(
-            LoggedRequest(time.monotonic(), request.method, request.path, user.id if user else None, response.status)
+        request.app[STATE].requests.append(
+            LoggedRequest(
+                started, time.monotonic(), request.method, request.path, user.id if user else None, response.status
+            )
         )
     return response
 
@@ -40,12 +42,12 @@ async def _faults(request: web.Request, handler: Handler) -> web.StreamResponse:
     fault = request.app[STATE].take_fault(request.path)
     if fault is None:
         return await handler(request)
+    # `after`: Lichess does the work, then the reply is lost (an error status, or too late to be read)
+    response = await handler(request) if fault.after else None
     if fault.delay:
         await asyncio.sleep(fault.delay)
     if fault.status is None:
-        return await handler(request)
-    if fault.after:
-        await handler(request)
+        return response if response is not None else await handler(request)
     return error(fault.status, _FAULT_MESSAGES.get(fault.status, f"Sandbox fault {fault.status}"))
 
 

@@ -84,8 +84,9 @@ class Fault:
 
 @dataclass(frozen=True)
 class LoggedRequest:
-    """One request the sandbox received."""
+    """One request the sandbox received (monotonic times when it arrived and when it was answered)."""
 
+    started: float
     at: float
     method: str
     path: str

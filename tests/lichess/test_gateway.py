@@ -1,0 +1,323 @@
+"""The gateway, driven through berserk against the sandbox on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import random
+from typing import Any
+
+import aiohttp
+import chess
+import pytest
+
+from bot.lichess import (
+    DEFAULT_RULES,
+    Challenge,
+    LichessAuthError,
+    LichessBadRequest,
+    LichessGateway,
+    LichessRateLimited,
+    LichessUnavailable,
+    LichessUserNotFound,
+)
+from bot.sandbox import Sandbox
+from bot.sandbox.games import quiet_moves
+from bot.sandbox.state import LoggedRequest
+from bot.sandbox.testing import gateway_kwargs
+
+
+async def control(sandbox: Sandbox, method: str, path: str, body: Any = None) -> Any:
+    """Call the sandbox's control API over HTTP."""
+    async with aiohttp.ClientSession() as http, http.request(method, sandbox.url + path, json=body) as resp:
+        assert resp.status < 300, await resp.text()
+        return await resp.json()
+
+
+def requests_to(sandbox: Sandbox, prefix: str) -> list[LoggedRequest]:
+    return [r for r in sandbox.state.requests if r.path.startswith(prefix)]
+
+
+async def create(
+    gateway: LichessGateway, white: str = "alice", black: str = "bob", name: str = "Club R1 B1"
+) -> Challenge:
+    return await gateway.create_game(
+        white, black, clock_limit=600, clock_increment=5, name=name, rated=False, rules=DEFAULT_RULES
+    )
+
+
+# --- operations ---------------------------------------------------------------------------------
+
+
+async def test_create_game_makes_one_restricted_open_challenge(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    challenge = await create(gateway, "Alice", "Bob", "Club Open R3 B5")
+    game = sandbox.state.games[challenge.game_id]
+    assert (game.white, game.black, game.name) == ("alice", "bob", "Club Open R3 B5")
+    assert game.rules == frozenset({"noEarlyDraw", "noRematch", "noGiveTime", "noClaimWin"})
+    assert (game.clock_limit, game.clock_increment, game.rated) == (600, 5, False)
+    assert game.creator == "swissbot"
+    assert challenge.url.endswith("/" + challenge.game_id)
+    assert challenge.url_white and challenge.url_white.endswith("color=white")
+    assert [r.path for r in sandbox.state.requests] == ["/api/challenge/open"]
+
+
+async def test_create_game_with_an_unknown_rule_is_a_bad_request(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    with pytest.raises(LichessBadRequest, match="noTakebacks"):
+        await gateway.create_game(
+            "alice", "bob", clock_limit=600, clock_increment=0, name="x", rated=True, rules=["noTakebacks"]
+        )
+    assert sandbox.state.games == {}
+    assert len(sandbox.state.requests) == 1  # a 400 is not retried
+
+
+async def test_create_game_for_an_unknown_user_is_a_bad_request(gateway: LichessGateway) -> None:
+    with pytest.raises(LichessBadRequest, match="nobody"):
+        await create(gateway, "alice", "nobody")
+
+
+async def test_export_games_reads_results_and_moves(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    first = await create(gateway, "alice", "bob", "R1 B1")
+    second = await create(gateway, "carol", "dave", "R1 B2")
+    pending = await create(gateway, "bob", "carol", "R1 B3")
+    await control(
+        sandbox, "POST", f"/sandbox/games/{first.game_id}/play", {"winner": "black", "status": "resign", "plies": 41}
+    )
+    await control(
+        sandbox, "POST", f"/sandbox/games/{second.game_id}/play", {"winner": None, "status": "draw", "plies": 64}
+    )
+
+    games = await gateway.export_games([second.game_id, first.game_id, pending.game_id, "unknown1"])
+
+    assert [g.id for g in games] == [second.game_id, first.game_id]  # input order; unstarted ones absent
+    drawn, won = games
+    assert (won.white, won.black, won.status, won.winner, won.plies) == ("alice", "bob", "resign", "black", 41)
+    assert (drawn.status, drawn.winner, drawn.plies) == ("draw", None, 64)
+    board = chess.Board()
+    for san in won.moves.split():
+        board.push_san(san)
+    assert board.ply() == 41
+    assert isinstance(won.raw["createdAt"], int) and won.raw["players"]["white"]["user"]["id"] == "alice"
+    assert won.created_at.tzinfo is not None and won.finished
+
+
+async def test_export_of_more_than_300_games_is_batched(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    state = sandbox.state
+    ids = []
+    for n in range(650):
+        game = state.create_challenge(
+            white="alice", black="bob", name=f"B{n}", clock_limit=300, clock_increment=0,
+            days=None, rated=False, rules=frozenset(), creator="swissbot", expires_at=None,
+        )  # fmt: skip
+        state.start(game)
+        ids.append(game.id)
+
+    games = await gateway.export_games([*ids, ids[0]])
+
+    assert [g.id for g in games] == ids
+    assert all(g.status == "started" and g.plies == 0 for g in games)
+    assert len(requests_to(sandbox, "/api/games/export/_ids")) == 3
+
+
+async def test_get_user_reads_ratings_bio_and_flags(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    sandbox.add_user("Erin", rating=2010, bio="chess fan swiss-4821", title="FM", provisional=True)
+    sandbox.add_user("Mallory", rating=1400, tos_violation=True)
+    sandbox.add_user("Gone", disabled=True)
+
+    erin = await gateway.get_user("erin")
+    assert (erin.id, erin.username, erin.title, erin.bio) == ("erin", "Erin", "FM", "chess fan swiss-4821")
+    assert erin.ratings["blitz"] == 2010 and erin.ratings["classical"] == 2010
+    assert "rapid" in erin.provisional
+    assert not erin.disabled and not erin.tos_violation and not erin.is_bot
+    assert (await gateway.get_user("Mallory")).tos_violation
+    gone = await gateway.get_user("gone")
+    assert gone.disabled and gone.ratings == {}
+
+
+async def test_unknown_user_raises_a_typed_error(gateway: LichessGateway) -> None:
+    with pytest.raises(LichessUserNotFound) as info:
+        await gateway.get_user("no-such-player")
+    assert info.value.username == "no-such-player"
+
+
+async def test_team_membership(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    sandbox.add_user("Alice", rating=1850, teams=("club-chess",))
+    assert await gateway.is_team_member("club-chess", "alice")
+    assert not await gateway.is_team_member("club-chess", "bob")
+    assert not await gateway.is_team_member("other-team", "alice")
+
+
+async def test_whoami_is_the_token_owner(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    me = await gateway.whoami()
+    assert (me.id, me.username, me.is_bot) == ("swissbot", "SwissBot", True)
+
+
+async def test_without_or_with_a_wrong_token_whoami_is_an_auth_error(sandbox: Sandbox) -> None:
+    for token in (None, "lip_wrong"):
+        gw = LichessGateway(sandbox.url, token, **gateway_kwargs())
+        with pytest.raises(LichessAuthError):
+            await gw.whoami()
+        await gw.close()
+
+
+async def test_from_env_reads_the_token(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LICHESS_TOKEN", sandbox.bot_token)
+    gw = LichessGateway.from_env(sandbox.url, **gateway_kwargs())
+    assert (await gw.whoami()).id == "swissbot"
+    await gw.close()
+
+
+# --- one request at a time, 429, retries, timeouts ----------------------------------------------
+
+
+async def test_requests_never_overlap(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/user/", "status": None, "delay": 0.05, "count": 4})
+    names = ["alice", "bob", "carol", "dave", "alice", "bob"]
+    users = await asyncio.gather(*(gateway.get_user(n) for n in names), gateway.whoami())
+    assert [u.id for u in users] == [*names, "swissbot"]
+    spans = sorted((r.started, r.at) for r in sandbox.state.requests)
+    assert all(end <= next_start for (_, end), (next_start, _) in itertools.pairwise(spans))
+
+
+async def test_429_pauses_every_caller(sandbox: Sandbox) -> None:
+    pause = 0.3
+    gw = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs(rate_limit_pause=pause))
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/user/", "status": 429, "count": 1})
+
+    async def later_caller() -> str:
+        await asyncio.sleep(0.05)  # starts while the pause is on
+        return (await gw.whoami()).id
+
+    user, me = await asyncio.gather(gw.get_user("alice"), later_caller())
+
+    assert (user.id, me) == ("alice", "swissbot")
+    limited = [r for r in sandbox.state.requests if r.status == 429]
+    assert len(limited) == 1
+    after = [r for r in sandbox.state.requests if r.started > limited[0].at]
+    assert {r.path for r in after} == {"/api/user/alice", "/api/account"}
+    assert all(r.started - limited[0].at >= pause * 0.95 for r in after)
+    await gw.close()
+
+
+async def test_a_repeated_429_pauses_longer(sandbox: Sandbox) -> None:
+    pause = 0.2
+    gw = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs(rate_limit_pause=pause))
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/account", "status": 429, "count": 2})
+    assert (await gw.whoami()).id == "swissbot"
+    first, second, ok = sandbox.state.requests
+    assert (first.status, second.status, ok.status) == (429, 429, 200)
+    assert second.started - first.at >= pause * 0.95
+    assert ok.started - second.at >= 2 * pause * 0.95
+    await gw.close()
+
+
+async def test_a_429_that_persists_raises_rate_limited(sandbox: Sandbox) -> None:
+    gw = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs(rate_limit_pause=0.02, rate_limit_attempts=3))
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/account", "status": 429, "count": 10})
+    with pytest.raises(LichessRateLimited):
+        await gw.whoami()
+    assert len(sandbox.state.requests) == 3
+    await gw.close()
+
+
+async def test_5xx_on_a_read_is_retried(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/user/", "status": 502, "count": 2})
+    assert (await gateway.get_user("bob")).id == "bob"
+    assert [r.status for r in sandbox.state.requests] == [502, 502, 200]
+
+
+async def test_5xx_that_persists_raises_unavailable(sandbox: Sandbox) -> None:
+    gw = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs(retries=2))
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/games/export", "status": 503, "count": 10})
+    with pytest.raises(LichessUnavailable):
+        await gw.export_games(["abcdefgh"])
+    assert [r.status for r in sandbox.state.requests] == [503, 503, 503]
+    await gw.close()
+
+
+async def test_a_read_that_times_out_is_retried(sandbox: Sandbox) -> None:
+    gw = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs(timeout=0.3))
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/user/", "status": None, "delay": 1.0, "count": 1})
+    assert (await gw.get_user("carol")).id == "carol"
+    assert len(requests_to(sandbox, "/api/user/carol")) == 1  # the slow one is still sleeping, or done
+    await gw.close()
+
+
+async def test_network_errors_raise_unavailable() -> None:
+    gw = LichessGateway("http://127.0.0.1:9", None, **gateway_kwargs(retries=1))
+    with pytest.raises(LichessUnavailable):
+        await gw.get_user("alice")
+    await gw.close()
+
+
+# --- creates that fail --------------------------------------------------------------------------
+
+
+async def test_create_failed_before_lichess_recorded_it_is_created_once(
+    sandbox: Sandbox, gateway: LichessGateway
+) -> None:
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/challenge/open", "status": 502, "count": 1})
+    challenge = await create(gateway, name="R2 B1")
+    assert list(sandbox.state.games) == [challenge.game_id]
+    paths = [r.path for r in sandbox.state.requests]
+    assert paths == ["/api/challenge/open", "/api/challenge", "/api/games/user/alice", "/api/challenge/open"]
+
+
+async def test_create_failed_after_lichess_recorded_it_makes_no_duplicate(
+    sandbox: Sandbox, gateway: LichessGateway
+) -> None:
+    fault = {"path": "/api/challenge/open", "status": 500, "count": 1, "after": True}
+    await control(sandbox, "POST", "/sandbox/faults", fault)
+    challenge = await create(gateway, name="R2 B2")
+    assert list(sandbox.state.games) == [challenge.game_id]
+    assert sandbox.state.games[challenge.game_id].name == "R2 B2"
+    assert len(requests_to(sandbox, "/api/challenge/open")) == 1
+
+
+async def test_create_timed_out_after_lichess_recorded_it_makes_no_duplicate(sandbox: Sandbox) -> None:
+    gw = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs(timeout=0.3))
+    fault = {"path": "/api/challenge/open", "status": None, "delay": 1.0, "count": 1, "after": True}
+    await control(sandbox, "POST", "/sandbox/faults", fault)
+    challenge = await create(gw, name="R2 B3")
+    assert list(sandbox.state.games) == [challenge.game_id]
+    await gw.close()
+
+
+async def test_a_lost_create_whose_game_already_started_is_found(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    game = sandbox.state.create_challenge(
+        white="carol", black="dave", name="R4 B1", clock_limit=600, clock_increment=5,
+        days=None, rated=False, rules=frozenset(), creator="swissbot", expires_at=None,
+    )  # fmt: skip
+    sandbox.state.start(game)
+    sandbox.state.games[game.id].moves = [m.uci() for m in quiet_moves(random.Random(1), 3)]
+    found = await gateway.find_created_game("carol", "dave", name="R4 B1", since_ms=0)
+    assert found is not None and found.game_id == game.id
+    assert await gateway.find_created_game("dave", "carol", name="R4 B1", since_ms=0) is None
+
+
+# --- the token stays secret ---------------------------------------------------------------------
+
+
+async def test_the_token_never_appears_in_logs_or_errors(sandbox: Sandbox, caplog: pytest.LogCaptureFixture) -> None:
+    secret = "lip_TopSecret0123456789"
+    sandbox.add_user("owner", token=secret)
+    caplog.set_level(logging.DEBUG)
+    gw = LichessGateway(sandbox.url, secret, **gateway_kwargs(retries=1, rate_limit_pause=0.01, rate_limit_attempts=1))
+    errors: list[Exception] = []
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/account", "status": 503, "count": 5})
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/user/", "status": 429, "count": 1})
+    for call in (
+        gw.whoami(),
+        gw.get_user("nobody-here"),
+        gw.get_user("nobody-else"),
+        gw.create_game("alice", "x!", clock_limit=1, clock_increment=0, name="n", rated=False, rules=["bad"]),
+    ):
+        with pytest.raises(Exception) as info:
+            await call
+        errors.append(info.value)
+    kinds = [type(e) for e in errors]
+    assert kinds == [LichessUnavailable, LichessRateLimited, LichessUserNotFound, LichessBadRequest]
+    texts = [str(e) for e in errors] + [repr(e) for e in errors] + [repr(gw), caplog.text]
+    assert all(secret not in text for text in texts)
+    assert "HTTP 503" in caplog.text or "503" in caplog.text
+    await gw.close()
