@@ -67,15 +67,15 @@ class Discrepancy:
 # --- absolute criteria -------------------------------------------------------------------------------------------
 
 
-def colour_violation(views: RoundViews, number: int, colour: Colour) -> DiscrepancyKind | None:
-    """Whether giving this colour breaks the ±2 colour difference or the three-in-a-row rule."""
+def colour_violations(views: RoundViews, number: int, colour: Colour) -> list[DiscrepancyKind]:
+    """The colour rules that giving this colour breaks: the ±2 colour difference, three in a row."""
     colours = (*views.colours(number), colour)
-    difference = sum(1 if c is Colour.WHITE else -1 for c in colours)
-    if abs(difference) > 2:
-        return DiscrepancyKind.COLOUR_DIFFERENCE
+    broken = []
+    if abs(sum(1 if c is Colour.WHITE else -1 for c in colours)) > 2:
+        broken.append(DiscrepancyKind.COLOUR_DIFFERENCE)
     if len(colours) >= 3 and colours[-1] is colours[-2] is colours[-3]:
-        return DiscrepancyKind.COLOUR_STREAK
-    return None
+        broken.append(DiscrepancyKind.COLOUR_STREAK)
+    return broken
 
 
 def _colour_exempt(views: RoundViews, board: Board) -> bool:
@@ -106,13 +106,13 @@ def _board_problems(views: RoundViews, board: Board, check_colours: bool) -> lis
         problems.append((DiscrepancyKind.FORBIDDEN_PAIR, f"{white}-{black} is a forbidden pairing"))
     if check_colours and not _colour_exempt(views, board):
         for number, colour in ((white, Colour.WHITE), (black, Colour.BLACK)):
-            kind = colour_violation(views, number, colour)
-            if kind is None:
-                continue
             name = "White" if colour is Colour.WHITE else "Black"
-            what = "colour difference beyond 2" if kind is DiscrepancyKind.COLOUR_DIFFERENCE else "third same colour"
             history = _describe_colours(views, number)
-            problems.append((kind, f"{number} gets {name} on {white}-{black}: {what} (played colours {history})"))
+            for kind in colour_violations(views, number, colour):
+                what = (
+                    "colour difference beyond 2" if kind is DiscrepancyKind.COLOUR_DIFFERENCE else "third same colour"
+                )
+                problems.append((kind, f"{number} gets {name} on {white}-{black}: {what} (played colours {history})"))
     return problems
 
 
@@ -185,8 +185,8 @@ def _orientations(views: RoundViews, a: int, b: int) -> list[Board]:
     first = Board(a, b) if pref_a.colour is not Colour.BLACK and pref_b.colour is not Colour.WHITE else Board(b, a)
     for board in (first, Board(first.black, first.white)):
         if _colour_exempt(views, board) or (
-            colour_violation(views, board.white, Colour.WHITE) is None
-            and colour_violation(views, board.black, Colour.BLACK) is None
+            not colour_violations(views, board.white, Colour.WHITE)
+            and not colour_violations(views, board.black, Colour.BLACK)
         ):
             boards.append(board)
     return boards
