@@ -1,0 +1,74 @@
+"""Typed errors of the storage layer; each message is fit to show a user."""
+
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """Base of every storage error."""
+
+
+class DatabaseUnavailable(StorageError):
+    """The database file cannot be opened or is not a swissbot database."""
+
+
+class SchemaTooNew(DatabaseUnavailable):
+    """The database was written by a newer swissbot than this one."""
+
+    def __init__(self, found: int, known: int) -> None:
+        self.found = found
+        self.known = known
+        super().__init__(
+            f"the database has schema version {found}, but this swissbot knows only up to {known}: upgrade swissbot"
+        )
+
+
+class DatabaseError(StorageError):
+    """An unexpected database failure (disk full, locked too long, corrupt file)."""
+
+
+class InvalidInput(StorageError):
+    """A value that cannot be stored (a naive time, bad settings, malformed JSON)."""
+
+
+class NotFound(StorageError):
+    """The event, player, entry, round, board or game does not exist."""
+
+
+class WrongStatus(StorageError):
+    """The event, entry or round is not in a state that allows this change."""
+
+
+class AlreadyJoined(StorageError):
+    """The player already has an active entry in the event."""
+
+
+class EntryBarred(StorageError):
+    """The player was banned or disqualified from the event and cannot rejoin."""
+
+
+class RoundNotNext(StorageError):
+    """A pairing for a round that is not the next one to pair."""
+
+
+class RoundIncomplete(StorageError):
+    """The round still has boards without a result."""
+
+
+class InvalidPairing(StorageError):
+    """A pairing that does not place exactly the players who should play."""
+
+
+class ConflictingResult(StorageError):
+    """A board already has a different result; use a correction to change it."""
+
+
+class ByeNotAllowed(StorageError):
+    """A requested bye for a round already paired, out of range, or over the event's limit."""
+
+
+class AccountTaken(StorageError):
+    """The Lichess account is linked to another Discord user, or the user has another account."""
+
+
+class GameInProgress(StorageError):
+    """The board already has a Lichess game being created or played."""

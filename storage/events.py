@@ -1,0 +1,330 @@
+"""Events: create, read, edit before the start, change status, start (assign starting numbers)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from pairing.model import Colour
+from storage import audit
+from storage.db import Connection, Database, Row, execute, fetchall, fetchone, need_time, parse_time, utc_text
+from storage.errors import InvalidInput, NotFound, WrongStatus
+from storage.records import EarlyDrawPolicy, Entry, Event, EventSettings, EventStatus
+
+_TRANSITIONS: dict[EventStatus, frozenset[EventStatus]] = {
+    EventStatus.DRAFT: frozenset({EventStatus.OPEN, EventStatus.CANCELLED}),
+    EventStatus.OPEN: frozenset({EventStatus.DRAFT, EventStatus.CANCELLED}),
+    EventStatus.RUNNING: frozenset({EventStatus.PAUSED, EventStatus.FINISHED, EventStatus.CANCELLED}),
+    EventStatus.PAUSED: frozenset({EventStatus.RUNNING, EventStatus.FINISHED, EventStatus.CANCELLED}),
+    EventStatus.FINISHED: frozenset(),
+    EventStatus.CANCELLED: frozenset(),
+}
+EDITABLE = frozenset({EventStatus.DRAFT, EventStatus.OPEN})
+JOINABLE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
+STARTED = frozenset({EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
+
+
+def validate_settings(settings: EventSettings) -> None:
+    """Refuse settings that cannot describe an event."""
+    problems: list[str] = []
+    if not settings.name.strip():
+        problems.append("the name is empty")
+    if settings.rounds < 1:
+        problems.append("an event needs at least one round")
+    if settings.clock_limit < 0 or settings.clock_increment < 0:
+        problems.append("the clock cannot be negative")
+    if settings.clock_limit == 0 and settings.clock_increment == 0:
+        problems.append("the clock needs a limit or an increment")
+    if settings.round_interval is not None and settings.round_interval <= 0:
+        problems.append("the round interval must be positive")
+    if settings.round_interval is not None and settings.round_times:
+        problems.append("give a round interval or fixed round times, not both")
+    if settings.round_times and len(settings.round_times) != settings.rounds:
+        problems.append(f"{len(settings.round_times)} fixed round times for {settings.rounds} rounds")
+    if list(settings.round_times) != sorted(settings.round_times):
+        problems.append("the fixed round times are not in order")
+    if (
+        settings.rating_min is not None
+        and settings.rating_max is not None
+        and settings.rating_min > settings.rating_max
+    ):
+        problems.append("the minimum rating is above the maximum")
+    if settings.early_draw_moves < 0:
+        problems.append("the early-draw move count cannot be negative")
+    if settings.no_show_seconds <= 0:
+        problems.append("the no-show deadline must be positive")
+    if settings.max_byes < 0:
+        problems.append("the bye limit cannot be negative")
+    if problems:
+        raise InvalidInput("invalid event settings: " + "; ".join(problems))
+    for moment in (settings.start_at, *settings.round_times):
+        if moment is not None:
+            utc_text(moment)
+
+
+def settings_json(settings: EventSettings) -> dict[str, Any]:
+    """The settings as plain JSON values (for the audit log and exports)."""
+    data = asdict(settings)
+    data["start_at"] = utc_text(settings.start_at) if settings.start_at else None
+    data["round_times"] = [utc_text(t) for t in settings.round_times]
+    data["tiebreaks"] = list(settings.tiebreaks)
+    data["rules"] = list(settings.rules)
+    data["early_draw_policy"] = settings.early_draw_policy.value
+    data["initial_colour"] = settings.initial_colour.value
+    data["schedule"] = settings.schedule.value
+    return data
+
+
+def _columns(settings: EventSettings) -> dict[str, object]:
+    return {
+        "name": settings.name.strip(),
+        "guild_id": settings.guild_id,
+        "channel_id": settings.channel_id,
+        "system": settings.system,
+        "rounds": settings.rounds,
+        "clock_limit": settings.clock_limit,
+        "clock_increment": settings.clock_increment,
+        "rated": int(settings.rated),
+        "start_at": utc_text(settings.start_at) if settings.start_at else None,
+        "round_interval": settings.round_interval,
+        "round_times": json.dumps([utc_text(t) for t in settings.round_times]),
+        "rating_min": settings.rating_min,
+        "rating_max": settings.rating_max,
+        "team": settings.team,
+        "tiebreaks": json.dumps(list(settings.tiebreaks)),
+        "rules": json.dumps(list(settings.rules)),
+        "early_draw_policy": settings.early_draw_policy.value,
+        "early_draw_moves": settings.early_draw_moves,
+        "no_show_seconds": settings.no_show_seconds,
+        "max_byes": settings.max_byes,
+        "late_join_bye": int(settings.late_join_bye),
+        "acceleration": int(settings.acceleration),
+        "initial_colour": settings.initial_colour.value,
+    }
+
+
+def event_from_row(row: Row) -> Event:
+    """An events row as an Event."""
+    settings = EventSettings(
+        name=row["name"],
+        guild_id=int(row["guild_id"]),
+        channel_id=int(row["channel_id"]),
+        rounds=int(row["rounds"]),
+        clock_limit=int(row["clock_limit"]),
+        clock_increment=int(row["clock_increment"]),
+        rated=bool(row["rated"]),
+        system=row["system"],
+        start_at=parse_time(row["start_at"]),
+        round_interval=row["round_interval"],
+        round_times=tuple(need_time(t) for t in json.loads(row["round_times"])),
+        rating_min=row["rating_min"],
+        rating_max=row["rating_max"],
+        team=row["team"],
+        tiebreaks=tuple(json.loads(row["tiebreaks"])),
+        rules=tuple(json.loads(row["rules"])),
+        early_draw_policy=EarlyDrawPolicy(row["early_draw_policy"]),
+        early_draw_moves=int(row["early_draw_moves"]),
+        no_show_seconds=int(row["no_show_seconds"]),
+        max_byes=int(row["max_byes"]),
+        late_join_bye=bool(row["late_join_bye"]),
+        acceleration=bool(row["acceleration"]),
+        initial_colour=Colour(row["initial_colour"]),
+    )
+    return Event(
+        id=int(row["id"]),
+        settings=settings,
+        status=EventStatus(row["status"]),
+        created_by=int(row["created_by"]),
+        created_at=need_time(row["created_at"]),
+        started_at=parse_time(row["started_at"]),
+        finished_at=parse_time(row["finished_at"]),
+        next_round_at=parse_time(row["next_round_at"]),
+    )
+
+
+async def load_event(conn: Connection, event_id: int) -> Event:
+    """The event inside an open transaction; NotFound if there is none."""
+    row = await fetchone(conn, "SELECT * FROM events WHERE id = ?", (event_id,))
+    if row is None:
+        raise NotFound(f"there is no event {event_id}")
+    return event_from_row(row)
+
+
+async def create_event(
+    db: Database, settings: EventSettings, *, created_by: int, at: datetime, status: EventStatus = EventStatus.DRAFT
+) -> Event:
+    """Store a new event (draft or open) and log it."""
+    validate_settings(settings)
+    if status not in (EventStatus.DRAFT, EventStatus.OPEN):
+        raise InvalidInput("a new event is a draft or open")
+    columns = _columns(settings)
+    columns.update(status=status.value, created_by=created_by, created_at=utc_text(at))
+    names = ", ".join(columns)
+    marks = ", ".join("?" for _ in columns)
+    async with db.transaction() as conn:
+        event_id = await execute(conn, f"INSERT INTO events ({names}) VALUES ({marks})", list(columns.values()))
+        await audit.append(
+            conn,
+            at=at,
+            actor=f"discord:{created_by}",
+            action="event.create",
+            subject=f"event:{event_id}",
+            event_id=event_id,
+            after={"settings": settings_json(settings), "status": status.value},
+        )
+        return await load_event(conn, event_id)
+
+
+async def get_event(db: Database, event_id: int) -> Event:
+    """The event; NotFound if there is none."""
+    async with db.snapshot() as conn:
+        return await load_event(conn, event_id)
+
+
+async def list_events(
+    db: Database, *, guild_id: int | None = None, statuses: frozenset[EventStatus] | None = None
+) -> list[Event]:
+    """Events, oldest first, optionally one club's and only some statuses."""
+    sql = "SELECT * FROM events"
+    where: list[str] = []
+    params: list[object] = []
+    if guild_id is not None:
+        where.append("guild_id = ?")
+        params.append(guild_id)
+    if statuses is not None:
+        where.append(f"status IN ({', '.join('?' for _ in statuses)})")
+        params.extend(sorted(s.value for s in statuses))
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    async with db.snapshot() as conn:
+        rows = await fetchall(conn, sql + " ORDER BY id", params)
+    return [event_from_row(r) for r in rows]
+
+
+async def latest_event(db: Database, *, guild_id: int | None = None) -> Event | None:
+    """The most recently created event (of one club), or None."""
+    events = await list_events(db, guild_id=guild_id)
+    return events[-1] if events else None
+
+
+async def edit_event(
+    db: Database, event_id: int, settings: EventSettings, *, at: datetime, actor: str, reason: str | None = None
+) -> Event:
+    """Replace the settings of an event that has not started (audited, before → after)."""
+    validate_settings(settings)
+    async with db.transaction() as conn:
+        event = await load_event(conn, event_id)
+        if event.status not in EDITABLE:
+            raise WrongStatus(f"event {event_id} is {event.status.value}: settings change only before the start")
+        columns = _columns(settings)
+        assignments = ", ".join(f"{name} = ?" for name in columns)
+        await execute(conn, f"UPDATE events SET {assignments} WHERE id = ?", [*columns.values(), event_id])
+        await audit.append(
+            conn,
+            at=at,
+            actor=actor,
+            action="event.edit",
+            subject=f"event:{event_id}",
+            event_id=event_id,
+            before=settings_json(event.settings),
+            after=settings_json(settings),
+            reason=reason,
+        )
+        return await load_event(conn, event_id)
+
+
+async def set_event_status(
+    db: Database, event_id: int, status: EventStatus, *, at: datetime, actor: str, reason: str | None = None
+) -> Event:
+    """Move an event to another status (open, pause, resume, finish, cancel); `start_event` starts it."""
+    async with db.transaction() as conn:
+        event = await load_event(conn, event_id)
+        if status is event.status:
+            return event
+        if status not in _TRANSITIONS[event.status]:
+            raise WrongStatus(f"event {event_id} is {event.status.value} and cannot become {status.value}")
+        finished = utc_text(at) if status in (EventStatus.FINISHED, EventStatus.CANCELLED) else None
+        await execute(
+            conn,
+            "UPDATE events SET status = ?, finished_at = COALESCE(?, finished_at),"
+            " next_round_at = CASE WHEN ? IS NULL THEN next_round_at END WHERE id = ?",
+            (status.value, finished, finished, event_id),
+        )
+        await audit.append(
+            conn,
+            at=at,
+            actor=actor,
+            action="event.status",
+            subject=f"event:{event_id}",
+            event_id=event_id,
+            before=event.status.value,
+            after=status.value,
+            reason=reason,
+        )
+        return await load_event(conn, event_id)
+
+
+def starting_order_key(entry: Entry) -> tuple[int, str, int]:
+    """Rating at entry descending, then name, then the player's row id."""
+    return (-entry.rating, entry.player.name.casefold(), entry.player.id)
+
+
+def accelerated_group_size(players: int) -> int:
+    """Baku group A: the first half rounded up to an even number, 2·⌈N/4⌉."""
+    return 2 * math.ceil(players / 4)
+
+
+async def start_event(db: Database, event_id: int, *, at: datetime, actor: str) -> list[Entry]:
+    """Start the event: give starting numbers to the active entries and mark it running.
+
+    Numbers follow rating at entry (descending), then name. With acceleration on, the first
+    2·⌈N/4⌉ numbers form group A. Returns the numbered entries.
+    """
+    from storage.entries import load_entries  # entries imports this module
+
+    async with db.transaction() as conn:
+        event = await load_event(conn, event_id)
+        if event.status not in EDITABLE:
+            raise WrongStatus(f"event {event_id} is {event.status.value} and cannot be started")
+        active = [e for e in await load_entries(conn, event_id) if e.status.value == "active"]
+        if len(active) < 2:
+            raise WrongStatus(f"event {event_id} has {len(active)} active players; two are needed to start")
+        active.sort(key=starting_order_key)
+        group_a = accelerated_group_size(len(active)) if event.settings.acceleration else 0
+        for number, entry in enumerate(active, start=1):
+            await execute(
+                conn,
+                "UPDATE entries SET number = ?, accelerated = ? WHERE event_id = ? AND player_id = ?",
+                (number, int(number <= group_a), event_id, entry.player.id),
+            )
+        await execute(
+            conn,
+            "UPDATE events SET status = 'running', started_at = ? WHERE id = ?",
+            (utc_text(at), event_id),
+        )
+        await audit.append(
+            conn,
+            at=at,
+            actor=actor,
+            action="event.start",
+            subject=f"event:{event_id}",
+            event_id=event_id,
+            before=event.status.value,
+            after={"numbers": {str(e.player.id): n for n, e in enumerate(active, start=1)}, "group_a": group_a},
+        )
+        return [e for e in await load_entries(conn, event_id) if e.number is not None]
+
+
+async def set_next_round_at(db: Database, event_id: int, when: datetime | None) -> Event:
+    """Remember when the next round starts (None: not scheduled), so the scheduler can rebuild."""
+    async with db.transaction() as conn:
+        await load_event(conn, event_id)
+        await execute(
+            conn,
+            "UPDATE events SET next_round_at = ? WHERE id = ?",
+            (utc_text(when) if when else None, event_id),
+        )
+        return await load_event(conn, event_id)

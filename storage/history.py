@@ -1,0 +1,236 @@
+"""An event's full history as the pairing engine's input: `load_tournament`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
+from storage.db import Connection, Database, Row, fetchall, need_time, parse_time
+from storage.entries import load_entries
+from storage.events import STARTED, accelerated_group_size, load_event, starting_order_key
+from storage.records import (
+    BoardRow,
+    Entry,
+    EntryStatus,
+    Event,
+    EventStatus,
+    Result,
+    RoundRow,
+    RoundStatus,
+    RoundSummary,
+)
+
+BOARD_SQL = (
+    "SELECT b.*, w.number AS white_number, k.number AS black_number FROM boards b"
+    " JOIN entries w ON w.event_id = b.event_id AND w.player_id = b.white_id"
+    " JOIN entries k ON k.event_id = b.event_id AND k.player_id = b.black_id"
+)
+
+
+def board_from_row(row: Row) -> BoardRow:
+    """A boards row (joined with both starting numbers) as a BoardRow."""
+    return BoardRow(
+        id=int(row["id"]),
+        event_id=int(row["event_id"]),
+        round=int(row["round"]),
+        board_no=int(row["board_no"]),
+        white_id=int(row["white_id"]),
+        black_id=int(row["black_id"]),
+        white_number=int(row["white_number"]),
+        black_number=int(row["black_number"]),
+        result=None if row["result"] is None else Result(row["result"]),
+        game_id=row["game_id"],
+        game_data=row["game_data"],
+        decided_at=parse_time(row["decided_at"]),
+    )
+
+
+def round_from_row(row: Row) -> RoundRow:
+    """A rounds row as a RoundRow."""
+    return RoundRow(
+        event_id=int(row["event_id"]),
+        number=int(row["number"]),
+        status=RoundStatus(row["status"]),
+        paired_at=need_time(row["paired_at"]),
+        started_at=parse_time(row["started_at"]),
+        finished_at=parse_time(row["finished_at"]),
+    )
+
+
+async def load_rounds(conn: Connection, event_id: int) -> list[RoundSummary]:
+    """Every stored round of an event with its boards and non-board records, in round order."""
+    rounds = [
+        round_from_row(r)
+        for r in await fetchall(conn, "SELECT * FROM rounds WHERE event_id = ? ORDER BY number", (event_id,))
+    ]
+    boards: dict[int, list[BoardRow]] = {}
+    for row in await fetchall(conn, BOARD_SQL + " WHERE b.event_id = ? ORDER BY b.round, b.board_no", (event_id,)):
+        board = board_from_row(row)
+        boards.setdefault(board.round, []).append(board)
+    byes: dict[int, dict[int, RecordKind]] = {}
+    for row in await fetchall(conn, "SELECT round, player_id, kind FROM round_byes WHERE event_id = ?", (event_id,)):
+        byes.setdefault(int(row["round"]), {})[int(row["player_id"])] = RecordKind(row["kind"])
+    return [RoundSummary(r, tuple(boards.get(r.number, ())), byes.get(r.number, {})) for r in rounds]
+
+
+def is_decided(summary: RoundSummary) -> bool:
+    """True when every board of the round has a result."""
+    return all(b.result is not None for b in summary.boards)
+
+
+def numbered_entries(event: Event, entries: Sequence[Entry]) -> dict[int, Entry]:
+    """Entries by starting number; before the start, provisional numbers in starting order."""
+    if event.status in STARTED or any(e.number is not None for e in entries):
+        return {e.number: e for e in entries if e.number is not None}
+    active = sorted((e for e in entries if e.status is EntryStatus.ACTIVE), key=starting_order_key)
+    return dict(enumerate(active, start=1))
+
+
+def planned_byes(
+    numbered: Mapping[int, Entry], requested: Mapping[int, frozenset[int]], round_number: int
+) -> dict[int, RecordKind]:
+    """Records fixed before pairing a round, by starting number: inactive players get a zero-point
+    bye, requested byes a half-point bye; everyone else is to be paired."""
+    planned: dict[int, RecordKind] = {}
+    for number, entry in numbered.items():
+        if entry.joined_round > round_number:
+            continue
+        if entry.status is not EntryStatus.ACTIVE:
+            planned[number] = RecordKind.ZERO_BYE
+        elif round_number in requested.get(entry.player.id, frozenset()):
+            planned[number] = RecordKind.HALF_BYE
+    return planned
+
+
+async def load_requested(conn: Connection, event_id: int) -> dict[int, frozenset[int]]:
+    """Requested bye rounds by player id."""
+    found: dict[int, set[int]] = {}
+    for row in await fetchall(conn, "SELECT player_id, round FROM bye_requests WHERE event_id = ?", (event_id,)):
+        found.setdefault(int(row["player_id"]), set()).add(int(row["round"]))
+    return {pid: frozenset(rounds) for pid, rounds in found.items()}
+
+
+def baku_virtual_points(total_rounds: int, scoring: Scoring) -> tuple[Points, ...]:
+    """Group A's virtual points per round (C.04.7 Art. 1): a win's worth in the first ⌈⌈R/2⌉/2⌉
+    rounds, a draw's worth in the rest of the first ⌈R/2⌉, then nothing."""
+    accelerated = math.ceil(total_rounds / 2)
+    full = math.ceil(accelerated / 2)
+    return tuple(scoring.win if r <= full else scoring.draw for r in range(1, accelerated + 1))
+
+
+def _records(summary: RoundSummary, by_id: Mapping[int, int]) -> dict[int, RoundRecord]:
+    records: dict[int, RoundRecord] = {}
+    for board in summary.boards:
+        if board.result is None:
+            continue
+        records.update(board.result.records(board.white_number, board.black_number))
+    for player_id, kind in summary.byes.items():
+        number = by_id.get(player_id)
+        if number is not None:
+            records[number] = RoundRecord(kind)
+    return records
+
+
+@dataclass(frozen=True)
+class History:
+    """Everything `load_tournament` reads, read in one snapshot."""
+
+    event: Event
+    numbered: dict[int, Entry]
+    rounds: list[RoundSummary]
+    requested: dict[int, frozenset[int]]
+    forbidden: list[tuple[int, int]]
+
+    @property
+    def decided_rounds(self) -> int:
+        """The rounds 1..k whose every board has a result."""
+        count = 0
+        for summary in self.rounds:
+            if not is_decided(summary):
+                break
+            count = summary.round.number
+        return count
+
+    @property
+    def next_round(self) -> int:
+        """The round to pair next (last stored round + 1)."""
+        return (self.rounds[-1].round.number if self.rounds else 0) + 1
+
+
+async def load_history(conn: Connection, event_id: int) -> History:
+    """Read an event's history inside an open transaction."""
+    event = await load_event(conn, event_id)
+    entries = await load_entries(conn, event_id)
+    rows = await fetchall(
+        conn,
+        "SELECT player_a, player_b FROM forbidden_pairs WHERE event_id = ? ORDER BY player_a, player_b",
+        (event_id,),
+    )
+    return History(
+        event=event,
+        numbered=numbered_entries(event, entries),
+        rounds=await load_rounds(conn, event_id),
+        requested=await load_requested(conn, event_id),
+        forbidden=[(int(r[0]), int(r[1])) for r in rows],
+    )
+
+
+def build_tournament(history: History) -> Tournament:
+    """The pairing engine's view of a history (see `load_tournament`)."""
+    event = history.event
+    settings = event.settings
+    scoring = Scoring()
+    by_id = {e.player.id: n for n, e in history.numbered.items()}
+    decided = history.decided_rounds
+    columns: dict[int, list[RoundRecord]] = {n: [] for n in history.numbered}
+    for summary in history.rounds[:decided]:
+        records = _records(summary, by_id)
+        for number, column in columns.items():
+            column.append(records.get(number, NOT_PAIRED))
+    next_round = decided + 1
+    pairable = (
+        decided == history.next_round - 1
+        and next_round <= settings.rounds
+        and event.status not in (EventStatus.FINISHED, EventStatus.CANCELLED)
+    )
+    if pairable:
+        for number, kind in planned_byes(history.numbered, history.requested, next_round).items():
+            columns[number].append(RoundRecord(kind))
+    acceleration: dict[int, tuple[Fraction, ...]] = {}
+    if settings.acceleration:
+        points = baku_virtual_points(settings.rounds, scoring)
+        if event.status in STARTED:
+            group_a = [n for n, e in history.numbered.items() if e.accelerated]
+        else:
+            group_a = list(range(1, accelerated_group_size(len(history.numbered)) + 1))
+        acceleration = {n: points for n in group_a}
+    forbidden = tuple(frozenset({by_id[a], by_id[b]}) for a, b in history.forbidden if a in by_id and b in by_id)
+    players = tuple(
+        Player(number=n, name=e.player.name, rating=e.rating, rounds=tuple(columns[n]))
+        for n, e in sorted(history.numbered.items())
+    )
+    return Tournament(
+        players=players,
+        total_rounds=settings.rounds,
+        scoring=scoring,
+        initial_colour=settings.initial_colour,
+        acceleration=acceleration,
+        forbidden=forbidden,
+        name=settings.name,
+    )
+
+
+async def load_tournament(db: Database, event_id: int) -> Tournament:
+    """The event as the pairing engine's input.
+
+    Holds rounds 1..k, the rounds whose every board has a result (a round still being played is
+    left out, so `round_to_pair` then names that round and `store_pairing` would refuse it). When
+    round k+1 is the next to pair, it also holds that round's fixed records: a half-point bye for
+    each requested bye and a zero-point bye for every player who is not active, so the engine
+    pairs only the players left with no record. Before the start, the numbers are provisional.
+    """
+    async with db.snapshot() as conn:
+        return build_tournament(await load_history(conn, event_id))

@@ -1,0 +1,214 @@
+"""Rounds and boards: store a round's pairing, read boards, mark rounds started and finished."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pairing.model import Pairing, RecordKind
+from storage import audit
+from storage.db import Connection, Database, execute, executemany, fetchall, fetchone, utc_text
+from storage.entries import last_paired_round
+from storage.errors import InvalidPairing, NotFound, RoundIncomplete, RoundNotNext, WrongStatus
+from storage.history import (
+    BOARD_SQL,
+    board_from_row,
+    is_decided,
+    load_history,
+    load_rounds,
+    planned_byes,
+    round_from_row,
+)
+from storage.records import BoardRow, EventStatus, RoundRow, RoundStatus, RoundSummary
+
+
+async def load_round(conn: Connection, event_id: int, number: int) -> RoundSummary:
+    """One round with its boards and byes inside an open transaction; NotFound if not paired."""
+    row = await fetchone(conn, "SELECT * FROM rounds WHERE event_id = ? AND number = ?", (event_id, number))
+    if row is None:
+        raise NotFound(f"round {number} of event {event_id} is not paired")
+    boards = await fetchall(
+        conn, BOARD_SQL + " WHERE b.event_id = ? AND b.round = ? ORDER BY b.board_no", (event_id, number)
+    )
+    byes = await fetchall(
+        conn, "SELECT player_id, kind FROM round_byes WHERE event_id = ? AND round = ?", (event_id, number)
+    )
+    return RoundSummary(
+        round_from_row(row),
+        tuple(board_from_row(b) for b in boards),
+        {int(b["player_id"]): RecordKind(b["kind"]) for b in byes},
+    )
+
+
+async def next_round_number(db: Database, event_id: int) -> int:
+    """The round to pair next (1 before any pairing); may exceed the event's rounds when all are paired."""
+    async with db.snapshot() as conn:
+        return await last_paired_round(conn, event_id) + 1
+
+
+async def store_pairing(
+    db: Database, event_id: int, round_number: int, pairing: Pairing, *, at: datetime, actor: str
+) -> RoundSummary:
+    """Store round `round_number`: its boards in order, the pairing-allocated bye, and the fixed
+    records (requested half-point byes, zero-point byes of players not active), in one transaction.
+
+    Refused with RoundNotNext unless it is the next round of a running event, RoundIncomplete if
+    the previous round has undecided boards, InvalidPairing unless the pairing places exactly the
+    players who should play, each once.
+    """
+    async with db.transaction() as conn:
+        history = await load_history(conn, event_id)
+        event = history.event
+        if event.status is not EventStatus.RUNNING:
+            raise WrongStatus(f"event {event.settings.name!r} is {event.status.value}, not running")
+        if round_number != history.next_round:
+            raise RoundNotNext(f"round {round_number} is not the next round to pair (that is {history.next_round})")
+        if round_number > event.settings.rounds:
+            raise RoundNotNext(f"{event.settings.name!r} has only {event.settings.rounds} rounds")
+        if history.rounds and not is_decided(history.rounds[-1]):
+            raise RoundIncomplete(f"round {round_number - 1} still has games without a result")
+        planned = planned_byes(history.numbered, history.requested, round_number)
+        _check_pairing(pairing, set(history.numbered) - set(planned))
+        await execute(
+            conn,
+            "INSERT INTO rounds (event_id, number, status, paired_at) VALUES (?, ?, 'paired', ?)",
+            (event_id, round_number, utc_text(at)),
+        )
+        ids = {n: e.player.id for n, e in history.numbered.items()}
+        await executemany(
+            conn,
+            "INSERT INTO boards (event_id, round, board_no, white_id, black_id) VALUES (?, ?, ?, ?, ?)",
+            [
+                (event_id, round_number, index, ids[b.white], ids[b.black])
+                for index, b in enumerate(pairing.boards, start=1)
+            ],
+        )
+        byes = dict(planned)
+        if pairing.bye is not None:
+            byes[pairing.bye] = RecordKind.PAB
+        await executemany(
+            conn,
+            "INSERT INTO round_byes (event_id, round, player_id, kind) VALUES (?, ?, ?, ?)",
+            [(event_id, round_number, ids[n], kind.value) for n, kind in sorted(byes.items())],
+        )
+        await audit.append(
+            conn,
+            at=at,
+            actor=actor,
+            action="round.pair",
+            subject=f"round:{round_number}",
+            event_id=event_id,
+            after={
+                "boards": [[b.white, b.black] for b in pairing.boards],
+                "byes": {str(n): kind.value for n, kind in sorted(byes.items())},
+            },
+        )
+        return await load_round(conn, event_id, round_number)
+
+
+def _check_pairing(pairing: Pairing, expected: set[int]) -> None:
+    placed = [n for b in pairing.boards for n in (b.white, b.black)]
+    if pairing.bye is not None:
+        placed.append(pairing.bye)
+    twice = sorted({n for n in placed if placed.count(n) > 1})
+    if twice:
+        raise InvalidPairing(f"the pairing places player(s) {twice} more than once")
+    missing = sorted(expected - set(placed))
+    extra = sorted(set(placed) - expected)
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"leaves out {missing}")
+        if extra:
+            parts.append(f"places {extra}, who should not play")
+        raise InvalidPairing("the pairing " + " and ".join(parts))
+
+
+async def get_round(db: Database, event_id: int, number: int) -> RoundSummary:
+    """A paired round with its boards and byes (by player id); NotFound if not paired."""
+    async with db.snapshot() as conn:
+        return await load_round(conn, event_id, number)
+
+
+async def list_rounds(db: Database, event_id: int) -> list[RoundSummary]:
+    """Every paired round of an event, in order."""
+    async with db.snapshot() as conn:
+        return await load_rounds(conn, event_id)
+
+
+async def get_board(db: Database, board_id: int) -> BoardRow:
+    """A board by id; NotFound if there is none."""
+    async with db.snapshot() as conn:
+        return await load_board(conn, board_id)
+
+
+async def load_board(conn: Connection, board_id: int) -> BoardRow:
+    """A board inside an open transaction."""
+    row = await fetchone(conn, BOARD_SQL + " WHERE b.id = ?", (board_id,))
+    if row is None:
+        raise NotFound(f"there is no board {board_id}")
+    return board_from_row(row)
+
+
+async def board_by_number(db: Database, event_id: int, round_number: int, board_no: int) -> BoardRow:
+    """A board by its place in a round; NotFound if there is none."""
+    async with db.snapshot() as conn:
+        row = await fetchone(
+            conn,
+            BOARD_SQL + " WHERE b.event_id = ? AND b.round = ? AND b.board_no = ?",
+            (event_id, round_number, board_no),
+        )
+    if row is None:
+        raise NotFound(f"round {round_number} of event {event_id} has no board {board_no}")
+    return board_from_row(row)
+
+
+async def board_of_player(db: Database, event_id: int, round_number: int, player_id: int) -> BoardRow | None:
+    """The board a player sits at in a round, or None (a bye, or not paired)."""
+    async with db.snapshot() as conn:
+        row = await fetchone(
+            conn,
+            BOARD_SQL + " WHERE b.event_id = ? AND b.round = ? AND (b.white_id = ? OR b.black_id = ?)",
+            (event_id, round_number, player_id, player_id),
+        )
+    return None if row is None else board_from_row(row)
+
+
+async def mark_round_started(db: Database, event_id: int, number: int, *, at: datetime) -> RoundRow:
+    """Mark a paired round as being played (idempotent)."""
+    async with db.transaction() as conn:
+        summary = await load_round(conn, event_id, number)
+        if summary.round.status is RoundStatus.PAIRED:
+            await execute(
+                conn,
+                "UPDATE rounds SET status = 'playing', started_at = ? WHERE event_id = ? AND number = ?",
+                (utc_text(at), event_id, number),
+            )
+        return (await load_round(conn, event_id, number)).round
+
+
+async def finish_round(db: Database, event_id: int, number: int, *, at: datetime, actor: str) -> RoundRow:
+    """Mark a round finished once every board has a result (idempotent); RoundIncomplete otherwise."""
+    async with db.transaction() as conn:
+        summary = await load_round(conn, event_id, number)
+        if summary.round.status is RoundStatus.FINISHED:
+            return summary.round
+        open_boards = [b.board_no for b in summary.boards if b.result is None]
+        if open_boards:
+            raise RoundIncomplete(f"round {number} still has no result on board(s) {open_boards}")
+        await execute(
+            conn,
+            "UPDATE rounds SET status = 'finished', started_at = COALESCE(started_at, ?), finished_at = ?"
+            " WHERE event_id = ? AND number = ?",
+            (utc_text(at), utc_text(at), event_id, number),
+        )
+        await audit.append(
+            conn, at=at, actor=actor, action="round.finish", subject=f"round:{number}", event_id=event_id
+        )
+        return (await load_round(conn, event_id, number)).round
+
+
+async def last_round(db: Database, event_id: int) -> RoundSummary | None:
+    """The latest paired round, or None before round 1."""
+    async with db.snapshot() as conn:
+        last = await last_paired_round(conn, event_id)
+        return None if last == 0 else await load_round(conn, event_id, last)
