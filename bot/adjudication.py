@@ -1,0 +1,196 @@
+"""What the event records for a Lichess game: pure functions over the exported game data.
+
+- A finished game gives its normal result.
+- An early draw (any draw but stalemate or insufficient material, before move `min_moves`, counted by
+  replaying the moves) follows the event's policy: `replay` (a new game, same colours), `forfeit`
+  (both lose) or `review` (held for an organiser).
+- At the no-show deadline, a game nobody moved in is a forfeit: 0 plies, white did not move; 1 ply,
+  black did not move; a game that never started is a double forfeit.
+- An aborted game is re-created once, then judged as a no-show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import chess
+
+from bot.lichess import GameData
+
+Color = Literal["white", "black"]
+EarlyDrawPolicy = Literal["replay", "forfeit", "review"]
+Result = Literal["1-0", "0-1", "1/2-1/2"]
+
+DECISIVE_STATUSES = frozenset({"mate", "resign", "timeout", "outoftime", "cheat", "variantEnd", "noStart"})
+DRAW_STATUSES = frozenset({"draw", "stalemate", "timeout", "outoftime", "insufficientMaterialClaim"})
+UNFINISHED_STATUSES = frozenset({"created", "started"})
+
+
+@dataclass(frozen=True)
+class Played:
+    """The game was played: record its result."""
+
+    result: Result
+    reason: str
+    kind: Literal["played"] = "played"
+
+
+@dataclass(frozen=True)
+class ForfeitWin:
+    """One player did not play: `winner` wins by forfeit, the other loses by forfeit."""
+
+    winner: Color
+    reason: str
+    kind: Literal["forfeit_win"] = "forfeit_win"
+
+
+@dataclass(frozen=True)
+class DoubleForfeit:
+    """Both players lose by forfeit."""
+
+    reason: str
+    kind: Literal["double_forfeit"] = "double_forfeit"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Create a new game between the same players with the same colours."""
+
+    cause: Literal["early_draw", "aborted"]
+    reason: str
+    kind: Literal["replay"] = "replay"
+
+
+@dataclass(frozen=True)
+class Review:
+    """Hold the board for an organiser to decide."""
+
+    reason: str
+    kind: Literal["review"] = "review"
+
+
+@dataclass(frozen=True)
+class Pending:
+    """Nothing to record yet: the game is still on (or has not started) and the deadline has not passed."""
+
+    reason: str
+    kind: Literal["pending"] = "pending"
+
+
+Decision = Played | ForfeitWin | DoubleForfeit | Replay | Review | Pending
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """The final position of a game's moves, replayed with python-chess."""
+
+    plies: int
+    stalemate: bool
+    insufficient_material: bool
+    checkmate: bool
+
+
+class UnreadableMoves(ValueError):
+    """The exported moves do not replay legally."""
+
+
+def replay_moves(moves: str, initial_fen: str | None = None) -> Replayed:
+    """Replay SAN (or UCI) moves, as Lichess exports them, from the initial position."""
+    board = chess.Board(initial_fen) if initial_fen else chess.Board()
+    for token in moves.split():
+        try:
+            board.push_san(token)
+        except ValueError:
+            try:
+                board.push_uci(token)
+            except ValueError:
+                raise UnreadableMoves(f"illegal move {token!r} after {board.ply()} plies") from None
+    return Replayed(
+        plies=len(board.move_stack),
+        stalemate=board.is_stalemate(),
+        insufficient_material=board.is_insufficient_material(),
+        checkmate=board.is_checkmate(),
+    )
+
+
+def adjudicate(
+    game: GameData | None,
+    *,
+    early_draw_policy: EarlyDrawPolicy = "replay",
+    min_moves: int = 30,
+    deadline_passed: bool = False,
+    recreated_before: bool = False,
+) -> Decision:
+    """Decide what the event records for `game` (None: Lichess has no such game, it never started).
+
+    `deadline_passed`: the event's no-show deadline for this board is over.
+    `recreated_before`: this board's game was already re-created once after an abort.
+    """
+    if game is None or game.status == "created":
+        if deadline_passed:
+            return DoubleForfeit("neither player started the game before the deadline")
+        return Pending("the game has not started yet")
+    try:
+        replayed = replay_moves(game.moves, game.initial_fen)
+    except UnreadableMoves as exc:
+        return Review(f"the game's moves cannot be replayed: {exc}")
+    if game.status in UNFINISHED_STATUSES:
+        if deadline_passed and replayed.plies < 2:
+            return _no_show(replayed.plies, "at the deadline")
+        return Pending("the game is in progress")
+    if game.status == "aborted":
+        if not recreated_before:
+            return Replay("aborted", "the game was aborted; it is created again once")
+        return _no_show(replayed.plies, "the re-created game was aborted too")
+    winner: Color | None = "white" if game.winner == "white" else "black" if game.winner == "black" else None
+    if game.status == "noStart" and winner:
+        return ForfeitWin(winner, "the opponent did not make a first move")
+    if winner:
+        if game.status not in DECISIVE_STATUSES:
+            return Review(f"unexpected status {game.status!r} with a winner")
+        return Played("1-0" if winner == "white" else "0-1", f"{winner} won ({game.status})")
+    if game.status in DRAW_STATUSES:
+        return _draw(game, replayed, early_draw_policy, min_moves)
+    return Review(f"the game ended with status {game.status!r}, which needs an organiser")
+
+
+def _no_show(plies: int, when: str) -> Decision:
+    if plies == 0:
+        return ForfeitWin("black", f"white did not move ({when})")
+    if plies == 1:
+        return ForfeitWin("white", f"black did not move ({when})")
+    return DoubleForfeit(f"the game was not played ({when})")
+
+
+def _draw(game: GameData, replayed: Replayed, policy: EarlyDrawPolicy, min_moves: int) -> Decision:
+    if game.status == "stalemate" and not replayed.stalemate:
+        return Review("Lichess says stalemate but the final position is not one")
+    exempt = _exempt_draw(game.status, replayed)
+    if exempt:
+        return Played("1/2-1/2", f"draw by {exempt}")
+    if replayed.plies >= 2 * min_moves:
+        return Played("1/2-1/2", f"draw ({game.status}) after {_moves(replayed.plies)} moves")
+    early = f"early draw ({game.status}) after {_moves(replayed.plies)} moves, before move {min_moves}"
+    if policy == "replay":
+        return Replay("early_draw", f"{early}: the game is played again")
+    if policy == "forfeit":
+        return DoubleForfeit(f"{early}: both players forfeit")
+    return Review(f"{early}: held for an organiser")
+
+
+def _exempt_draw(status: str, replayed: Replayed) -> str | None:
+    """Stalemate and insufficient material are never early draws (checked on the replayed board)."""
+    if replayed.stalemate:
+        return "stalemate"
+    if replayed.insufficient_material:
+        return "insufficient material"
+    if status == "insufficientMaterialClaim":
+        return "insufficient material (claimed)"
+    if status == "outoftime":  # a flag with no winner: the opponent could not mate
+        return "time forfeit against insufficient material"
+    return None
+
+
+def _moves(plies: int) -> int:
+    return (plies + 1) // 2

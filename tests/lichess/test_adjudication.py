@@ -1,0 +1,183 @@
+"""Adjudication from real move lists (each replays legally with python-chess)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+import pytest
+
+from bot.adjudication import (
+    DoubleForfeit,
+    ForfeitWin,
+    Pending,
+    Played,
+    Replay,
+    Review,
+    adjudicate,
+    replay_moves,
+)
+from bot.lichess import GameData
+
+SCHOLARS_MATE = "e4 e5 Bc4 Nc6 Qh5 Nf6 Qxf7#"
+# A threefold repetition claimed on move 5 (possible only in a game without noEarlyDraw).
+THREEFOLD_EARLY = "e4 e5 Nf3 Nc6 Ng1 Nb8 Nf3 Nc6 Ng1 Nb8"
+# Fivefold repetition, an automatic draw even under noEarlyDraw, on move 9.
+FIVEFOLD_EARLY = "e4 e5 Nf3 Nc6 Ng1 Nb8 Nf3 Nc6 Ng1 Nb8 Nf3 Nc6 Ng1 Nb8 Nf3 Nc6 Ng1 Nb8"
+_LONG_PREFIX = (
+    "a4 f5 e4 c6 f3 f4 e5 b5 Ra3 c5 Nc3 Qb6 Bxb5 Qf6 Be2 Qa6 Rb3 Qb6 Bc4 Bb7 h4 Bc6 Rb4 Na6 Be2 Qc7 "
+    "e6 g5 hxg5 dxe6 d4 Nf6 b3 Rc8 Qd2 Bd7 Qxf4 h5 g6 Bxa4 Kd2 Rg8 Bf1 Ra8 Rb7 Qc8 Ke3 Nd7 Na2 Nb6 "
+    "Bd3 Bb5 Qh2 Bh6+ Qf4 Bd7 Bc4 Rg7 Rxb6 Qb8 Rb4 cxd4+ Kd3 Qd6"
+)
+THREEFOLD_LATE = _LONG_PREFIX + " Rb6 Rb8 Rb4 Ra8" * 2  # 72 plies
+FIVEFOLD_LATE = _LONG_PREFIX + " Rb6 Rb8 Rb4 Ra8" * 4  # 80 plies
+# Loyd's ten-move stalemate after ten moves of knight trips: stalemate on move 20.
+STALEMATE_MOVE_20 = (
+    "Nc3 Nc6 Ne4 Ne5 Nc3 Nc6 Nb1 Nb8 Nf3 Nf6 Nh4 Nh5 Nf3 Nf6 Ng1 Ng8 Na3 Na6 Nb1 Nb8 "
+    "e3 a5 Qh5 Ra6 Qxa5 h5 h4 Rah6 Qxc7 f6 Qxd7+ Kf7 Qxb7 Qd3 Qxb8 Qh7 Qxc8 Kg6 Qe6"
+)
+# Everything traded by move 26: king against king.
+INSUFFICIENT_EARLY = (
+    "d4 Nc6 Nd2 Nxd4 Nh3 Nxe2 Bxe2 a6 Bxa6 Rxa6 Nf3 Rxa2 Qxd7+ Bxd7 Rxa2 Bxh3 gxh3 g5 Nxg5 f6 Nxh7 "
+    "Rxh7 Bg5 fxg5 Ra7 Rxh3 Rxb7 Rxh2 Rxh2 g4 Rxc7 Qxc7 Rh1 Qxc2 Rh5 Qxb2 Rh8 Qxf2+ Kxf2 Bg7 Rxg8+ "
+    "Kf7 Rxg7+ Kxg7 Kg3 e5 Kxg4 e4 Kf5 Kh8 Kxe4"
+)
+AGREED_EARLY = (
+    "c4 e6 a4 Nc6 b3 Nd4 f4 Qf6 Nh3 h6 Qc2 Nf3+ exf3 Qg6 Qe4 a5 Qe3 Be7 c5 Qh7 Be2 f6 Qc3 g5 f5 Ra7 "
+    "Qxf6 e5 Ra3 b6 Ng1 Bd6 Bc4 Qe7 h3 Rb7 Kf1 Nxf6 b4 Nd5"
+)
+AGREED_LATE = (
+    "d3 f5 b4 g5 Ba3 a6 f3 Nf6 Bc1 h5 Nh3 Nd5 Bd2 e6 Qc1 c6 g4 Bxb4 Nxg5 Bf8 Kf2 Nb4 gxh5 Rg8 h4 e5 "
+    "Kg3 Qe7 Bf4 exf4+ Kg2 c5 a3 Qg7 Qxf4 Qh8 Qg4 Ke7 a4 Rg7 Nh7 c4 Ng5 Qxh5 Ne6 Rxg4+ Kh2 Na2 d4 "
+    "Rxd4 c3 Kf6 Kg3 Rd5 Bg2 b5 Bf1 Bg7 Bh3 Nb4 Nd8 Qg6+ Kf2 Bb7 Ra2 Qg1+ Rxg1 Ke5 Nxb7 Rd3"
+)
+
+
+def game(moves: str, status: str, winner: str | None = None) -> GameData:
+    """An exported game as Lichess sends it."""
+    data: dict[str, Any] = {
+        "id": "abcd1234",
+        "rated": False,
+        "variant": "standard",
+        "speed": "rapid",
+        "perf": "rapid",
+        "createdAt": 1_700_000_000_000,
+        "lastMoveAt": 1_700_000_600_000,
+        "status": status,
+        "players": {"white": {"user": {"id": "alice", "name": "Alice"}, "rating": 1800},
+                    "black": {"user": {"id": "bob", "name": "Bob"}, "rating": 1700}},
+        "moves": moves,
+    }  # fmt: skip
+    if winner:
+        data["winner"] = winner
+    return GameData.from_json(data)
+
+
+def final_board(moves: str) -> chess.Board:
+    board = chess.Board()
+    for san in moves.split():
+        board.push_san(san)
+    return board
+
+
+def test_the_move_lists_are_what_they_claim() -> None:
+    assert final_board(SCHOLARS_MATE).is_checkmate()
+    assert final_board(THREEFOLD_EARLY).can_claim_threefold_repetition()
+    assert final_board(FIVEFOLD_EARLY).is_fivefold_repetition()
+    late3 = final_board(THREEFOLD_LATE)
+    assert late3.can_claim_threefold_repetition() and late3.ply() == 72
+    late5 = final_board(FIVEFOLD_LATE)
+    assert late5.is_fivefold_repetition() and late5.ply() == 80
+    stalemate = final_board(STALEMATE_MOVE_20)
+    assert stalemate.is_stalemate() and stalemate.fullmove_number == 20
+    insufficient = final_board(INSUFFICIENT_EARLY)
+    assert insufficient.is_insufficient_material() and insufficient.ply() < 60
+    assert final_board(AGREED_EARLY).ply() == 40 and final_board(AGREED_LATE).ply() == 70
+
+
+# --- played games -------------------------------------------------------------------------------
+
+
+def test_a_decisive_game_gives_its_result() -> None:
+    assert adjudicate(game(SCHOLARS_MATE, "mate", "white")) == Played("1-0", "white won (mate)")
+    decision = adjudicate(game(AGREED_EARLY, "resign", "black"))
+    assert isinstance(decision, Played) and decision.result == "0-1"
+    flagged = adjudicate(game("e4", "outoftime", "white"), deadline_passed=True)
+    assert isinstance(flagged, Played) and flagged.result == "1-0"
+
+
+def test_a_draw_after_move_30_stands() -> None:
+    for moves in (AGREED_LATE, THREEFOLD_LATE, FIVEFOLD_LATE):
+        decision = adjudicate(game(moves, "draw"))
+        assert isinstance(decision, Played) and decision.result == "1/2-1/2"
+
+
+@pytest.mark.parametrize("moves", [THREEFOLD_EARLY, FIVEFOLD_EARLY, AGREED_EARLY])
+def test_an_early_draw_follows_the_policy(moves: str) -> None:
+    replay = adjudicate(game(moves, "draw"))
+    assert isinstance(replay, Replay) and replay.cause == "early_draw"
+    assert isinstance(adjudicate(game(moves, "draw"), early_draw_policy="forfeit"), DoubleForfeit)
+    review = adjudicate(game(moves, "draw"), early_draw_policy="review")
+    assert isinstance(review, Review) and "before move 30" in review.reason
+
+
+def test_the_early_draw_threshold_is_configurable() -> None:
+    decision = adjudicate(game(AGREED_EARLY, "draw"), min_moves=20)
+    assert isinstance(decision, Played) and decision.result == "1/2-1/2"
+    assert isinstance(adjudicate(game(AGREED_EARLY, "draw"), min_moves=21), Replay)
+
+
+def test_stalemate_and_insufficient_material_are_never_early_draws() -> None:
+    stalemate = adjudicate(game(STALEMATE_MOVE_20, "stalemate"), early_draw_policy="forfeit")
+    assert stalemate == Played("1/2-1/2", "draw by stalemate")
+    insufficient = adjudicate(game(INSUFFICIENT_EARLY, "draw"), early_draw_policy="forfeit")
+    assert insufficient == Played("1/2-1/2", "draw by insufficient material")
+
+
+def test_a_status_the_moves_contradict_goes_to_review() -> None:
+    assert isinstance(adjudicate(game(AGREED_EARLY, "stalemate")), Review)
+    assert isinstance(adjudicate(game("e4 e5 Ke3", "resign", "white")), Review)
+
+
+# --- no-shows -----------------------------------------------------------------------------------
+
+
+def test_white_did_not_move() -> None:
+    assert isinstance(adjudicate(game("", "started")), Pending)
+    decision = adjudicate(game("", "started"), deadline_passed=True)
+    assert isinstance(decision, ForfeitWin) and decision.winner == "black"
+
+
+def test_black_did_not_move() -> None:
+    assert isinstance(adjudicate(game("e4", "started")), Pending)
+    decision = adjudicate(game("e4", "started"), deadline_passed=True)
+    assert isinstance(decision, ForfeitWin) and decision.winner == "white"
+
+
+def test_nobody_started() -> None:
+    assert isinstance(adjudicate(None), Pending)
+    assert isinstance(adjudicate(None, deadline_passed=True), DoubleForfeit)
+    assert isinstance(adjudicate(game("", "created"), deadline_passed=True), DoubleForfeit)
+
+
+def test_a_game_under_way_at_the_deadline_is_not_a_no_show() -> None:
+    assert isinstance(adjudicate(game("e4 e5", "started"), deadline_passed=True), Pending)
+
+
+# --- aborted games ------------------------------------------------------------------------------
+
+
+def test_an_aborted_game_is_recreated_once_then_judged_as_a_no_show() -> None:
+    first = adjudicate(game("", "aborted"))
+    assert isinstance(first, Replay) and first.cause == "aborted"
+    assert adjudicate(game("", "aborted"), recreated_before=True) == ForfeitWin(
+        "black", "white did not move (the re-created game was aborted too)"
+    )
+    again = adjudicate(game("d4", "aborted"), recreated_before=True)
+    assert isinstance(again, ForfeitWin) and again.winner == "white"
+
+
+def test_replay_moves_counts_plies_and_final_position() -> None:
+    replayed = replay_moves(STALEMATE_MOVE_20)
+    assert (replayed.plies, replayed.stalemate, replayed.checkmate) == (39, True, False)
+    assert replay_moves("e2e4 e7e5").plies == 2  # UCI is read too
