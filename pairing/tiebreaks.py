@@ -258,13 +258,13 @@ class TiebreakCalculator:
         return Fraction(sum(1 for rec in self._records(number) if rec.kind not in _NOT_ELECTED))
 
     def _standard(self, number: int) -> Points:
-        """STD (2026 Art. 7.7): 1 per round scoring more than the opponent (or a draw), ½ per equal round."""
+        """STD (2026 Art. 7.7): 1 per round scoring more than the opponent (unplayed: than a draw), ½ if equal."""
         sheet, draw = self.sheet, self.tournament.scoring.draw
         total = Fraction(0)
         for r in range(1, self.rounds + 1):
             rec = sheet.record(number, r)
             mine = sheet.round_points(number, r)
-            theirs = sheet.round_points(rec.opponent, r) if rec.opponent is not None else draw
+            theirs = sheet.round_points(rec.opponent, r) if rec.is_played and rec.opponent is not None else draw
             if mine > theirs:
                 total += 1
             elif mine == theirs:
