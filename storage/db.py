@@ -244,6 +244,8 @@ async def open_database(
         raise DatabaseUnavailable(f"no database file at {text}")
     steps = load_migrations() if migrations is None else tuple(migrations)
     try:
+        # Probe first: aiosqlite's failed connect leaves its worker thread behind.
+        await asyncio.to_thread(_probe, text)
         conn = await aiosqlite.connect(text, isolation_level=None, timeout=busy_timeout_ms / 1000)
     except (sqlite3.Error, OSError) as exc:
         raise DatabaseUnavailable(f"cannot open the database {text}: {exc}") from exc
@@ -261,6 +263,10 @@ async def open_database(
         await conn.close()
         raise DatabaseUnavailable(f"cannot use the database {text}: {exc}") from exc
     return Database(conn, text)
+
+
+def _probe(path: str) -> None:
+    sqlite3.connect(path).close()
 
 
 async def _migrate(conn: Connection, steps: Sequence[Migration]) -> None:

@@ -1,0 +1,159 @@
+"""Opening databases: pragmas, migrations from empty and on top, refusing newer schemas and non-databases."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from storage.db import SCHEMA_VERSION, Migration, load_migrations, open_database
+from storage.errors import DatabaseError, DatabaseUnavailable, SchemaTooNew
+
+TABLES = {
+    "schema_migrations",
+    "events",
+    "players",
+    "link_codes",
+    "entries",
+    "rounds",
+    "boards",
+    "round_byes",
+    "games",
+    "bye_requests",
+    "forbidden_pairs",
+    "bans",
+    "event_messages",
+    "audit_log",
+}
+
+
+def _tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} - {
+            "sqlite_sequence"
+        }
+
+
+async def test_migrations_from_empty_create_every_table(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    db = await open_database(path)
+    try:
+        assert await db.schema_version() == SCHEMA_VERSION == len(load_migrations())
+        conn = db.connection
+        async with conn.execute("PRAGMA journal_mode") as cur:
+            assert (await cur.fetchone())[0] == "wal"  # type: ignore[index]
+        async with conn.execute("PRAGMA foreign_keys") as cur:
+            assert (await cur.fetchone())[0] == 1  # type: ignore[index]
+        async with conn.execute("PRAGMA busy_timeout") as cur:
+            assert (await cur.fetchone())[0] == 5000  # type: ignore[index]
+    finally:
+        await db.close()
+    assert _tables(path) == TABLES
+    with sqlite3.connect(path) as plain:
+        assert plain.execute("SELECT version, name FROM schema_migrations").fetchall() == [(1, "initial")]
+
+
+async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
+    path = tmp_path / "again.db"
+    for _ in range(2):
+        db = await open_database(path)
+        await db.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone() == (1,)
+
+
+async def test_a_later_migration_applies_on_top_and_is_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "upgrade.db"
+    await (await open_database(path)).close()
+    steps = (*load_migrations(), Migration(2, "notes", "ALTER TABLE events ADD COLUMN notes TEXT;\n"))
+    db = await open_database(path, migrations=steps)
+    try:
+        assert await db.schema_version() == 2
+    finally:
+        await db.close()
+    with sqlite3.connect(path) as conn:
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(events)")}
+        assert "notes" in columns
+        assert conn.execute("SELECT name FROM schema_migrations WHERE version = 2").fetchone() == ("notes",)
+
+
+async def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path) -> None:
+    path = tmp_path / "broken.db"
+    await (await open_database(path)).close()
+    bad = Migration(2, "bad", "CREATE TABLE extra (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n")
+    with pytest.raises(DatabaseUnavailable):
+        await open_database(path, migrations=(*load_migrations(), bad))
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (1,)
+        assert "extra" not in {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+
+
+async def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    await (await open_database(path)).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(SchemaTooNew, match="upgrade swissbot") as info:
+        await open_database(path)
+    assert info.value.found == SCHEMA_VERSION + 1 and info.value.known == SCHEMA_VERSION
+
+
+async def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("this is not a database, " * 100)
+    with pytest.raises(DatabaseUnavailable):
+        await open_database(path)
+
+
+async def test_a_missing_file_is_refused_when_creation_is_off(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseUnavailable, match="no database file"):
+        await open_database(tmp_path / "missing.db", create=False)
+    assert not (tmp_path / "missing.db").exists()
+
+
+async def test_a_directory_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseUnavailable):
+        await open_database(tmp_path / "nowhere" / "x.db")
+
+
+async def test_the_audit_log_is_append_only(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "audit.db")
+    try:
+        async with db.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO audit_log (at, actor, action, subject) VALUES ('2026-01-01T00:00:00+00:00', 'x', 'y', 'z')"
+            )
+        with pytest.raises(DatabaseError, match="append-only"):
+            async with db.transaction() as conn:
+                from storage.db import execute
+
+                await execute(conn, "UPDATE audit_log SET actor = 'someone else'")
+        with pytest.raises(DatabaseError, match="append-only"):
+            async with db.transaction() as conn:
+                from storage.db import execute
+
+                await execute(conn, "DELETE FROM audit_log")
+        async with db.snapshot() as conn, conn.execute("SELECT actor FROM audit_log") as cur:
+            assert [r[0] for r in await cur.fetchall()] == ["x"]
+    finally:
+        await db.close()
+
+
+def test_migration_files_must_be_numbered_without_gaps() -> None:
+    with pytest.raises(ValueError, match="NNNN_name"):
+        load_migrations([("initial.sql", "")])
+    with pytest.raises(ValueError, match="without gaps"):
+        load_migrations([("0001_a.sql", ""), ("0003_c.sql", "")])
+
+
+def test_statements_keep_triggers_whole() -> None:
+    sql = (
+        "-- a comment\nCREATE TABLE t (x INTEGER);\n\n"
+        "CREATE TRIGGER t_no_delete BEFORE DELETE ON t\nBEGIN\n    SELECT RAISE(ABORT, 'no');\nEND;\n"
+    )
+    statements = Migration(1, "t", sql).statements()
+    assert len(statements) == 2
+    assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
+    with pytest.raises(ValueError, match="incomplete"):
+        Migration(2, "cut", "CREATE TABLE u (x INTEGER").statements()
