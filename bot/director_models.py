@@ -43,11 +43,11 @@ class RoundSchedule(enum.Enum):
 
 
 class EarlyDrawPolicy(enum.Enum):
-    """What a draw before move 30 counts as (Lichess's noEarlyDraw only blocks agreed and claimed draws)."""
+    """What a draw before `early_draw_moves` counts as (noEarlyDraw only blocks agreed and claimed draws)."""
 
-    ALLOW = "allow"
-    DOUBLE_FORFEIT = "double_forfeit"
-    REPLAY = "replay"
+    REPLAY = "replay"  # a new game for the board
+    FORFEIT = "forfeit"  # a double forfeit
+    REVIEW = "review"  # the board waits for an organiser's result
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,9 @@ class EventSettings:
     tiebreaks: tuple[str, ...] = DEFAULT_TIEBREAKS
     max_byes: int = 1
     accelerated: bool = False
-    early_draw: EarlyDrawPolicy = EarlyDrawPolicy.ALLOW
+    early_draw: EarlyDrawPolicy = EarlyDrawPolicy.REPLAY
+    early_draw_moves: int = 30
     noshow_minutes: float = 10.0
-    reminder_minutes: float = 10.0
 
     @property
     def speed(self) -> str:
@@ -136,9 +136,10 @@ class EntryStatus(enum.Enum):
     """A player's state in an event."""
 
     ACTIVE = "active"
-    WITHDRAWN = "withdrawn"
-    REMOVED = "removed"
-    DISQUALIFIED = "disqualified"
+    WITHDRAWN = "withdrawn"  # by the player; may rejoin while joining is open
+    ABSENT = "absent"  # withdrawn automatically after a no-show
+    BANNED = "banned"  # removed by an organiser
+    DISQUALIFIED = "disqualified"  # out of the ranking
 
 
 @dataclass(frozen=True)
@@ -161,9 +162,9 @@ class BoardResult(enum.Enum):
     WHITE_WINS = "1-0"
     BLACK_WINS = "0-1"
     DRAW = "1/2-1/2"
-    WHITE_FORFEIT_WIN = "+-"
-    BLACK_FORFEIT_WIN = "-+"
-    DOUBLE_FORFEIT = "--"
+    WHITE_FORFEIT_WIN = "+/-"
+    BLACK_FORFEIT_WIN = "-/+"
+    DOUBLE_FORFEIT = "-/-"
 
     @property
     def is_forfeit(self) -> bool:
