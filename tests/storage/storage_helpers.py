@@ -42,9 +42,7 @@ async def add_players(db: Database, ratings: list[int], *, first_discord_id: int
     return players
 
 
-async def open_event(
-    db: Database, ratings: list[int], **changes: Any
-) -> tuple[Event, list[PlayerRow], list[Entry]]:
+async def open_event(db: Database, ratings: list[int], **changes: Any) -> tuple[Event, list[PlayerRow], list[Entry]]:
     """An open event with one entry per rating (players P1.. in that order)."""
     event = await create_event(db, settings(**changes), created_by=ORGANISER, at=T0, status=EventStatus.OPEN)
     players = await add_players(db, ratings)

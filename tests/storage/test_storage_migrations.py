@@ -30,9 +30,7 @@ TABLES = {
 
 def _tables(path: Path) -> set[str]:
     with sqlite3.connect(path) as conn:
-        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} - {
-            "sqlite_sequence"
-        }
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} - {"sqlite_sequence"}
 
 
 async def test_migrations_from_empty_create_every_table(tmp_path: Path) -> None:
