@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -9,7 +10,7 @@ from tiebreak_fixtures import EXAMPLE16, build
 
 from pairing import trf
 from pairing.encounter import direct_encounter, mini_table
-from pairing.model import RecordKind, Tournament
+from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Scoring, Tournament, result_records
 from pairing.tiebreaks import (
     DEFAULT_TIEBREAKS,
     KNOWN_TIEBREAKS,
@@ -270,3 +271,104 @@ def test_through_round_uses_only_earlier_rounds(example: Tournament) -> None:
     assert calc.value("WIN", 5) == 2
     assert calc.sheet.categories[3][1] is UnplayedCategory.LATE_BYE  # the last round considered
     assert example.player(3).rounds[1].kind is RecordKind.HALF_BYE
+
+
+# --- the official Article 16 examples (fide-swiss.md §5.6, after the table) ---------------------
+# Only each player's own record and the opponents' final scores are published, so each event is rebuilt
+# around that player: opponent j meets the player once and plays a filler of its own in the other rounds,
+# with results that give it the published (or, when only a sum is published, a matching) final score.
+
+
+def _focus_event(plan: list[tuple[str, float]]) -> Tournament:
+    """Player 1's rounds: ("1" | "=" | "0" | "+" | "-", opponent's final score) or ("H" | "Z", 0)."""
+    rounds = len(plan)
+    players = [Player(1, name="Focus")]
+    records: dict[int, list[RoundRecord]] = {1: []}
+    for r, (code, _) in enumerate(plan, start=1):
+        if code in ("H", "Z"):
+            records[1].append(RoundRecord.bye(RecordKind.HALF_BYE if code == "H" else RecordKind.ZERO_BYE))
+            continue
+        opp, filler = 1 + r, 1 + rounds + r
+        players += [Player(opp, name=f"Opponent {r}"), Player(filler, name=f"Filler {r}")]
+        records[opp], records[filler] = [], []
+    for r, (code, target) in enumerate(plan, start=1):
+        opp, filler = 1 + r, 1 + rounds + r
+        if code in ("H", "Z"):
+            continue
+        if code in "+-":
+            mine = RoundRecord.forfeit(opp, Colour.WHITE, won=code == "+")
+            theirs = RoundRecord.forfeit(1, Colour.BLACK, won=code == "-")
+        else:
+            outcome = {"1": Outcome.WIN, "=": Outcome.DRAW, "0": Outcome.LOSS}[code]
+            pair = result_records(1, opp, outcome)
+            mine, theirs = pair[1], pair[opp]
+        records[1].append(mine)
+        need = F(target) - Scoring().points(theirs)
+        assert 0 <= need <= rounds - 1 and (2 * need).denominator == 1
+        for other in range(1, rounds + 1):
+            if other == r:
+                records[opp].append(theirs)
+                records[filler].append(RoundRecord(RecordKind.NOT_PAIRED))
+                continue
+            outcome = Outcome.WIN if need >= 1 else Outcome.DRAW if need > 0 else Outcome.LOSS
+            need -= Scoring().points(RoundRecord.played(filler, Colour.WHITE, outcome))
+            pair = result_records(opp, filler, outcome)
+            records[opp].append(pair[opp])
+            records[filler].append(pair[filler])
+    return Tournament(
+        players=tuple(replace(p, rounds=tuple(records[p.number])) for p in players),
+        total_rounds=rounds,
+    )
+
+
+OFFICIAL = {
+    # "Laxman": 7.0/10, one voluntary unplayed round (R4): BH 57 -> 55, BH-C1 50 in both editions
+    "laxman": (
+        [("1", 5), ("1", 5.5), ("=", 6), ("H", 0), ("1", 5), ("1", 6), ("0", 7), ("1", 5.5), ("=", 5), ("=", 5)],
+        (57, 55),
+        (50, 50),
+    ),
+    # forfeit win, 7.0/9, scheduled opponent adjusted 5.5: BH 51 -> 49.5
+    "forfeit win": (
+        [("+", 5.5), *[("1", 5.5)] * 5, ("=", 5.5), ("=", 5.5), ("0", 5.5)],
+        (51, 49.5),
+        None,
+    ),
+    # forfeit loss then withdrawal, 6.5/10: BH 64.5 -> 63
+    "forfeit loss and withdrawal": (
+        [*[("1", 6.5)] * 6, ("=", 6.5), ("0", 6), ("-", 7), ("Z", 0)],
+        (64.5, 63),
+        None,
+    ),
+    # round-1 forfeit win, 9.5/10, opponent adjusted 4.5: BH 74 -> 69
+    "round-1 forfeit win": (
+        [("+", 4.5), *[("1", 7)] * 7, ("1", 7.5), ("=", 8)],
+        (74, 69),
+        None,
+    ),
+    # TEC exercise: 3.5/5 with a half-point bye in R2: BH 15.0 (2023) -> 14.0 (2026)
+    "TEC exercise": ([("1", 2.5), ("H", 0), ("1", 3), ("=", 3), ("=", 3)], (15, 14), None),
+}
+
+
+OFFICIAL_SCORES = {
+    "laxman": F(7),
+    "forfeit win": F(7),
+    "forfeit loss and withdrawal": F(13, 2),
+    "round-1 forfeit win": F(19, 2),
+    "TEC exercise": F(7, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OFFICIAL))
+def test_official_article16_examples(name: str) -> None:
+    plan, (bh_2024, bh_2026), cut = OFFICIAL[name]
+    t = _focus_event(plan)
+    old, new = TiebreakCalculator(t, edition="2024"), TiebreakCalculator(t, edition="2026")
+    assert new.score(1) == OFFICIAL_SCORES[name]
+    for r, (code, target) in enumerate(plan, start=1):
+        if code not in "HZ":
+            assert new.sheet.adjusted[1 + r] == F(target)
+    assert [old.value("BH", 1), new.value("BH", 1)] == [F(bh_2024), F(bh_2026)]
+    if cut is not None:
+        assert [old.value("BH/C1", 1), new.value("BH/C1", 1)] == [F(cut[0]), F(cut[1])]
