@@ -1,0 +1,1 @@
+"""The Discord layer: the bot, its cogs, the announcer, rendering glue and the error handler."""

@@ -1,0 +1,189 @@
+"""The Announcer on Discord: one message per round edited in place, message ids kept in the database."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, ParamSpec, Protocol
+
+import discord
+
+from bot.config import Config
+from bot.director_models import Crosstable, Event, RoundView, StandingRow
+from bot.discord.options import describe_settings
+from bot.discord.replies import NO_MENTIONS, PING_USERS, bytes_file, text_file, to_embed, to_embeds
+from bot.discord.views import join_view
+from bot.rendering.image import crosstable_png, standings_png
+from bot.rendering.text import (
+    EmbedPage,
+    MessagePage,
+    clip,
+    crosstable_lines,
+    mention_messages,
+    round_messages,
+    round_players,
+    standings_embeds,
+    standings_lines,
+)
+from storage.db import Database
+from storage.messages import get_message, set_message
+
+log = logging.getLogger("swissbot.discord.announcer")
+P = ParamSpec("P")
+
+
+class CrosstableSource(Protocol):
+    """What the announcer asks the director for at the end of an event."""
+
+    async def crosstable(self, event_id: int) -> Crosstable:
+        """Each player's results by round."""
+        ...
+
+
+def _guarded(method: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, Coroutine[Any, Any, None]]:
+    """An announcement that fails (Discord down, permissions removed) is logged, never raised into the director."""
+
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            await method(*args, **kwargs)
+        except discord.HTTPException as error:
+            log.error("announcement %s failed: %s", method.__name__, error)
+
+    return wrapper
+
+
+class DiscordAnnouncer:
+    """Posts an event's life to its channel: the join button, each round (edited as results come), standings."""
+
+    def __init__(self, client: discord.Client, db: Database, config: Config) -> None:
+        self.client = client
+        self.db = db
+        self.config = config
+        self.director: CrosstableSource | None = None
+
+    async def _channel(self, channel_id: int) -> Any:
+        """A channel the bot can post in (from the cache, else fetched)."""
+        channel = self.client.get_channel(channel_id)
+        if channel is None:
+            channel = await self.client.fetch_channel(channel_id)
+        if not hasattr(channel, "send") or not hasattr(channel, "get_partial_message"):
+            raise discord.InvalidData(f"channel {channel_id} cannot hold the bot's messages")
+        return channel
+
+    async def _post(self, event: Event, kind: str, round_number: int, **message: Any) -> bool:
+        """Edit the remembered message of (kind, round) in place, or send a new one and remember it.
+
+        Returns True when a new message was sent.
+        """
+        ref = await get_message(self.db, event.id, kind, round_number=round_number)
+        if ref is not None:
+            channel = await self._channel(ref.channel_id)
+            edit = {key: value for key, value in message.items() if key in ("embeds", "view")}
+            if "files" in message:
+                edit["attachments"] = message["files"]
+            try:
+                await channel.get_partial_message(ref.message_id).edit(**edit)
+                return False
+            except discord.NotFound:
+                log.info("message %s of event %s was deleted; posting it again", ref.message_id, event.id)
+        channel = await self._channel(event.channel_id)
+        sent = await channel.send(**message)
+        await set_message(
+            self.db, event.id, kind, channel_id=sent.channel.id, message_id=sent.id, round_number=round_number
+        )
+        return True
+
+    async def _post_pages(
+        self, event: Event, kind: str, round_number: int, pages: Sequence[MessagePage], **first: Any
+    ) -> bool:
+        """Post or edit a run of pages (kinds 'kind:0', 'kind:1', …); extra arguments go with the first page."""
+        new = False
+        for index, page in enumerate(pages):
+            extra = first if index == 0 else {}
+            message = {"embeds": to_embeds(page), "allowed_mentions": NO_MENTIONS} | extra
+            sent = await self._post(event, f"{kind}:{index}", round_number, **message)
+            new = new or (index == 0 and sent)
+        return new
+
+    @_guarded
+    async def event_opened(self, event: Event) -> None:
+        """The event's card with its settings and the persistent Join button."""
+        page = EmbedPage(
+            clip(f"{event.name} — open for entries", 256),
+            f"{describe_settings(event.settings)}\n\nClick **Join** or use `/join`. "
+            "Link your Lichess account first with `/link`.",
+        )
+        await self._post(
+            event, "join", 0, embeds=[to_embed(page)], view=join_view(event.id), allowed_mentions=NO_MENTIONS
+        )
+
+    @_guarded
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        """The round's boards and links in one message (more only for very large rounds), players pinged once."""
+        pages = round_messages(event, round, mention=False)
+        pings = mention_messages(f"Round {round.number} of **{event.name}** is paired:", round_players(round))
+        ref = await get_message(self.db, event.id, "round:0", round_number=round.number)
+        ping = {"content": pings[0], "allowed_mentions": PING_USERS} if pings and ref is None else {}
+        new = await self._post_pages(event, "round", round.number, pages, **ping)
+        if not new:
+            return  # re-announced after a restart: the message was edited, nobody is pinged twice
+        channel = await self._channel(event.channel_id)
+        for extra in pings[1:]:
+            await channel.send(extra, allowed_mentions=PING_USERS)
+        if self.config.discord.dm_players:
+            for board in round.boards:
+                for me, other, colour in ((board.white, board.black, "white"), (board.black, board.white, "black")):
+                    if me.discord_id:
+                        link = f" Your game: {board.url}" if board.url else ""
+                        await self.dm(
+                            me.discord_id,
+                            f"{event.name}, round {round.number}: you play {colour} against {other.name}.{link}",
+                        )
+
+    @_guarded
+    async def results_updated(self, event: Event, round: RoundView) -> None:
+        """Edit the round's message(s) in place with the results so far."""
+        await self._post_pages(event, "round", round.number, round_messages(event, round, mention=False))
+
+    @_guarded
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        """The standings as text pages and a PNG; after a correction the same round's message is edited."""
+        kind = "final" if final else "standings"
+        pages = standings_embeds(event, rows, final=final)
+        files = [bytes_file("standings.png", standings_png(event, rows, final=final))]
+        if len(pages) > 1:
+            files.append(text_file("standings.txt", standings_lines(rows, event.settings.tiebreaks)))
+        await self._post_pages(event, kind, event.current_round, pages, files=files)
+
+    @_guarded
+    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
+        """The end: why, the final standings (unless already posted) and the crosstable."""
+        channel = await self._channel(event.channel_id)
+        if await get_message(self.db, event.id, "final:0", round_number=event.current_round) is None and rows:
+            await self.standings(event, rows, True)
+        files = []
+        if self.director is not None:
+            table = await self.director.crosstable(event.id)
+            if table.rows:
+                files = [
+                    bytes_file("crosstable.png", crosstable_png(event, table)),
+                    text_file("crosstable.txt", crosstable_lines(table)),
+                ]
+        await channel.send(clip(f"**{event.name}** is over: {reason}", 2000), files=files, allowed_mentions=NO_MENTIONS)
+
+    @_guarded
+    async def notice(self, event: Event, text: str) -> None:
+        """A line for the organisers: in the log channel when configured, else in the event's channel."""
+        channel_id = self.config.discord.log_channel_id or event.channel_id
+        channel = await self._channel(channel_id)
+        await channel.send(clip(f"🛠️ **{event.name}** (organisers): {text}", 2000), allowed_mentions=NO_MENTIONS)
+
+    async def dm(self, discord_id: int, text: str) -> None:
+        """A private message; players who closed their DMs are skipped."""
+        try:
+            user = self.client.get_user(discord_id) or await self.client.fetch_user(discord_id)
+            await user.send(clip(text, 2000), allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as error:
+            log.info("could not DM %s: %s", discord_id, error)

@@ -1,0 +1,92 @@
+"""Event names for autocomplete and for resolving an `event` option, served from a small cache."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Collection
+
+from discord import app_commands
+
+from bot.director_models import Event, EventStatus
+from bot.errors import EventNotFound
+
+MAX_CHOICES = 25
+CHOICE_NAME_LIMIT = 100
+LIVE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
+NOT_OVER = LIVE | {EventStatus.DRAFT}
+
+
+EventLoader = Callable[[int], Awaitable[list[Event]]]
+
+
+class EventCache:
+    """A guild's events (from `load`, e.g. the director's list_events), reloaded after `ttl` seconds or on demand."""
+
+    def __init__(self, load: EventLoader, ttl: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.load = load
+        self.ttl = ttl
+        self.clock = clock
+        self._events: dict[int, tuple[float, list[Event]]] = {}
+
+    def invalidate(self, guild_id: int | None = None) -> None:
+        """Forget one guild's events (or every guild's)."""
+        if guild_id is None:
+            self._events.clear()
+        else:
+            self._events.pop(guild_id, None)
+
+    async def events(self, guild_id: int) -> list[Event]:
+        """The guild's events, newest first."""
+        cached = self._events.get(guild_id)
+        if cached is not None and self.clock() - cached[0] < self.ttl:
+            return cached[1]
+        events = await self.load(guild_id)
+        self._events[guild_id] = (self.clock(), events)
+        return events
+
+    async def choices(
+        self, guild_id: int | None, current: str, statuses: Collection[EventStatus] = NOT_OVER
+    ) -> list[app_commands.Choice[str]]:
+        """At most 25 events whose name contains what was typed, live ones first; the value is the event id."""
+        if guild_id is None:
+            return []
+        typed = current.strip().casefold()
+        wanted = [e for e in await self.events(guild_id) if e.status in statuses and typed in e.name.casefold()]
+        wanted.sort(key=lambda e: (e.status not in LIVE, not e.name.casefold().startswith(typed)))
+        return [app_commands.Choice(name=choice_name(e), value=str(e.id)) for e in wanted[:MAX_CHOICES]]
+
+    async def resolve(self, guild_id: int | None, value: str | None, statuses: Collection[EventStatus] = LIVE) -> Event:
+        """The event an option names (an id from autocomplete, or a typed name); the only live one if omitted."""
+        if guild_id is None:
+            raise EventNotFound("Events live in a server; use this command there.")
+        events = await self.events(guild_id)
+        if value is None or not value.strip():
+            candidates = [e for e in events if e.status in statuses]
+            if len(candidates) == 1:
+                return candidates[0]
+            if not candidates:
+                raise EventNotFound("There is no event in progress here.")
+            names = ", ".join(e.name for e in candidates[:5])
+            raise EventNotFound(f"Several events are in progress ({names}); pick one with the event option.")
+        text = value.strip()
+        if text.isdigit():
+            by_id = [e for e in events if e.id == int(text)]
+            if by_id:
+                return by_id[0]
+        by_name = [e for e in events if e.name.casefold() == text.casefold()]
+        if not by_name:
+            by_name = [e for e in events if e.name.casefold().startswith(text.casefold())]
+        if len(by_name) == 1:
+            return by_name[0]
+        if len(by_name) > 1:
+            live = [e for e in by_name if e.status in statuses]
+            if len(live) == 1:
+                return live[0]
+            raise EventNotFound(f"Several events match '{text}'; pick one from the list.")
+        raise EventNotFound(f"No event called '{text}' here.")
+
+
+def choice_name(event: Event) -> str:
+    """How an event appears in the autocomplete list (at most 100 characters)."""
+    suffix = f" ({event.status.value})"
+    return event.name[: CHOICE_NAME_LIMIT - len(suffix)] + suffix

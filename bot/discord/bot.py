@@ -1,0 +1,146 @@
+"""The discord.py bot: `setup_hook` builds the director, the cogs and the persistent Join button."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot.clock import Clock, SystemClock
+from bot.config import Config, ConfigError, Secrets
+from bot.director import Director
+from bot.director_models import Event
+from bot.discord.announcer import DiscordAnnouncer
+from bot.discord.autocomplete import EventCache
+from bot.discord.cogs.member import MemberCog
+from bot.discord.cogs.organiser import OrganiserCog
+from bot.discord.errors import on_app_command_error
+from bot.discord.views import JoinButton
+
+log = logging.getLogger("swissbot.discord")
+
+REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links", "attach_files", "read_message_history")
+
+
+def intents() -> discord.Intents:
+    """Slash commands need only the default intents (no privileged ones)."""
+    return discord.Intents.default()
+
+
+class SwissBot(commands.Bot):
+    """The club's tournament bot. Construct it offline; `setup_hook` (at login) opens everything."""
+
+    def __init__(
+        self,
+        config: Config,
+        secrets: Secrets | None = None,
+        *,
+        director: Director | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents(),
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+        )
+        self.config = config
+        self.secrets = secrets
+        self.clock = clock or SystemClock()
+        self._director = director
+        self.events = EventCache(self._load_events)
+        self.tree.on_error = on_app_command_error  # type: ignore[method-assign]
+        self.startup_problems: list[str] = []
+        self._owned: list[Any] = []
+        self._checked_channels = False
+
+    @property
+    def director(self) -> Director:
+        """The director (built in `setup_hook`, or given at construction)."""
+        if self._director is None:
+            raise RuntimeError("the bot has no director yet (setup_hook builds it at login)")
+        return self._director
+
+    async def _load_events(self, guild_id: int) -> list[Event]:
+        return await self.director.list_events(guild_id)
+
+    async def add_commands(self) -> None:
+        """Register the member commands and the /swiss group (no network: syncing is a separate step)."""
+        if self.get_cog("Members") is None:
+            await self.add_cog(MemberCog(self))
+        if self.get_cog("OrganiserCog") is None:
+            await self.add_cog(OrganiserCog(self))
+
+    async def build_director(self) -> Director:
+        """Open the database and the Lichess gateway, and build the director with the Discord announcer."""
+        from bot.lichess import LichessGateway
+        from storage.db import open_database
+
+        if self.secrets is None:
+            raise ConfigError("the bot needs its tokens (DISCORD_TOKEN, LICHESS_TOKEN) to run")
+        db = await open_database(self.config.database)
+        self._owned.append(db)
+        lichess = LichessGateway(
+            self.config.lichess.base_url,
+            self.secrets.lichess_token,
+            timeout=self.config.lichess.timeout_seconds,
+            rate_limit_pause=self.config.director.lichess_pause,
+        )
+        self._owned.append(lichess)
+        announcer = DiscordAnnouncer(self, db, self.config)
+        director = Director(db, lichess, announcer, self.clock, self.config.director)
+        announcer.director = director
+        return director
+
+    async def setup_hook(self) -> None:
+        """At login: the director, the commands, the Join button for every event (rebuilt from its id)."""
+        if self._director is None:
+            self._director = await self.build_director()
+        self._director.on_change = self.events.invalidate
+        await self.add_commands()
+        self.add_dynamic_items(JoinButton)
+
+    async def on_ready(self) -> None:
+        """Once connected: check that every configured channel takes the bot's messages."""
+        if self._checked_channels:
+            return
+        self._checked_channels = True
+        self.startup_problems = channel_problems(self, self.config)
+        for problem in self.startup_problems:
+            log.critical("%s", problem)
+        if self.startup_problems:
+            await self.close()
+            return
+        log.info("ready as %s in %d server(s)", self.user, len(self.guilds))
+
+    async def close(self) -> None:
+        """Close Discord, then the gateway and the database."""
+        await super().close()
+        for resource in reversed(self._owned):
+            try:
+                await resource.close()
+            except Exception:  # closing must not hide the reason we stop
+                log.exception("could not close %r", resource)
+        self._owned.clear()
+
+
+def channel_problems(client: discord.Client, config: Config) -> list[str]:
+    """Why the bot could not post in a configured club channel (one line each; empty when all is well)."""
+    problems = []
+    for club in config.clubs:
+        guild = client.get_guild(club.guild_id)
+        if guild is None:
+            problems.append(f"the bot is not in the server {club.guild_id} ([[clubs]] guild_id): invite it first")
+            continue
+        channel = guild.get_channel(club.channel_id)
+        if channel is None:
+            problems.append(f"no channel {club.channel_id} in the server {guild.name} ([[clubs]] channel_id)")
+            continue
+        permissions = channel.permissions_for(guild.me)
+        missing = [name for name in REQUIRED_PERMISSIONS if not getattr(permissions, name)]
+        if missing:
+            names = ", ".join(name.replace("_", " ") for name in missing)
+            problems.append(f"the bot cannot post in #{channel.name} of {guild.name}: it lacks {names}")
+    return problems

@@ -1,0 +1,1 @@
+"""The command groups: member commands and the organisers' /swiss group."""

@@ -1,0 +1,165 @@
+"""Member commands: /link, /join, /withdraw, /bye, /standings, /pairings, /mygame (guild only)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.director_models import MyGame
+from bot.discord.actors import actor_for
+from bot.discord.autocomplete import NOT_OVER
+from bot.discord.replies import send_pages, send_table
+from bot.rendering.text import crosstable_lines, round_messages, standings_lines
+
+if TYPE_CHECKING:
+    from bot.discord.bot import SwissBot
+
+Interaction = discord.Interaction[Any]
+EVENT_HELP = "The event (the one in progress if you leave it empty)"
+
+
+async def event_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Events of this server whose name contains what was typed (at most 25, from the cache)."""
+    bot: SwissBot = interaction.client
+    return await bot.events.choices(interaction.guild_id, current, NOT_OVER)
+
+
+def my_game_text(game: MyGame) -> str:
+    """A player's board this round, in one message."""
+    board = game.board
+    opponent = f"**{discord.utils.escape_markdown(game.opponent.name)}**"
+    if game.opponent.rating:
+        opponent += f" ({game.opponent.rating})"
+    where = f"**{game.event.name}**, round {game.round_number}, board {board.number}"
+    lines = [f"{where}: you play **{game.colour}** against {opponent}."]
+    if board.result is not None:
+        lines.append(f"Result: {board.result.value}.")
+    elif board.url:
+        lines.append(f"Your game: {board.url}")
+    else:
+        lines.append("The game link is on its way; it will be posted in the event's channel.")
+    return "\n".join(lines)
+
+
+class MemberCog(commands.Cog, name="Members"):
+    """The commands every member of the club can use."""
+
+    def __init__(self, bot: SwissBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name="link", description="Link your Lichess account: give your username, then run /link again"
+    )
+    @app_commands.guild_only()
+    @app_commands.rename(username="lichess-username")
+    @app_commands.describe(username="Your Lichess username; leave empty to finish a link you started")
+    async def link(self, interaction: Interaction, username: app_commands.Range[str, 2, 30] | None = None) -> None:
+        """Start a link (a one-time code for the Lichess bio) or complete it (read the bio back)."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        actor = actor_for(self.bot.config, interaction)
+        if username:
+            challenge = await self.bot.director.start_link(actor, username.strip())
+            expires = discord.utils.format_dt(challenge.expires_at, "R")
+            text = (
+                f"Put this code in your Lichess profile bio: `{challenge.code}`\n"
+                f"(https://lichess.org/account/profile, the 'Biography' field), then run `/link` again "
+                f"without a username. The code expires {expires}."
+            )
+        else:
+            account = await self.bot.director.complete_link(actor)
+            text = (
+                f"Linked: you are **{discord.utils.escape_markdown(account.lichess_username)}** on Lichess. "
+                "You can remove the code from your bio now."
+            )
+        await interaction.followup.send(text, ephemeral=True)
+
+    @app_commands.command(name="join", description="Enter an event")
+    @app_commands.guild_only()
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def join(self, interaction: Interaction, event: str | None = None) -> None:
+        """Enter an event (the rating limits, bans and team rules are the director's)."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self.bot.events.resolve(interaction.guild_id, event)
+        entry = await self.bot.director.join(actor_for(self.bot.config, interaction), found.id)
+        text = f"You are in **{found.name}** as {discord.utils.escape_markdown(entry.name)} ({entry.rating})."
+        if entry.joined_round > 1:
+            text += f" You join from round {entry.joined_round}."
+        await interaction.followup.send(text, ephemeral=True)
+
+    @app_commands.command(name="withdraw", description="Leave an event (you keep your points)")
+    @app_commands.guild_only()
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def withdraw(self, interaction: Interaction, event: str | None = None) -> None:
+        """Leave an event: no further pairings."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self.bot.events.resolve(interaction.guild_id, event)
+        await self.bot.director.withdraw(actor_for(self.bot.config, interaction), found.id)
+        await interaction.followup.send(f"You have withdrawn from **{found.name}**.", ephemeral=True)
+
+    @app_commands.command(name="bye", description="Ask for a half-point bye in a coming round")
+    @app_commands.guild_only()
+    @app_commands.describe(event=EVENT_HELP, round="The round (the next one if you leave it empty)")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def bye(
+        self, interaction: Interaction, event: str | None = None, round: app_commands.Range[int, 1, 99] | None = None
+    ) -> None:
+        """Request a half-point bye."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self.bot.events.resolve(interaction.guild_id, event)
+        granted = await self.bot.director.request_bye(actor_for(self.bot.config, interaction), found.id, round)
+        await interaction.followup.send(
+            f"You have a half-point bye in round {granted} of **{found.name}**.", ephemeral=True
+        )
+
+    @app_commands.command(name="standings", description="The standings of an event")
+    @app_commands.guild_only()
+    @app_commands.describe(event=EVENT_HELP, crosstable="Show the crosstable (every result by round) instead")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def standings(self, interaction: Interaction, event: str | None = None, crosstable: bool = False) -> None:
+        """The current standings (or crosstable), paged or attached when long."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self.bot.events.resolve(interaction.guild_id, event, NOT_OVER)
+        if crosstable:
+            table = await self.bot.director.crosstable(found.id)
+            await send_table(
+                interaction, f"{found.name} — crosstable", crosstable_lines(table), "crosstable.txt", ephemeral=True
+            )
+            return
+        rows = await self.bot.director.standings(found.id)
+        if not rows:
+            await interaction.followup.send(f"Nobody has joined **{found.name}** yet.", ephemeral=True)
+            return
+        lines = standings_lines(rows, found.settings.tiebreaks)
+        await send_table(interaction, f"{found.name} — standings", lines, "standings.txt", ephemeral=True)
+
+    @app_commands.command(name="pairings", description="The pairings of a round, with the game links")
+    @app_commands.guild_only()
+    @app_commands.describe(event=EVENT_HELP, round="The round (the current one if you leave it empty)")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def pairings(
+        self, interaction: Interaction, event: str | None = None, round: app_commands.Range[int, 1, 99] | None = None
+    ) -> None:
+        """A round's boards, links and results."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self.bot.events.resolve(interaction.guild_id, event, NOT_OVER)
+        view = await self.bot.director.pairings(found.id, round)
+        await send_pages(interaction, round_messages(found, view, mention=False), ephemeral=True)
+
+    @app_commands.command(name="mygame", description="Your opponent, colour and game link this round")
+    @app_commands.guild_only()
+    async def mygame(self, interaction: Interaction) -> None:
+        """The caller's board in the current round."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        game = await self.bot.director.my_game(actor_for(self.bot.config, interaction))
+        text = my_game_text(game) if game else "You have no game right now."
+        await interaction.followup.send(text, ephemeral=True)
+
+
+async def setup(bot: SwissBot) -> None:
+    """Add the member commands to a bot."""
+    await bot.add_cog(MemberCog(bot))

@@ -1,0 +1,389 @@
+"""The organisers' /swiss group: create and run events, correct results, manage players."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.director_models import Event, EventSettings, EventStatus
+from bot.discord.actors import require_organiser
+from bot.discord.autocomplete import NOT_OVER
+from bot.discord.options import apply_changes, describe_settings, settings_changes
+from bot.discord.replies import bytes_file
+from bot.errors import InvalidSetting
+
+if TYPE_CHECKING:
+    from bot.discord.bot import SwissBot
+
+Interaction = discord.Interaction[Any]
+System = Literal["dutch", "burstein", "fast"]
+Schedule = Literal["interval", "fixed", "manual"]
+EarlyDraw = Literal["allow", "double_forfeit", "replay"]
+ExportFormat = Literal["trf", "pgn", "json"]
+RESULT_CHOICES = [
+    app_commands.Choice(name="1-0 (white won)", value="1-0"),
+    app_commands.Choice(name="0-1 (black won)", value="0-1"),
+    app_commands.Choice(name="½-½ (draw)", value="1/2-1/2"),
+    app_commands.Choice(name="+- (white wins by forfeit)", value="+-"),
+    app_commands.Choice(name="-+ (black wins by forfeit)", value="-+"),
+    app_commands.Choice(name="-- (double forfeit)", value="--"),
+]
+EVENT_HELP = "The event (the one in progress if you leave it empty)"
+SETTING_HELP = {
+    "minutes": "Clock: minutes per player (e.g. 3, or 0.5 for 30 seconds)",
+    "increment": "Clock: seconds added per move",
+    "rated": "Rated games on Lichess",
+    "system": "Pairing system",
+    "start": "Start time: YYYY-MM-DD HH:MM (UTC) or a Discord timestamp",
+    "schedule": "How later rounds start: after an interval, at fixed times, or by /swiss next-round",
+    "interval": "Minutes between the end of a round and the start of the next",
+    "fixed_times": "Round start times for the fixed schedule, comma separated (YYYY-MM-DD HH:MM UTC)",
+    "rating_min": "Lowest Lichess rating allowed (for the event's speed)",
+    "rating_max": "Highest Lichess rating allowed (for the event's speed)",
+    "team": "Lichess team whose members may join (empty: anyone)",
+    "tiebreaks": "Tie-break codes in order, e.g. BH/C1, BH, SB, DE",
+    "max_byes": "Half-point byes a player may request",
+    "accelerated": "Baku acceleration for the first rounds",
+    "early_draw": "What a draw before move 30 counts as",
+    "noshow": "Minutes a player has to start the game before losing by forfeit",
+    "reminder": "Minutes before a round when players are reminded (0: no reminder)",
+}
+RENAMES = {
+    "fixed_times": "fixed-times",
+    "rating_min": "rating-min",
+    "rating_max": "rating-max",
+    "max_byes": "max-byes",
+    "early_draw": "early-draw",
+}
+
+
+async def organiser_event_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Events of this server that are not over (at most 25, from the cache)."""
+    bot: SwissBot = interaction.client
+    return await bot.events.choices(interaction.guild_id, current, NOT_OVER)
+
+
+async def any_event_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Every event of this server, finished ones included (for exports)."""
+    bot: SwissBot = interaction.client
+    return await bot.events.choices(interaction.guild_id, current, frozenset(EventStatus))
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_events=True)
+class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run Swiss events (organisers)"):
+    """The /swiss group; Discord hides it from members without Manage Events, and every call checks the role."""
+
+    def __init__(self, bot: SwissBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def interaction_check(self, interaction: Interaction, /) -> bool:
+        """Refuse anyone without the club's organiser role (the permission hint can be overridden by admins)."""
+        require_organiser(self.bot.config, interaction)
+        return True
+
+    async def _event(self, interaction: Interaction, value: str | None, *, any_status: bool = False) -> Event:
+        statuses = frozenset(EventStatus) if any_status else NOT_OVER
+        return await self.bot.events.resolve(interaction.guild_id, value, statuses)
+
+    async def _done(self, interaction: Interaction, text: str) -> None:
+        self.bot.events.invalidate(interaction.guild_id)
+        await interaction.followup.send(text, ephemeral=True)
+
+    @app_commands.command(name="create", description="Create an event (a draft until you open it)")
+    @app_commands.describe(
+        name="The event's name", rounds="Number of rounds", channel="Channel for its announcements", **SETTING_HELP
+    )
+    @app_commands.rename(**RENAMES)
+    async def create(
+        self,
+        interaction: Interaction,
+        name: app_commands.Range[str, 1, 80],
+        rounds: app_commands.Range[int, 1, 30],
+        minutes: app_commands.Range[float, 0.25, 180.0] = 3.0,
+        increment: app_commands.Range[int, 0, 180] = 2,
+        rated: bool = True,
+        system: System = "dutch",
+        start: str | None = None,
+        schedule: Schedule | None = None,
+        interval: app_commands.Range[float, 0.0, 10080.0] | None = None,
+        fixed_times: str | None = None,
+        rating_min: app_commands.Range[int, 0, 4000] | None = None,
+        rating_max: app_commands.Range[int, 0, 4000] | None = None,
+        team: str | None = None,
+        tiebreaks: str | None = None,
+        max_byes: app_commands.Range[int, 0, 10] | None = None,
+        accelerated: bool | None = None,
+        early_draw: EarlyDraw | None = None,
+        noshow: app_commands.Range[float, 1.0, 120.0] | None = None,
+        reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,
+        channel: discord.TextChannel | None = None,
+    ) -> None:
+        """Create a draft event with these settings."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        changes = settings_changes(
+            minutes=minutes,
+            increment=increment,
+            rated=rated,
+            system=system,
+            start=start,
+            schedule=schedule,
+            interval=interval,
+            fixed_times=fixed_times,
+            rating_min=rating_min,
+            rating_max=rating_max,
+            team=team,
+            tiebreaks=tiebreaks,
+            max_byes=max_byes,
+            accelerated=accelerated,
+            early_draw=early_draw,
+            noshow=noshow,
+            reminder=reminder,
+        )
+        club = self.bot.config.club(interaction.guild_id)
+        channel_id = channel.id if channel else (club.channel_id if club else interaction.channel_id)
+        if channel_id is None:
+            raise InvalidSetting("Pick a channel for the event's announcements.")
+        settings = EventSettings(name=name.strip(), rounds=rounds, **changes)
+        assert interaction.guild_id is not None  # guild_only
+        event = await self.bot.director.create_event(actor, interaction.guild_id, channel_id, settings)
+        await self._done(
+            interaction,
+            f"Created **{event.name}** (draft): {describe_settings(event.settings)}. "
+            f"Announcements go to <#{event.channel_id}>. Open it for entries with `/swiss open`.",
+        )
+
+    @app_commands.command(name="edit", description="Change an event's settings (only the options you give)")
+    @app_commands.describe(
+        event=EVENT_HELP, name="A new name", rounds="Number of rounds (before the start only)", **SETTING_HELP
+    )
+    @app_commands.rename(**RENAMES)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def edit(
+        self,
+        interaction: Interaction,
+        event: str | None = None,
+        name: app_commands.Range[str, 1, 80] | None = None,
+        rounds: app_commands.Range[int, 1, 30] | None = None,
+        minutes: app_commands.Range[float, 0.25, 180.0] | None = None,
+        increment: app_commands.Range[int, 0, 180] | None = None,
+        rated: bool | None = None,
+        system: System | None = None,
+        start: str | None = None,
+        schedule: Schedule | None = None,
+        interval: app_commands.Range[float, 0.0, 10080.0] | None = None,
+        fixed_times: str | None = None,
+        rating_min: app_commands.Range[int, 0, 4000] | None = None,
+        rating_max: app_commands.Range[int, 0, 4000] | None = None,
+        team: str | None = None,
+        tiebreaks: str | None = None,
+        max_byes: app_commands.Range[int, 0, 10] | None = None,
+        accelerated: bool | None = None,
+        early_draw: EarlyDraw | None = None,
+        noshow: app_commands.Range[float, 1.0, 120.0] | None = None,
+        reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,
+    ) -> None:
+        """Edit the given settings of an event."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        changes = settings_changes(
+            minutes=minutes,
+            increment=increment,
+            rated=rated,
+            system=system,
+            start=start,
+            schedule=schedule,
+            interval=interval,
+            fixed_times=fixed_times,
+            rating_min=rating_min,
+            rating_max=rating_max,
+            team=team,
+            tiebreaks=tiebreaks,
+            max_byes=max_byes,
+            accelerated=accelerated,
+            early_draw=early_draw,
+            noshow=noshow,
+            reminder=reminder,
+        )
+        if name is not None:
+            changes["name"] = name.strip()
+        if rounds is not None:
+            changes["rounds"] = rounds
+        if not changes:
+            raise InvalidSetting("Nothing to change: give at least one option.")
+        updated = await self.bot.director.edit_event(actor, found.id, apply_changes(found.settings, changes))
+        await self._done(interaction, f"Updated **{updated.name}**: {describe_settings(updated.settings)}.")
+
+    @app_commands.command(name="open", description="Open an event for entries (posts the join button)")
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def open(self, interaction: Interaction, event: str | None = None) -> None:
+        """Accept entries."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event, any_status=False)
+        opened = await self.bot.director.open_event(actor, found.id)
+        await self._done(interaction, f"**{opened.name}** is open for entries in <#{opened.channel_id}>.")
+
+    @app_commands.command(name="start", description="Start an event now (round 1 is paired at once)")
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def start(self, interaction: Interaction, event: str | None = None) -> None:
+        """Start now instead of at the start time."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        started = await self.bot.director.start_event(actor, found.id)
+        await self._done(interaction, f"**{started.name}** has started; the pairings go to <#{started.channel_id}>.")
+
+    @app_commands.command(name="pause", description="Start no new round until resumed (the current round goes on)")
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def pause(self, interaction: Interaction, event: str | None = None) -> None:
+        """Pause an event."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        paused = await self.bot.director.pause(actor, found.id)
+        await self._done(interaction, f"**{paused.name}** is paused; `/swiss resume` goes on.")
+
+    @app_commands.command(name="resume", description="Resume a paused event")
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def resume(self, interaction: Interaction, event: str | None = None) -> None:
+        """Resume an event."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        resumed = await self.bot.director.resume(actor, found.id)
+        await self._done(interaction, f"**{resumed.name}** is running again.")
+
+    @app_commands.command(name="next-round", description="Pair and start the next round now")
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def next_round(self, interaction: Interaction, event: str | None = None) -> None:
+        """Start the next round (manual scheduling, or to skip the wait)."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        view = await self.bot.director.next_round(actor, found.id)
+        await self._done(
+            interaction, f"Round {view.number} of **{found.name}** is paired ({len(view.boards)} boards) and announced."
+        )
+
+    @app_commands.command(name="result", description="Set or correct a board's result (recorded in the audit log)")
+    @app_commands.describe(
+        event=EVENT_HELP,
+        round="The round",
+        board="The board number",
+        result="The result",
+        reason="Why (kept in the log)",
+    )
+    @app_commands.choices(result=RESULT_CHOICES)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def result(
+        self,
+        interaction: Interaction,
+        round: app_commands.Range[int, 1, 99],
+        board: app_commands.Range[int, 1, 999],
+        result: app_commands.Choice[str],
+        reason: app_commands.Range[str, 3, 200],
+        event: str | None = None,
+    ) -> None:
+        """Correct a result."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        correction = await self.bot.director.set_result(actor, found.id, round, board, result.value, reason)
+        await self._done(interaction, correction.message)
+
+    @app_commands.command(name="forbid", description="Never pair two players together in an event")
+    @app_commands.rename(player_a="player-a", player_b="player-b")
+    @app_commands.describe(event=EVENT_HELP, player_a="A Lichess username", player_b="Another Lichess username")
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def forbid(self, interaction: Interaction, player_a: str, player_b: str, event: str | None = None) -> None:
+        """Forbid a pairing."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        await self.bot.director.forbid(actor, found.id, player_a.strip(), player_b.strip())
+        await self._done(interaction, f"{player_a} and {player_b} will not be paired together in **{found.name}**.")
+
+    @app_commands.command(name="remove", description="Remove a player from an event (no further pairings)")
+    @app_commands.describe(event=EVENT_HELP, player="The player's Lichess username")
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def remove(self, interaction: Interaction, player: str, event: str | None = None) -> None:
+        """Remove a player."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        entry = await self.bot.director.remove(actor, found.id, player.strip())
+        await self._done(interaction, f"Removed {discord.utils.escape_markdown(entry.name)} from **{found.name}**.")
+
+    @app_commands.command(name="disqualify", description="Disqualify a player (out of the ranking)")
+    @app_commands.describe(event=EVENT_HELP, player="The player's Lichess username", reason="Why (kept in the log)")
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def disqualify(
+        self, interaction: Interaction, player: str, reason: app_commands.Range[str, 3, 200], event: str | None = None
+    ) -> None:
+        """Disqualify a player."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        entry = await self.bot.director.disqualify(actor, found.id, player.strip(), reason)
+        await self._done(interaction, f"Disqualified {discord.utils.escape_markdown(entry.name)} in **{found.name}**.")
+
+    @app_commands.command(name="unban", description="Lift a player's no-show ban in this server")
+    @app_commands.describe(player="The player's Lichess username")
+    async def unban(self, interaction: Interaction, player: str) -> None:
+        """Lift a ban."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        assert interaction.guild_id is not None  # guild_only
+        await self.bot.director.unban(actor, interaction.guild_id, player.strip())
+        await self._done(interaction, f"{player} may join events again.")
+
+    @app_commands.command(name="finish", description="End an event now with its final standings")
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def finish(self, interaction: Interaction, event: str | None = None) -> None:
+        """Finish an event."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        finished = await self.bot.director.finish(actor, found.id)
+        await self._done(interaction, f"**{finished.name}** is finished; the final standings are posted.")
+
+    @app_commands.command(name="cancel", description="Cancel an event")
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def cancel(self, interaction: Interaction, event: str | None = None) -> None:
+        """Cancel an event."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event)
+        cancelled = await self.bot.director.cancel(actor, found.id)
+        await self._done(interaction, f"**{cancelled.name}** is cancelled.")
+
+    @app_commands.command(name="export", description="Download an event as TRF, PGN or JSON")
+    @app_commands.describe(event=EVENT_HELP, format="The file format")
+    @app_commands.autocomplete(event=any_event_autocomplete)
+    async def export(self, interaction: Interaction, format: ExportFormat = "trf", event: str | None = None) -> None:
+        """Export an event."""
+        require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await self._event(interaction, event, any_status=True)
+        data = await self.bot.director.export(found.id, format)
+        file = bytes_file(f"event-{found.id}.{format}", data)
+        await interaction.followup.send(f"**{found.name}** as {format.upper()}:", file=file, ephemeral=True)
+
+
+async def setup(bot: SwissBot) -> None:
+    """Add the organiser group to a bot."""
+    await bot.add_cog(OrganiserCog(bot))

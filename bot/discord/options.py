@@ -1,0 +1,127 @@
+"""Parsing the text options of organiser commands (times, lists) into event settings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.director_models import EarlyDrawPolicy, EventSettings, RoundSchedule
+from bot.errors import InvalidSetting
+
+TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S")
+DISCORD_TIMESTAMP = re.compile(r"^<t:(-?\d+)(?::[tTdDfFR])?>$")
+
+
+def parse_when(text: str) -> datetime:
+    """A time in UTC from 'YYYY-MM-DD HH:MM' (UTC), a Discord timestamp '<t:…>' or Unix seconds."""
+    value = text.strip().removesuffix("UTC").removesuffix("Z").strip()
+    match = DISCORD_TIMESTAMP.match(value)
+    if match or value.isdigit():
+        seconds = int(match.group(1)) if match else int(value)
+        return datetime.fromtimestamp(seconds, UTC)
+    for fmt in TIME_FORMATS:
+        try:
+            return datetime.strptime(value, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    raise InvalidSetting(f"'{text}' is not a time: write YYYY-MM-DD HH:MM (UTC) or paste a Discord timestamp.")
+
+
+def parse_times(text: str) -> tuple[datetime, ...]:
+    """Several times separated by commas or semicolons."""
+    parts = [part for part in re.split(r"[;,]", text) if part.strip()]
+    return tuple(sorted(parse_when(part) for part in parts))
+
+
+def parse_codes(text: str) -> tuple[str, ...]:
+    """Tie-break codes separated by commas or spaces (e.g. 'BH/C1, BH, SB')."""
+    codes = tuple(code.strip().upper() for code in re.split(r"[,\s]+", text) if code.strip())
+    if not codes:
+        raise InvalidSetting("Give at least one tie-break code, e.g. 'BH/C1, BH, SB'.")
+    return codes
+
+
+def settings_changes(
+    *,
+    minutes: float | None = None,
+    increment: int | None = None,
+    rated: bool | None = None,
+    system: str | None = None,
+    start: str | None = None,
+    schedule: str | None = None,
+    interval: float | None = None,
+    fixed_times: str | None = None,
+    rating_min: int | None = None,
+    rating_max: int | None = None,
+    team: str | None = None,
+    tiebreaks: str | None = None,
+    max_byes: int | None = None,
+    accelerated: bool | None = None,
+    early_draw: str | None = None,
+    noshow: float | None = None,
+    reminder: float | None = None,
+) -> dict[str, Any]:
+    """The `EventSettings` fields an organiser's options set (options left empty change nothing)."""
+    changes: dict[str, Any] = {}
+    if minutes is not None:
+        seconds = round(minutes * 60)
+        if abs(seconds - minutes * 60) > 1e-6:
+            raise InvalidSetting("The clock must be a whole number of seconds.")
+        changes["clock_limit"] = seconds
+    plain = {
+        "clock_increment": increment,
+        "rated": rated,
+        "system": system,
+        "round_interval_minutes": interval,
+        "rating_min": rating_min,
+        "rating_max": rating_max,
+        "max_byes": max_byes,
+        "accelerated": accelerated,
+        "noshow_minutes": noshow,
+        "reminder_minutes": reminder,
+    }
+    changes.update({key: value for key, value in plain.items() if value is not None})
+    if start is not None:
+        changes["start_at"] = parse_when(start)
+    if schedule is not None:
+        changes["schedule"] = RoundSchedule(schedule)
+    if fixed_times is not None:
+        changes["fixed_times"] = parse_times(fixed_times)
+        changes.setdefault("schedule", RoundSchedule.FIXED)
+    if team is not None:
+        changes["team"] = team.strip() or None
+    if tiebreaks is not None:
+        changes["tiebreaks"] = parse_codes(tiebreaks)
+    if early_draw is not None:
+        changes["early_draw"] = EarlyDrawPolicy(early_draw)
+    if (
+        changes.get("rating_min") is not None
+        and changes.get("rating_max") is not None
+        and changes["rating_min"] > changes["rating_max"]
+    ):
+        raise InvalidSetting("The minimum rating is above the maximum.")
+    return changes
+
+
+def apply_changes(settings: EventSettings, changes: dict[str, Any]) -> EventSettings:
+    """`settings` with the changes applied."""
+    return replace(settings, **changes)
+
+
+def describe_settings(settings: EventSettings) -> str:
+    """A short summary of an event's settings for a confirmation message."""
+    minutes = settings.clock_limit / 60
+    clock = f"{minutes:g}+{settings.clock_increment}"
+    parts = [f"{settings.rounds} rounds", f"{clock} ({settings.speed})", "rated" if settings.rated else "casual"]
+    if settings.rating_min is not None or settings.rating_max is not None:
+        low = settings.rating_min if settings.rating_min is not None else "any"
+        high = settings.rating_max if settings.rating_max is not None else "any"
+        parts.append(f"rating {low} to {high}")
+    if settings.start_at:
+        parts.append(f"starts <t:{int(settings.start_at.timestamp())}:f>")
+    parts.append(f"rounds: {settings.schedule.value}")
+    if settings.team:
+        parts.append(f"team {settings.team}")
+    return ", ".join(parts)
