@@ -1,0 +1,455 @@
+"""The FIDE (Dutch) system, edition B (C.04.3 in force from 1 February 2026).
+
+Each bracket is paired with one maximum-weight matching over the bracket and every player below it.
+Edge weights are big integers whose bit fields encode, from the most significant down: completion
+([C4], every remaining player paired, the odd one with a PAB-eligible player), [C5], [C6], [C7],
+[C8], [C9], the colour criteria [C10]-[C13], the float criteria [C14]-[C21], and finally the FIDE
+generation order (exchanges, then transpositions), so that the optimum is the first-generated best
+candidate of Article 4. Heterogeneous brackets are solved in two steps: the MDP-pairing first, then
+the remainder as a homogeneous bracket.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from pairing.colours import ColourState, allocate
+from pairing.errors import NoValidPairing
+from pairing.matching import max_weight_matching
+from pairing.model import (
+    Board,
+    Colour,
+    FloatDirection,
+    Pairing,
+    Points,
+    PreferenceStrength,
+    RoundViews,
+    Tournament,
+)
+
+Pair = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class _Player:
+    """Everything the criteria need about one player, by position in the pairing order."""
+
+    index: int
+    number: int
+    score: Points
+    colour: ColourState
+    float1: FloatDirection
+    float2: FloatDirection
+    pab_eligible: bool
+    unplayed: int
+    topscorer: bool
+    opponents: frozenset[int]
+
+
+class _Levels:
+    """Packs signed per-edge criterion values into one integer, most significant level first."""
+
+    def __init__(self, bounds: Sequence[int], pairs: int) -> None:
+        self.shifts: list[int] = []
+        shift = 0
+        for bound in reversed(bounds):
+            self.shifts.append(shift)
+            shift += (max(bound, 1) * (pairs + 1)).bit_length() + 2
+        self.shifts.reverse()
+        self.width = shift
+
+    def pack(self, values: Sequence[int]) -> int:
+        """The packed integer of one edge."""
+        total = 0
+        for value, shift in zip(values, self.shifts, strict=True):
+            if value:
+                total += value << shift
+        return total
+
+
+def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
+    """Pair a round with the FIDE Dutch system; raise NoValidPairing if no legal pairing exists."""
+    tournament = with_implied_acceleration(tournament)
+    views = tournament.views(round_number)
+    numbers = views.to_pair()
+    if not numbers:
+        return Pairing(())
+    players = _players(views, numbers)
+    engine = _Round(views, players)
+    pairs, bye = engine.run()
+    initial = tournament.initial_colour or Colour.WHITE
+    boards = []
+    for x, y in pairs:
+        a, b = players[x], players[y]
+        colour = allocate(a.colour, b.colour, initial)
+        boards.append(Board(a.number, b.number) if colour is Colour.WHITE else Board(b.number, a.number))
+    ordered = _board_order(views, boards)
+    return Pairing(ordered, None if bye is None else players[bye].number)
+
+
+def _board_order(views: RoundViews, boards: Sequence[Board]) -> tuple[Board, ...]:
+    def key(board: Board) -> tuple[Points, Points, int]:
+        sw, sb = views.pairing_score(board.white), views.pairing_score(board.black)
+        return (-max(sw, sb), -min(sw, sb), min(board.white, board.black))
+
+    return tuple(sorted(boards, key=key))
+
+
+def with_implied_acceleration(tournament: Tournament) -> Tournament:
+    """Add Baku virtual points when record 192 names a *_BAKU system and no 250/XXA record is given."""
+    if tournament.acceleration:
+        return tournament
+    if not any(line.startswith("192") and line.upper().rstrip().endswith("_BAKU") for line in tournament.header):
+        return tournament
+    from dataclasses import replace
+
+    ranked = sorted(tournament.players, key=lambda p: p.number)
+    group = 2 * -(-len(ranked) // 4)
+    accelerated = -(-tournament.total_rounds // 2)
+    full = -(-accelerated // 2)
+    win, draw = tournament.scoring.win, tournament.scoring.draw
+    values = tuple(win if r <= full else draw for r in range(1, accelerated + 1))
+    return replace(tournament, acceleration={p.number: values for p in ranked[:group]})
+
+
+def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
+    order = sorted(numbers, key=lambda n: (-views.pairing_score(n), n))
+    out = []
+    r = views.round
+    for index, number in enumerate(order):
+        pref = views.preference(number)
+        state = ColourState(number, index, views.colours(number), pref.colour, pref.strength)
+        out.append(
+            _Player(
+                index=index,
+                number=number,
+                score=views.pairing_score(number),
+                colour=state,
+                float1=views.float_in(number, r - 1) if r > 1 else FloatDirection.NONE,
+                float2=views.float_in(number, r - 2) if r > 2 else FloatDirection.NONE,
+                pab_eligible=views.pab_eligible(number),
+                unplayed=views.unplayed_rounds(number),
+                topscorer=views.is_topscorer(number),
+                opponents=views.opponents(number),
+            )
+        )
+    return out
+
+
+def _after(state: ColourState, colour: Colour) -> tuple[bool, bool]:
+    """(abs colour difference > 2, same colour three times in a row) after playing `colour`."""
+    cd = state.difference + (1 if colour is Colour.WHITE else -1)
+    seq = state.colours
+    three = len(seq) >= 2 and seq[-1] is colour and seq[-2] is colour
+    return abs(cd) > 2, three
+
+
+class _Round:
+    """Pairs the brackets of one round from the top down."""
+
+    def __init__(self, views: RoundViews, players: list[_Player]) -> None:
+        self.views = views
+        self.players = players
+        self.initial = views.tournament.initial_colour or Colour.WHITE
+        tournament = views.tournament
+        n = len(players)
+        self.compatible: list[list[bool]] = [[False] * n for _ in range(n)]
+        for i in range(n):
+            a = players[i]
+            for j in range(i + 1, n):
+                b = players[j]
+                ok = b.number not in a.opponents and not tournament.is_forbidden(a.number, b.number)
+                if ok and not (a.topscorer or b.topscorer):
+                    ca, cb = a.colour, b.colour
+                    if (
+                        ca.strength is PreferenceStrength.ABSOLUTE
+                        and cb.strength is PreferenceStrength.ABSOLUTE
+                        and ca.preference is cb.preference
+                    ):
+                        ok = False
+                self.compatible[i][j] = self.compatible[j][i] = ok
+        self._colour_cache: dict[Pair, tuple[int, int, int, int]] = {}
+
+    def colour_failures(self, i: int, j: int) -> tuple[int, int, int, int]:
+        """Failures of [C10], [C11], [C12], [C13] for the pair i-j."""
+        key = (i, j) if i < j else (j, i)
+        got = self._colour_cache.get(key)
+        if got is not None:
+            return got
+        a, b = self.players[i], self.players[j]
+        ca, cb = a.colour, b.colour
+        colour_a = allocate(ca, cb, self.initial)
+        colour_b = colour_a.opposite
+        c10 = c11 = 0
+        if a.topscorer or b.topscorer:
+            for state, colour in ((ca, colour_a), (cb, colour_b)):
+                big, three = _after(state, colour)
+                c10 += big
+                c11 += three
+        c12 = int(ca.preference is not None and ca.preference is not colour_a) + int(
+            cb.preference is not None and cb.preference is not colour_b
+        )
+        c13 = 0
+        if (
+            ca.preference is not None
+            and ca.preference is cb.preference
+            and ca.strength >= PreferenceStrength.STRONG
+            and cb.strength >= PreferenceStrength.STRONG
+            and not (ca.strength is PreferenceStrength.ABSOLUTE and cb.strength is PreferenceStrength.ABSOLUTE)
+        ):
+            c13 = 1
+        got = (c10, c11, c12, c13)
+        self._colour_cache[key] = got
+        return got
+
+    def run(self) -> tuple[list[Pair], int | None]:
+        """All pairs (by order index) and the PAB receiver."""
+        players = self.players
+        groups: list[list[int]] = []
+        for p in players:
+            if groups and players[groups[-1][0]].score == p.score:
+                groups[-1].append(p.index)
+            else:
+                groups.append([p.index])
+        pairs: list[Pair] = []
+        mdps: list[int] = []
+        for gi, residents in enumerate(groups):
+            lower = [i for g in groups[gi + 1 :] for i in g]
+            nxt = groups[gi + 1] if gi + 1 < len(groups) else []
+            got, floaters = _Bracket(self, mdps, residents, nxt, lower).solve()
+            pairs.extend(got)
+            mdps = floaters
+        if len(mdps) > 1:
+            raise NoValidPairing("the lowest bracket could not be completed")
+        return pairs, (mdps[0] if mdps else None)
+
+
+class _Bracket:
+    """One bracket: MDPs plus residents, with the players below for completion and look-ahead."""
+
+    def __init__(
+        self, rnd: _Round, mdps: list[int], residents: list[int], nxt: list[int], lower: list[int]
+    ) -> None:
+        self.rnd = rnd
+        self.mdps = mdps
+        self.residents = residents
+        self.members = mdps + residents
+        self.member_set = set(self.members)
+        self.mdp_set = set(mdps)
+        self.next_set = set(nxt)
+        self.lower = lower
+        self.vertices = self.members + lower
+        self.dummy = len(self.vertices) if len(self.vertices) % 2 else -1
+        self.size = len(self.vertices) + (1 if self.dummy >= 0 else 0)
+        self._criteria = self._criteria_weights()
+
+    # -- criteria -------------------------------------------------------------------------------
+
+    def _criteria_weights(self) -> dict[Pair, int]:
+        rnd = self.rnd
+        players = rnd.players
+        verts = self.vertices
+        members = self.member_set
+        mdps = self.mdp_set
+        nxt = self.next_set
+        bracket_score = players[self.residents[0]].score
+        all_scores = sorted({players[v].score for v in verts})
+        score_rank = {s: k for k, s in enumerate(all_scores)}
+        b_scores = sorted({players[v].score for v in self.members})
+        b_rank = {s: k for k, s in enumerate(b_scores)}
+        base7 = len(self.members) + 1
+        n_scores = sorted({players[v].score for v in self.members + [v for v in verts if v in nxt]})
+        n_rank = {s: k for k, s in enumerate(n_scores)}
+        base8 = len(self.members) + len(nxt) + 1
+        diffs = sorted({players[m].score - bracket_score for m in self.mdps} | {Fraction(0)})
+        diff_rank = {d: k for k, d in enumerate(diffs)}
+        base_sd = len(self.mdps) + 1
+        unpaired_sd = base_sd ** len(diffs)
+        max_unplayed = max((players[v].unplayed for v in verts), default=0)
+        bounds = [
+            1,  # completion: every edge counts
+            len(all_scores),  # C5
+            1,  # C6
+            2 * base7 ** len(b_scores),  # C7
+            1,  # C8 pairs
+            2 * base8 ** len(n_scores),  # C8 scores
+            max_unplayed + 1,  # C9
+            2, 2, 2, 2,  # C10-C13
+            2, 1, 2, 1,  # C14-C17
+            unpaired_sd, unpaired_sd, unpaired_sd, unpaired_sd,  # C18-C21
+        ]
+        self.levels = _Levels(bounds, self.size // 2)
+        pack = self.levels.pack
+        out: dict[Pair, int] = {}
+        compatible = rnd.compatible
+        zero = [0] * len(bounds)
+        for a in range(len(verts)):
+            x = verts[a]
+            px = players[x]
+            row = compatible[x]
+            for b in range(a + 1, len(verts)):
+                y = verts[b]
+                if not row[y]:
+                    continue
+                py = players[y]
+                vals = list(zero)
+                vals[0] = 1
+                in_x, in_y = x in members, y in members
+                if in_x and in_y:
+                    vals[2] = 1
+                    vals[3] = base7 ** b_rank[px.score] + base7 ** b_rank[py.score]
+                    c10, c11, c12, c13 = rnd.colour_failures(x, y)
+                    vals[7], vals[8], vals[9], vals[10] = -c10, -c11, -c12, -c13
+                    for p, other in ((px, py), (py, px)):
+                        resident = p.index not in mdps
+                        other_mdp = other.index in mdps
+                        if resident:
+                            vals[11] += p.float1 is FloatDirection.DOWN
+                            vals[13] += p.float2 is FloatDirection.DOWN
+                            if other_mdp:
+                                vals[12] -= p.float1 is FloatDirection.UP
+                                vals[14] -= p.float2 is FloatDirection.UP
+                                weight = base_sd ** diff_rank[other.score - bracket_score]
+                                if p.float1 is FloatDirection.UP:
+                                    vals[16] -= weight
+                                if p.float2 is FloatDirection.UP:
+                                    vals[18] -= weight
+                        else:
+                            diff = p.score - other.score if not other_mdp else abs(p.score - other.score)
+                            weight = base_sd ** diff_rank.get(diff, 0)
+                            if p.float1 is FloatDirection.DOWN:
+                                vals[15] += unpaired_sd - weight
+                            if p.float2 is FloatDirection.DOWN:
+                                vals[17] += unpaired_sd - weight
+                elif (in_x or x in nxt) and (in_y or y in nxt) and nxt:
+                    vals[4] = 1
+                    vals[5] = base8 ** n_rank[px.score] + base8 ** n_rank[py.score]
+                out[(a, b)] = pack(vals)
+        if self.dummy >= 0:
+            top = len(all_scores) - 1
+            for a, x in enumerate(verts):
+                p = players[x]
+                if p.pab_eligible:
+                    vals = list(zero)
+                    vals[0] = 1
+                    vals[1] = top - score_rank[p.score]
+                    vals[6] = max_unplayed - p.unplayed
+                    out[(a, self.dummy)] = pack(vals)
+        return out
+
+    # -- solving --------------------------------------------------------------------------------
+
+    def _solve(self, order: dict[Pair, int], order_bits: int, removed: set[int], cut: set[Pair]) -> list[int]:
+        edges = []
+        for (a, b), w in self._criteria.items():
+            if a in removed or b in removed or (a, b) in cut:
+                continue
+            edges.append((a, b, (w << (order_bits + 1)) + order.get((a, b), 0)))
+        mate = max_weight_matching(self.size, edges)
+        for v in range(self.size):
+            if v not in removed and mate[v] == -1:
+                raise NoValidPairing("no pairing satisfies the absolute criteria for the remaining players")
+        return mate
+
+    def solve(self) -> tuple[list[Pair], list[int]]:
+        """The bracket's pairs (order indices) and its downfloaters (in order)."""
+        members = self.members
+        local = {x: a for a, x in enumerate(self.vertices)}
+        if self.mdps:
+            order, bits = self._mdp_keys(local)
+            mate = self._solve(order, bits, set(), set())
+            fixed: list[Pair] = []
+            used: set[int] = set()
+            for m in self.mdps:
+                a = local[m]
+                b = mate[a]
+                if 0 <= b < len(self.vertices) and self.vertices[b] in self.member_set and b not in used:
+                    if self.vertices[b] in self.mdp_set and local[m] > b:
+                        continue
+                    fixed.append((m, self.vertices[b]))
+                    used.update((a, b))
+            remainder = [r for r in self.residents if local[r] not in used]
+            limbo = [m for m in self.mdps if local[m] not in used]
+            in_bracket = [
+                (a, mate[a])
+                for a in range(len(self.vertices))
+                if a < mate[a] < len(self.vertices)
+                and a not in used
+                and self.vertices[a] in self.member_set
+                and self.vertices[mate[a]] in self.member_set
+            ]
+            cut = {
+                (min(local[m], local[r]), max(local[m], local[r]))
+                for m in limbo
+                for r in remainder
+            }
+            pairs, floaters = self._homogeneous(remainder, len(in_bracket), used, cut, mate)
+            return fixed + pairs, sorted(limbo + floaters)
+        count = len(members) // 2
+        return self._homogeneous(members, count, set(), set(), None)
+
+    def _homogeneous(
+        self, group: list[int], count: int, removed: set[int], cut: set[Pair], mate: list[int] | None
+    ) -> tuple[list[Pair], list[int]]:
+        local = {x: a for a, x in enumerate(self.vertices)}
+        for _attempt in range(3):
+            if len(group) < 2 or count == 0:
+                break
+            order, bits = self._homogeneous_keys(group, count, local)
+            mate = self._solve(order, bits, removed, cut)
+            gset = {local[x] for x in group}
+            got = sum(1 for a in gset if mate[a] in gset and a < mate[a])
+            if got == count:
+                break
+            count = got
+        pairs: list[Pair] = []
+        floaters: list[int] = []
+        gset = {local[x] for x in group}
+        for x in group:
+            a = local[x]
+            b = mate[a] if mate is not None else -1
+            if b in gset:
+                if a < b:
+                    pairs.append((x, self.vertices[b]))
+            else:
+                floaters.append(x)
+        return pairs, floaters
+
+    def _homogeneous_keys(self, group: list[int], p: int, local: dict[int, int]) -> tuple[dict[Pair, int], int]:
+        """Exchange and transposition order of Article 4.2-4.3 as additive edge keys (bigger is earlier)."""
+        n = len(group)
+        bsn = {local[x]: k + 1 for k, x in enumerate(group)}
+        base = n + 1
+        bounds = [1, n, 1 << (p + 1), 1 << (n + 1), base ** (n + 1)]
+        levels = _Levels(bounds, n // 2 + 1)
+        keys: dict[Pair, int] = {}
+        members = sorted(bsn)
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                lo, hi = sorted((bsn[a], bsn[b]))
+                vals = [
+                    1 if lo <= p else 0,
+                    -lo,
+                    -(1 << lo) if lo <= p else 0,
+                    (1 << (n - lo)) if lo > p else 0,
+                    (n - hi) * base ** (n - lo),
+                ]
+                keys[(min(a, b), max(a, b))] = levels.pack(vals)
+        return keys, levels.width
+
+    def _mdp_keys(self, local: dict[int, int]) -> tuple[dict[Pair, int], int]:
+        """MDP-set choice (Article 4.4) then the S2 transposition for the MDPs (Article 4.2)."""
+        m0 = len(self.mdps)
+        n = len(self.residents)
+        base = n + 1
+        bounds = [1 << (m0 + 1), base ** (m0 + 1)]
+        levels = _Levels(bounds, m0 + 1)
+        keys: dict[Pair, int] = {}
+        for i, m in enumerate(self.mdps):
+            for j, r in enumerate(self.residents):
+                a, b = local[m], local[r]
+                vals = [1 << (m0 - i - 1), (n - j) * base ** (m0 - i - 1)]
+                keys[(min(a, b), max(a, b))] = levels.pack(vals)
+        return keys, levels.width

@@ -1,0 +1,390 @@
+"""Maximum-weight matching in general graphs (Edmonds' blossom algorithm, primal-dual, integer weights).
+
+The implementation follows the classic O(n^3) formulation (Galil 1986) with integer arithmetic only,
+so arbitrarily large Python integers can encode lexicographic criteria as edge weights. Vertices are
+0..n-1; the graph is given as a list of (u, v, weight) edges and stored once as adjacency lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+Edge = tuple[int, int, int]
+
+
+def max_weight_matching(n: int, edges: Sequence[Edge], *, max_cardinality: bool = False) -> list[int]:
+    """Return `mate` with mate[v] = partner of v or -1, for a maximum-weight matching.
+
+    With `max_cardinality`, the matching has maximum cardinality first and maximum weight among those.
+    """
+    if not edges or n == 0:
+        return [-1] * n
+    nedge = len(edges)
+    endpoint: list[int] = [0] * (2 * nedge)
+    wt: list[int] = [0] * nedge
+    neighbend: list[list[int]] = [[] for _ in range(n)]
+    maxweight = 0
+    for k, (i, j, w) in enumerate(edges):
+        endpoint[2 * k] = i
+        endpoint[2 * k + 1] = j
+        wt[k] = w
+        neighbend[i].append(2 * k + 1)
+        neighbend[j].append(2 * k)
+        if w > maxweight:
+            maxweight = w
+
+    mate = [-1] * n
+    label = [0] * (2 * n)
+    labelend = [-1] * (2 * n)
+    inblossom = list(range(n))
+    blossomparent = [-1] * (2 * n)
+    blossomchilds: list[list[int]] = [[] for _ in range(2 * n)]
+    blossombase = list(range(n)) + [-1] * n
+    blossomendps: list[list[int]] = [[] for _ in range(2 * n)]
+    bestedge = [-1] * (2 * n)
+    blossombestedges: list[list[int] | None] = [None] * (2 * n)
+    unusedblossoms = list(range(n, 2 * n))
+    dualvar = [maxweight] * n + [0] * n
+    allowedge = [False] * nedge
+    queue: list[int] = []
+
+    def slack(k: int) -> int:
+        return dualvar[endpoint[2 * k]] + dualvar[endpoint[2 * k + 1]] - 2 * wt[k]
+
+    def blossom_leaves(b: int) -> list[int]:
+        if b < n:
+            return [b]
+        out: list[int] = []
+        stack = [b]
+        while stack:
+            t = stack.pop()
+            if t < n:
+                out.append(t)
+            else:
+                stack.extend(blossomchilds[t])
+        return out
+
+    def assign_label(w: int, t: int, p: int) -> None:
+        b = inblossom[w]
+        label[w] = label[b] = t
+        labelend[w] = labelend[b] = p
+        bestedge[w] = bestedge[b] = -1
+        if t == 1:
+            queue.extend(blossom_leaves(b))
+        else:
+            base = blossombase[b]
+            assign_label(endpoint[mate[base]], 1, mate[base] ^ 1)
+
+    def scan_blossom(v: int, w: int) -> int:
+        path = []
+        base = -1
+        while v != -1 or w != -1:
+            b = inblossom[v]
+            if label[b] & 4:
+                base = blossombase[b]
+                break
+            path.append(b)
+            label[b] = 5
+            if labelend[b] == -1:
+                v = -1
+            else:
+                v = endpoint[labelend[b]]
+                b = inblossom[v]
+                v = endpoint[labelend[b]]
+            if w != -1:
+                v, w = w, v
+        for b in path:
+            label[b] = 1
+        return base
+
+    def add_blossom(base: int, k: int) -> None:
+        v, w = endpoint[2 * k], endpoint[2 * k + 1]
+        bb = inblossom[base]
+        bv = inblossom[v]
+        bw = inblossom[w]
+        b = unusedblossoms.pop()
+        blossombase[b] = base
+        blossomparent[b] = -1
+        blossomparent[bb] = b
+        path: list[int] = []
+        endps: list[int] = []
+        while bv != bb:
+            blossomparent[bv] = b
+            path.append(bv)
+            endps.append(labelend[bv])
+            v = endpoint[labelend[bv]]
+            bv = inblossom[v]
+        path.append(bb)
+        path.reverse()
+        endps.reverse()
+        endps.append(2 * k)
+        while bw != bb:
+            blossomparent[bw] = b
+            path.append(bw)
+            endps.append(labelend[bw] ^ 1)
+            w = endpoint[labelend[bw]]
+            bw = inblossom[w]
+        blossomchilds[b] = path
+        blossomendps[b] = endps
+        label[b] = 1
+        labelend[b] = labelend[bb]
+        dualvar[b] = 0
+        for leaf in blossom_leaves(b):
+            if label[inblossom[leaf]] == 2:
+                queue.append(leaf)
+            inblossom[leaf] = b
+        bestedgeto = [-1] * (2 * n)
+        for bv in path:
+            if blossombestedges[bv] is None:
+                nblists = [[p // 2 for p in neighbend[leaf]] for leaf in blossom_leaves(bv)]
+            else:
+                nblists = [blossombestedges[bv]]  # type: ignore[list-item]
+            for nblist in nblists:
+                for kk in nblist:
+                    i, j = endpoint[2 * kk], endpoint[2 * kk + 1]
+                    if inblossom[j] == b:
+                        i, j = j, i
+                    bj = inblossom[j]
+                    if (
+                        bj != b
+                        and label[bj] == 1
+                        and (bestedgeto[bj] == -1 or slack(kk) < slack(bestedgeto[bj]))
+                    ):
+                        bestedgeto[bj] = kk
+            blossombestedges[bv] = None
+            bestedge[bv] = -1
+        best = [kk for kk in bestedgeto if kk != -1]
+        blossombestedges[b] = best
+        bestedge[b] = -1
+        for kk in best:
+            if bestedge[b] == -1 or slack(kk) < slack(bestedge[b]):
+                bestedge[b] = kk
+
+    def expand_blossom(b: int, endstage: bool) -> None:
+        for s in blossomchilds[b]:
+            blossomparent[s] = -1
+            if s < n:
+                inblossom[s] = s
+            elif endstage and dualvar[s] == 0:
+                expand_blossom(s, endstage)
+            else:
+                for leaf in blossom_leaves(s):
+                    inblossom[leaf] = s
+        if not endstage and label[b] == 2:
+            entrychild = inblossom[endpoint[labelend[b] ^ 1]]
+            childs = blossomchilds[b]
+            endps = blossomendps[b]
+            j = childs.index(entrychild)
+            if j & 1:
+                j -= len(childs)
+                jstep = 1
+                endptrick = 0
+            else:
+                jstep = -1
+                endptrick = 1
+            p = labelend[b]
+            while j != 0:
+                label[endpoint[p ^ 1]] = 0
+                label[endpoint[endps[j - endptrick] ^ endptrick ^ 1]] = 0
+                assign_label(endpoint[p ^ 1], 2, p)
+                allowedge[endps[j - endptrick] // 2] = True
+                j += jstep
+                p = endps[j - endptrick] ^ endptrick
+                allowedge[p // 2] = True
+                j += jstep
+            bv = childs[j]
+            label[endpoint[p ^ 1]] = label[bv] = 2
+            labelend[endpoint[p ^ 1]] = labelend[bv] = p
+            bestedge[bv] = -1
+            j += jstep
+            while childs[j] != entrychild:
+                bv = childs[j]
+                if label[bv] == 1:
+                    j += jstep
+                    continue
+                for v in blossom_leaves(bv):
+                    if label[v] != 0:
+                        break
+                else:
+                    j += jstep
+                    continue
+                if label[v] != 0:
+                    label[v] = 0
+                    label[endpoint[mate[blossombase[bv]]]] = 0
+                    assign_label(v, 2, labelend[v])
+                j += jstep
+        label[b] = labelend[b] = -1
+        blossomchilds[b] = []
+        blossomendps[b] = []
+        blossombase[b] = -1
+        blossombestedges[b] = None
+        bestedge[b] = -1
+        unusedblossoms.append(b)
+
+    def augment_blossom(b: int, v: int) -> None:
+        t = v
+        while blossomparent[t] != b:
+            t = blossomparent[t]
+        if t >= n:
+            augment_blossom(t, v)
+        childs = blossomchilds[b]
+        endps = blossomendps[b]
+        i = j = childs.index(t)
+        if i & 1:
+            j -= len(childs)
+            jstep = 1
+            endptrick = 0
+        else:
+            jstep = -1
+            endptrick = 1
+        while j != 0:
+            j += jstep
+            t = childs[j]
+            p = endps[j - endptrick] ^ endptrick
+            if t >= n:
+                augment_blossom(t, endpoint[p])
+            j += jstep
+            t = childs[j]
+            if t >= n:
+                augment_blossom(t, endpoint[p ^ 1])
+            mate[endpoint[p]] = p ^ 1
+            mate[endpoint[p ^ 1]] = p
+        blossomchilds[b] = childs[i:] + childs[:i]
+        blossomendps[b] = endps[i:] + endps[:i]
+        blossombase[b] = blossombase[childs[i]]
+
+    def augment_matching(k: int) -> None:
+        v, w = endpoint[2 * k], endpoint[2 * k + 1]
+        for s, p in ((v, 2 * k + 1), (w, 2 * k)):
+            while True:
+                bs = inblossom[s]
+                if bs >= n:
+                    augment_blossom(bs, s)
+                mate[s] = p
+                if labelend[bs] == -1:
+                    break
+                t = endpoint[labelend[bs]]
+                bt = inblossom[t]
+                s = endpoint[labelend[bt]]
+                j = endpoint[labelend[bt] ^ 1]
+                if bt >= n:
+                    augment_blossom(bt, j)
+                mate[j] = labelend[bt]
+                p = labelend[bt] ^ 1
+
+    for _stage in range(n):
+        for i in range(2 * n):
+            label[i] = 0
+            bestedge[i] = -1
+        for i in range(n, 2 * n):
+            blossombestedges[i] = None
+        for i in range(nedge):
+            allowedge[i] = False
+        queue.clear()
+        for v in range(n):
+            if mate[v] == -1 and label[inblossom[v]] == 0:
+                assign_label(v, 1, -1)
+        augmented = False
+        while True:
+            while queue and not augmented:
+                v = queue.pop()
+                for p in neighbend[v]:
+                    k = p // 2
+                    w = endpoint[p]
+                    if inblossom[v] == inblossom[w]:
+                        continue
+                    kslack = 0
+                    if not allowedge[k]:
+                        kslack = dualvar[v] + dualvar[w] - 2 * wt[k]
+                        if kslack <= 0:
+                            allowedge[k] = True
+                    if allowedge[k]:
+                        lw = label[inblossom[w]]
+                        if lw == 0:
+                            assign_label(w, 2, p ^ 1)
+                        elif lw == 1:
+                            base = scan_blossom(v, w)
+                            if base >= 0:
+                                add_blossom(base, k)
+                            else:
+                                augment_matching(k)
+                                augmented = True
+                                break
+                        elif label[w] == 0:
+                            label[w] = 2
+                            labelend[w] = p ^ 1
+                    elif label[inblossom[w]] == 1:
+                        b = inblossom[v]
+                        if bestedge[b] == -1 or kslack < slack(bestedge[b]):
+                            bestedge[b] = k
+                    elif label[w] == 0 and (bestedge[w] == -1 or kslack < slack(bestedge[w])):
+                        bestedge[w] = k
+            if augmented:
+                break
+            deltatype = -1
+            delta = 0
+            deltaedge = -1
+            deltablossom = -1
+            if not max_cardinality:
+                deltatype = 1
+                delta = min(dualvar[:n])
+            for v in range(n):
+                if label[inblossom[v]] == 0 and bestedge[v] != -1:
+                    d = slack(bestedge[v])
+                    if deltatype == -1 or d < delta:
+                        delta = d
+                        deltatype = 2
+                        deltaedge = bestedge[v]
+            for b in range(2 * n):
+                if blossomparent[b] == -1 and label[b] == 1 and bestedge[b] != -1:
+                    kslack = slack(bestedge[b])
+                    d = kslack // 2
+                    if deltatype == -1 or d < delta:
+                        delta = d
+                        deltatype = 3
+                        deltaedge = bestedge[b]
+            for b in range(n, 2 * n):
+                if (
+                    blossombase[b] >= 0
+                    and blossomparent[b] == -1
+                    and label[b] == 2
+                    and (deltatype == -1 or dualvar[b] < delta)
+                ):
+                    delta = dualvar[b]
+                    deltatype = 4
+                    deltablossom = b
+            if deltatype == -1:
+                deltatype = 1
+                delta = max(0, min(dualvar[:n]))
+            for v in range(n):
+                lv = label[inblossom[v]]
+                if lv == 1:
+                    dualvar[v] -= delta
+                elif lv == 2:
+                    dualvar[v] += delta
+            for b in range(n, 2 * n):
+                if blossombase[b] >= 0 and blossomparent[b] == -1:
+                    if label[b] == 1:
+                        dualvar[b] += delta
+                    elif label[b] == 2:
+                        dualvar[b] -= delta
+            if deltatype == 1:
+                break
+            if deltatype == 2:
+                allowedge[deltaedge] = True
+                i, j = endpoint[2 * deltaedge], endpoint[2 * deltaedge + 1]
+                if label[inblossom[i]] == 0:
+                    i, j = j, i
+                queue.append(i)
+            elif deltatype == 3:
+                allowedge[deltaedge] = True
+                queue.append(endpoint[2 * deltaedge])
+            else:
+                expand_blossom(deltablossom, False)
+        if not augmented:
+            break
+        for b in range(n, 2 * n):
+            if blossomparent[b] == -1 and blossombase[b] >= 0 and label[b] == 1 and dualvar[b] == 0:
+                expand_blossom(b, True)
+
+    return [endpoint[m] if m != -1 else -1 for m in mate]
