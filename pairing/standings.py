@@ -8,9 +8,28 @@ from fractions import Fraction
 
 from pairing.encounter import direct_encounter, mini_table
 from pairing.model import Points, Tournament
-from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, SCORE_LIKE, TiebreakSpec, parse_tiebreak
+from pairing.tiebreak_codes import (
+    DEFAULT_TIEBREAKS,
+    SCORE_LIKE,
+    TiebreakSpec,
+    UnknownTiebreak,
+    parse_tiebreak,
+    parse_tiebreaks,
+)
 from pairing.tiebreaks import TiebreakCalculator
-from pairing.unplayed import Edition
+from pairing.unplayed import EDITIONS, Edition
+
+__all__ = [
+    "DEFAULT_TIEBREAKS",
+    "EDITIONS",
+    "Edition",
+    "StandingRow",
+    "UnknownTiebreak",
+    "compute_standings",
+    "format_standings",
+    "format_value",
+    "parse_tiebreaks",
+]
 
 
 @dataclass(frozen=True)
@@ -33,10 +52,13 @@ def compute_standings(
     through_round: int | None = None,
     lichess_sb: bool = False,
 ) -> list[StandingRow]:
-    """Rank the players (those in `exclude` are left out, everyone's values unchanged); ties share a rank.
+    """Rank the players by points, then by each tie-break within every still-tied subgroup.
 
+    `exclude` leaves players out of the ranking without changing anyone's points or values (their games
+    still count). `through_round` gives the standings after that round (default: the last paired round).
     DE's value is the player's score in the mini-table of the group it was applied to (0 when not tied).
     Players tied on everything share a rank and are listed by starting number.
+    Raises UnknownTiebreak for a bad code and ValueError for an unknown excluded number.
     """
     specs = [parse_tiebreak(code) for code in tiebreaks]
     unknown = sorted(set(exclude) - tournament.by_number.keys())

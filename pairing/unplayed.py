@@ -90,7 +90,12 @@ class ScoreSheet:
 
 
 def score_sheet(tournament: Tournament, rounds: int, edition: Edition = "2026") -> ScoreSheet:
-    """Build the score sheet of a tournament as it stood after `rounds` rounds."""
+    """Build the score sheet of a tournament as it stood after `rounds` rounds.
+
+    The rounds covered stand for "the tournament" of Article 16: a bye in the last covered round is
+    category .5, and the 2026 cap of 16.4.2 is draw points x `rounds` (the same as the scheduled number
+    once the event is over; during the event it reads the standings as if it ended now).
+    """
     if edition not in EDITIONS:
         raise ValueError(f"unknown tie-break edition {edition!r} (known: {', '.join(EDITIONS)})")
     scoring = tournament.scoring
