@@ -352,11 +352,11 @@ def _played_round(tournament: Tournament, round_number: int) -> _PlayedRound:
         if number > rec.opponent:
             continue
         colour = rec.colour if rec.colour is not None else (theirs.colour.opposite if theirs.colour else None)
-        if colour is None:
-            board = Board(number, rec.opponent)
+        board = Board(rec.opponent, number) if colour is Colour.BLACK else Board(number, rec.opponent)
+        if colour is None or not rec.is_played:
+            # A forfeit's colours count for nothing, and other programs do not write them reliably
+            # (the reference checker accepts them either way): compare the pair only.
             colourless.add(board)
-        else:
-            board = Board(number, rec.opponent) if colour is Colour.WHITE else Board(rec.opponent, number)
         boards.append(board)
     for extra in byes[1:]:
         message = f"more than one pairing-allocated bye ({byes[0]} and {extra})"
@@ -382,7 +382,7 @@ def _compare(round_number: int, played: _PlayedRound, engine_pairing: Pairing) -
     engine_boards = set(engine_pairing.boards)
     file_boards = set(ours.boards)
     for board in played.colourless:
-        # A forfeit written without colours: any orientation of the same pair agrees.
+        # A forfeited board: any orientation of the same pair agrees.
         flipped = Board(board.black, board.white)
         if flipped in engine_boards:
             file_boards.discard(board)
@@ -423,6 +423,7 @@ def check_tournament(
 ) -> list[Discrepancy]:
     """Rebuild a tournament round by round: check each played round, and re-pair it with the engine.
 
+    Forfeited boards are compared as pairs, without colours, as the reference checker does.
     `system=None` checks the absolute criteria only; `engine` replaces the system's engine.
     """
     pair = engine if engine is not None else (_load_engine(system) if system is not None else None)

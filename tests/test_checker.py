@@ -474,3 +474,14 @@ def test_cli_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         path.write_bytes(b"\xff\xfe\x00garbage")
     assert run_check(str(path)) == 5
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_forfeited_boards_are_compared_without_colours() -> None:
+    t = trf.read(str(EXAMPLE))  # round 3 has the forfeit 3-2 (3 White)
+    replay = _replay(t)
+
+    def engine(state: Tournament, r: int) -> Pairing:
+        p = replay(state, r)
+        return Pairing(tuple(Board(b.black, b.white) if (r, b.white) == (3, 3) else b for b in p.boards), p.bye)
+
+    assert checker.check_tournament(t, engine=engine) == []
