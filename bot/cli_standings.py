@@ -70,7 +70,10 @@ def _codes(args: argparse.Namespace, tournament: Tournament) -> tuple[str, ...]:
         return parse_tiebreaks(str(args.tiebreaks))
     for line in tournament.header:
         if line.startswith("202"):
-            return parse_tiebreaks(line[3:])
+            try:
+                return parse_tiebreaks(line[3:])
+            except UnknownTiebreak as error:
+                raise ValueError(f"record 202 of the file: {error}") from None
     return DEFAULT_TIEBREAKS
 
 

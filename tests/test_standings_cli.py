@@ -64,6 +64,14 @@ def test_record_202_is_the_default_list(tmp_path: Path, capsys: pytest.CaptureFi
     assert [r["number"] for r in rows][3:] == [4, 2]  # PS 4.0 vs 3.0
 
 
+def test_unknown_code_in_record_202_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "event.trf"
+    path.write_text(EXAMPLE26.read_text().replace("202 BH/C1,BH,SB,DE", "202 BH/C1,BHX,SB,DE"))
+    assert _run(str(path)) == 3
+    assert "record 202" in capsys.readouterr().err
+    assert _run(str(path), "--tiebreaks", "SB") == 0  # the option overrides the file
+
+
 def test_exclude_and_round(capsys: pytest.CaptureFixture[str]) -> None:
     rows = _json(capsys, str(EXAMPLE16), "--exclude", "1,3", "--tiebreaks", "WIN")
     assert [r["number"] for r in rows] == [5, 2, 4]
