@@ -44,7 +44,6 @@ class DiscordConfig:
     """Discord behaviour that is not a secret."""
 
     dm_players: bool = False
-    reminder_minutes: int = 10
     log_channel_id: int = 0
 
 
@@ -190,11 +189,8 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
     discord_table = root.table("discord")
     discord = DiscordConfig(
         dm_players=discord_table.get("dm_players", bool, False),
-        reminder_minutes=discord_table.get("reminder_minutes", int, 10),
         log_channel_id=discord_table.get("log_channel_id", int, 0),
     )
-    if discord.reminder_minutes < 0:
-        raise ConfigError("'discord.reminder_minutes' must be 0 (no reminder) or more")
     discord_table.finish()
 
     lichess_table = root.table("lichess")
@@ -250,3 +246,12 @@ def load_secrets(environ: Mapping[str, str] | None = None) -> Secrets:
     if missing:
         raise ConfigError(f"environment variable {' and '.join(missing)} is not set (tokens never go in the file)")
     return Secrets(env[DISCORD_TOKEN_ENV].strip(), env[LICHESS_TOKEN_ENV].strip())
+
+
+def load_discord_token(environ: Mapping[str, str] | None = None) -> str:
+    """Only the Discord token (for `swissbot sync`, which never talks to Lichess)."""
+    env = os.environ if environ is None else environ
+    token = env.get(DISCORD_TOKEN_ENV, "").strip()
+    if not token:
+        raise ConfigError(f"environment variable {DISCORD_TOKEN_ENV} is not set (tokens never go in the file)")
+    return token

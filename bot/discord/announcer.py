@@ -121,7 +121,10 @@ class DiscordAnnouncer:
 
     @_guarded
     async def round_paired(self, event: Event, round: RoundView) -> None:
-        """The round's boards and links in one message (more only for very large rounds), players pinged once."""
+        """The round's boards and links in one message (more only for very large rounds), players pinged once.
+
+        (The director DMs each player their own pairing through `dm`.)
+        """
         pages = round_messages(event, round, mention=False)
         pings = mention_messages(f"Round {round.number} of **{event.name}** is paired:", round_players(round))
         ref = await get_message(self.db, event.id, "round:0", round_number=round.number)
@@ -132,15 +135,6 @@ class DiscordAnnouncer:
         channel = await self._channel(event.channel_id)
         for extra in pings[1:]:
             await channel.send(extra, allowed_mentions=PING_USERS)
-        if self.config.discord.dm_players:
-            for board in round.boards:
-                for me, other, colour in ((board.white, board.black, "white"), (board.black, board.white, "black")):
-                    if me.discord_id:
-                        link = f" Your game: {board.url}" if board.url else ""
-                        await self.dm(
-                            me.discord_id,
-                            f"{event.name}, round {round.number}: you play {colour} against {other.name}.{link}",
-                        )
 
     @_guarded
     async def results_updated(self, event: Event, round: RoundView) -> None:
@@ -181,7 +175,9 @@ class DiscordAnnouncer:
         await channel.send(clip(f"🛠️ **{event.name}** (organisers): {text}", 2000), allowed_mentions=NO_MENTIONS)
 
     async def dm(self, discord_id: int, text: str) -> None:
-        """A private message; players who closed their DMs are skipped."""
+        """A private message when DMs are on in the config; players who closed their DMs are skipped."""
+        if not self.config.discord.dm_players:
+            return
         try:
             user = self.client.get_user(discord_id) or await self.client.fetch_user(discord_id)
             await user.send(clip(text, 2000), allowed_mentions=NO_MENTIONS)

@@ -18,6 +18,7 @@ from bot.discord.cogs.member import MemberCog
 from bot.discord.cogs.organiser import OrganiserCog
 from bot.discord.errors import on_app_command_error
 from bot.discord.views import JoinButton
+from bot.scheduling import Scheduler
 
 log = logging.getLogger("swissbot.discord")
 
@@ -30,7 +31,10 @@ def intents() -> discord.Intents:
 
 
 class SwissBot(commands.Bot):
-    """The club's tournament bot. Construct it offline; `setup_hook` (at login) opens everything."""
+    """The club's tournament bot. Construct it offline; `setup_hook` (at login) opens everything.
+
+    With `commands_only` the bot registers its commands and nothing else (syncing, payloads).
+    """
 
     def __init__(
         self,
@@ -39,6 +43,7 @@ class SwissBot(commands.Bot):
         *,
         director: Director | None = None,
         clock: Clock | None = None,
+        commands_only: bool = False,
     ) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
@@ -55,6 +60,8 @@ class SwissBot(commands.Bot):
         self.startup_problems: list[str] = []
         self._owned: list[Any] = []
         self._checked_channels = False
+        self.commands_only = commands_only
+        self.scheduler: Scheduler | None = None
 
     @property
     def director(self) -> Director:
@@ -96,11 +103,27 @@ class SwissBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         """At login: the director, the commands, the Join button for every event (rebuilt from its id)."""
+        if self.commands_only:  # `swissbot sync`: the commands are all it needs
+            await self.add_commands()
+            return
+        built = self._director is None
         if self._director is None:
             self._director = await self.build_director()
-        self._director.on_change = self.events.invalidate
+        director = self._director
         await self.add_commands()
         self.add_dynamic_items(JoinButton)
+        if built:
+            self.scheduler = Scheduler(director, self.clock)
+            await self.scheduler.start()  # it takes director.on_change to rebuild its jobs
+        rebuild = director.on_change
+        events = self.events
+
+        def changed() -> None:
+            events.invalidate()
+            if rebuild is not None:
+                rebuild()
+
+        director.on_change = changed
 
     async def on_ready(self) -> None:
         """Once connected: check that every configured channel takes the bot's messages."""
@@ -116,8 +139,11 @@ class SwissBot(commands.Bot):
         log.info("ready as %s in %d server(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
-        """Close Discord, then the gateway and the database."""
+        """Close Discord, then the scheduler, the gateway and the database."""
         await super().close()
+        if self.scheduler is not None:
+            await self.scheduler.shutdown()
+            self.scheduler = None
         for resource in reversed(self._owned):
             try:
                 await resource.close()

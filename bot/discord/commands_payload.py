@@ -11,7 +11,7 @@ from bot.discord.bot import SwissBot
 
 async def offline_bot(config: Config | None = None) -> SwissBot:
     """A bot with every command registered, never connected (for payloads, tests and syncing)."""
-    bot = SwissBot(config or Config(database=Path("unused.sqlite3")))
+    bot = SwissBot(config or Config(database=Path("unused.sqlite3")), commands_only=True)
     await bot.add_commands()
     return bot
 

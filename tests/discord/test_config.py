@@ -106,7 +106,7 @@ def test_unknown_key_is_an_error_naming_it(tmp_path: Path, text: str, key: str) 
     ("text", "message"),
     [
         ("[discord]\ndm_players = 'yes'\n", "'discord.dm_players' must be bool"),
-        ("[discord]\nreminder_minutes = true\n", "not a boolean"),
+        ("[discord]\nlog_channel_id = true\n", "not a boolean"),
         ("[[clubs]]\nguild_id = 1\nchannel_id = 2\n", "missing key 'clubs[0].organiser_role'"),
         ("[[clubs]]\nguild_id = -1\norganiser_role = 'x'\nchannel_id = 2\n", "Discord id"),
         (MINIMAL + MINIMAL, "more than one"),

@@ -1,0 +1,65 @@
+"""`swissbot run --config config.toml`: the real bot (tokens from the environment)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+import discord
+
+from bot.config import Config, ConfigError, Secrets, load_config, load_secrets
+from bot.discord.bot import SwissBot
+
+log = logging.getLogger("swissbot")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `run` subcommand."""
+    parser = sub.add_parser(
+        "run",
+        help="run the Discord bot",
+        description="Run the bot. DISCORD_TOKEN and LICHESS_TOKEN come from the environment; "
+        "everything else from the TOML file (see config.example.toml).",
+    )
+    parser.add_argument("--config", type=Path, default=Path("config.toml"), help="the TOML file (default config.toml)")
+    parser.set_defaults(handler=run)
+
+
+def setup_logging(level: str) -> None:
+    """Log to stderr at the configured level (discord.py's own chatter at WARNING unless DEBUG)."""
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s", stream=sys.stderr)
+    if level != "DEBUG":
+        logging.getLogger("discord").setLevel(logging.WARNING)
+
+
+async def serve(config: Config, secrets: Secrets) -> int:
+    """Run until stopped; 2 when a configured channel was unusable."""
+    bot = SwissBot(config, secrets)
+    async with bot:
+        await bot.start(secrets.discord_token)
+    return 2 if bot.startup_problems else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the configuration, then run the bot."""
+    try:
+        config = load_config(args.config)
+        secrets = load_secrets()
+    except ConfigError as error:
+        print(f"swissbot run: {error}", file=sys.stderr)
+        return 2
+    setup_logging(config.log_level)
+    try:
+        return asyncio.run(serve(config, secrets))
+    except discord.LoginFailure:
+        print("swissbot run: Discord refused the token in DISCORD_TOKEN", file=sys.stderr)
+        return 2
+    except ConfigError as error:
+        print(f"swissbot run: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        log.info("stopped")
+        return 0

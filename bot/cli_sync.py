@@ -1,0 +1,57 @@
+"""`swissbot sync [--guild ID]`: push the slash commands to Discord, on demand only."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+import discord
+
+from bot.config import ConfigError, load_discord_token
+from bot.discord.commands_payload import offline_bot
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `sync` subcommand."""
+    parser = sub.add_parser(
+        "sync",
+        help="sync the slash commands to Discord (DISCORD_TOKEN from the environment)",
+        description="Discord allows 200 command creates per day per server: sync after a change, not on every start.",
+    )
+    parser.add_argument("--guild", type=int, metavar="ID", help="sync to one server at once (else globally, ~1 h)")
+    parser.set_defaults(handler=run)
+
+
+async def sync(token: str, guild_id: int | None) -> list[str]:
+    """Log in over HTTP only (no gateway), sync, and return the synced command names."""
+    bot = await offline_bot()
+    try:
+        await bot.login(token)
+        guild = discord.Object(id=guild_id) if guild_id else None
+        if guild is not None:
+            bot.tree.copy_global_to(guild=guild)
+        synced = await bot.tree.sync(guild=guild)
+        return [command.name for command in synced]
+    finally:
+        await bot.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Sync and report."""
+    try:
+        token = load_discord_token()
+    except ConfigError as error:
+        print(f"swissbot sync: {error}", file=sys.stderr)
+        return 2
+    try:
+        names = asyncio.run(sync(token, args.guild))
+    except discord.LoginFailure:
+        print("swissbot sync: Discord refused the token in DISCORD_TOKEN", file=sys.stderr)
+        return 2
+    except discord.HTTPException as error:
+        print(f"swissbot sync: Discord refused the sync: {error}", file=sys.stderr)
+        return 1
+    where = f"server {args.guild}" if args.guild else "every server (global commands take up to an hour to appear)"
+    print(f"synced {len(names)} commands to {where}: {', '.join('/' + n for n in names)}")
+    return 0

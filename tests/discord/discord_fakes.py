@@ -1,0 +1,206 @@
+"""Stand-ins for what Discord would send: an Interaction that records answers, members with roles, channels.
+
+Discord cannot be reached from tests; everything behind the interaction (the cogs, the director, SQLite,
+the Lichess sandbox) is real.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.announce import RecordingAnnouncer
+from bot.clock import ManualClock
+from bot.config import ClubConfig, Config
+from bot.director import Director
+from bot.director_models import Actor
+from bot.discord.bot import SwissBot
+from bot.discord.errors import on_app_command_error
+from bot.lichess import LichessGateway
+from bot.sandbox.server import Sandbox, run_sandbox
+from bot.settings import DirectorSettings
+from storage.db import Database, open_database
+
+GUILD = 1000
+CHANNEL = 2000
+ORGANISER_ROLE = "Arbiter"
+_ids = itertools.count(500)
+
+
+@dataclass
+class Call:
+    """One answer the command gave: through `response` (first) or `followup`."""
+
+    via: str
+    method: str
+    content: str | None = None
+    ephemeral: bool = False
+    embeds: list[discord.Embed] = field(default_factory=list)
+    files: list[discord.File] = field(default_factory=list)
+    thinking: bool = False
+
+
+class FakeResponse:
+    """`interaction.response`: one answer at most, within 3 s (a defer counts)."""
+
+    def __init__(self, log: list[Call]) -> None:
+        self.log = log
+        self.done = False
+
+    def is_done(self) -> bool:
+        return self.done
+
+    def _answer(self) -> None:
+        assert not self.done, "an interaction can be answered only once"
+        self.done = True
+
+    async def defer(self, *, ephemeral: bool = False, thinking: bool = False) -> None:
+        self._answer()
+        self.log.append(Call("response", "defer", ephemeral=ephemeral, thinking=thinking))
+
+    async def send_message(self, content: str | None = None, *, ephemeral: bool = False, **kwargs: Any) -> None:
+        self._answer()
+        self.log.append(Call("response", "send_message", content, ephemeral, kwargs.get("embeds", [])))
+
+
+class FakeFollowup:
+    """`interaction.followup`: messages after a deferral."""
+
+    def __init__(self, log: list[Call], response: FakeResponse) -> None:
+        self.log = log
+        self.response = response
+
+    async def send(self, content: Any = None, *, ephemeral: bool = False, **kwargs: Any) -> None:
+        assert self.response.done, "a followup needs a deferral or a first answer"
+        files = list(kwargs.get("files", [])) + ([kwargs["file"]] if "file" in kwargs else [])
+        text = None if content is discord.utils.MISSING else content
+        self.log.append(Call("followup", "send", text, ephemeral, list(kwargs.get("embeds", [])), files))
+
+
+@dataclass
+class FakeRole:
+    id: int
+    name: str
+
+
+@dataclass
+class FakeMember:
+    id: int
+    display_name: str
+    roles: list[FakeRole] = field(default_factory=list)
+
+
+class FakeInteraction:
+    """What discord.py hands a command callback, reduced to what the cogs touch."""
+
+    def __init__(self, bot: SwissBot, user: FakeMember, *, guild_id: int | None = GUILD) -> None:
+        self.client = bot
+        self.user = user
+        self.guild_id = guild_id
+        self.channel_id = CHANNEL
+        self.calls: list[Call] = []
+        self.response = FakeResponse(self.calls)
+        self.followup = FakeFollowup(self.calls, self.response)
+        self.command: Any = None
+        self.namespace = SimpleNamespace()
+
+    @property
+    def answers(self) -> list[Call]:
+        """Every message sent (deferrals left out)."""
+        return [call for call in self.calls if call.method != "defer"]
+
+    @property
+    def text(self) -> str:
+        """The content of every message sent, joined."""
+        return "\n".join(call.content or "" for call in self.answers)
+
+
+def member(name: str, *, organiser: bool = False, discord_id: int | None = None) -> FakeMember:
+    """A guild member, with the club's organiser role or not."""
+    roles = [FakeRole(1, "@everyone")] + ([FakeRole(77, ORGANISER_ROLE)] if organiser else [])
+    return FakeMember(discord_id or next(_ids), name, roles)
+
+
+def find_command(bot: SwissBot, path: str) -> app_commands.Command[Any, ..., Any]:
+    """A command by its path ('join', 'swiss create')."""
+    names = path.split()
+    command = bot.tree.get_command(names[0])
+    for name in names[1:]:
+        assert isinstance(command, app_commands.Group)
+        command = command.get_command(name)
+    assert isinstance(command, app_commands.Command), path
+    return command
+
+
+async def invoke(bot: SwissBot, path: str, interaction: FakeInteraction, **options: Any) -> FakeInteraction:
+    """Run a command's callback as the tree would, errors going to the tree's error handler."""
+    command = find_command(bot, path)
+    interaction.command = command
+    interaction.namespace = SimpleNamespace(**options)
+    try:
+        await command.callback(command.binding, interaction, **options)  # type: ignore[arg-type]
+    except Exception as error:
+        wrapped = (
+            error
+            if isinstance(error, app_commands.AppCommandError)
+            else app_commands.CommandInvokeError(command, error)
+        )
+        await on_app_command_error(interaction, wrapped)  # type: ignore[arg-type]
+    return interaction
+
+
+@dataclass
+class Env:
+    """A bot on a real director: SQLite file, the Lichess sandbox, a manual clock."""
+
+    bot: SwissBot
+    director: Director
+    sandbox: Sandbox
+    clock: ManualClock
+    announcer: RecordingAnnouncer
+    db: Database
+    organiser: FakeMember
+
+    def interaction(self, user: FakeMember, **kwargs: Any) -> FakeInteraction:
+        return FakeInteraction(self.bot, user, **kwargs)
+
+    async def run(self, path: str, user: FakeMember, **options: Any) -> FakeInteraction:
+        return await invoke(self.bot, path, self.interaction(user), **options)
+
+    async def linked(self, name: str, rating: int = 1500, **account: Any) -> FakeMember:
+        """A member whose Lichess account is linked (through the director's bio code)."""
+        user = member(name)
+        self.sandbox.add_user(name, rating=rating, **account)
+        actor = Actor(user.id, user.display_name)
+        challenge = await self.director.start_link(actor, name)
+        self.sandbox.state.users[name.lower()].bio = challenge.code
+        await self.director.complete_link(actor)
+        return user
+
+
+@asynccontextmanager
+async def make_env(tmp_path: Path, *, autoplay: bool = False) -> AsyncIterator[Env]:
+    """A bot wired to a real director over a fresh database and sandbox."""
+    async with run_sandbox(seed=11, autoplay=autoplay) as sandbox:
+        db = await open_database(tmp_path / "swiss.sqlite3")
+        gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
+        clock = ManualClock()
+        announcer = RecordingAnnouncer()
+        director = Director(db, gateway, announcer, clock, DirectorSettings())
+        config = Config(database=tmp_path / "swiss.sqlite3", clubs=(ClubConfig(GUILD, ORGANISER_ROLE, CHANNEL),))
+        bot = SwissBot(config, director=director, clock=clock)
+        await bot.setup_hook()
+        try:
+            yield Env(bot, director, sandbox, clock, announcer, db, member("Org", organiser=True))
+        finally:
+            await bot.close()
+            await gateway.close()
+            await db.close()
