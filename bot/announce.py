@@ -78,9 +78,10 @@ def format_standings(rows: Sequence[StandingRow], tiebreaks: Sequence[str] = ())
 class ConsoleAnnouncer:
     """Prints what the channel would show (the demo)."""
 
-    def __init__(self, out: TextIO | None = None, *, show_results: bool = True) -> None:
+    def __init__(self, out: TextIO | None = None, *, show_results: bool = True, show_dms: bool = True) -> None:
         self.out = out or sys.stdout
         self.show_results = show_results
+        self.show_dms = show_dms
 
     def _print(self, *lines: str) -> None:
         for line in lines:
@@ -114,8 +115,9 @@ class ConsoleAnnouncer:
         self._print(f"[organiser] {event.name}: {text}")
 
     async def dm(self, discord_id: int, text: str) -> None:
-        """Print a DM."""
-        self._print(f"[dm {discord_id}] {text}")
+        """Print a DM (unless turned off)."""
+        if self.show_dms:
+            self._print(f"[dm {discord_id}] {text}")
 
 
 @dataclass

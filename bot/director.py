@@ -923,12 +923,11 @@ class Director:
                 got = data.get(game.lichess_id)
                 deadline = max(rnd.started_at, game.created_at) + noshow
                 decision = decide(
-                    got.status if got else None,
-                    got.winner if got else None,
-                    got.plies if got else 0,
+                    got,
                     deadline_passed=now >= deadline,
                     policy=event.settings.early_draw,
                     early_draw_moves=event.settings.early_draw_moves,
+                    attempt=game.attempt,
                 )
                 if decision.result is not None or decision.replay or decision.review:
                     decisions.append((board, game, decision, dict(got.raw) if got else None))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from bot.adjudication import DoubleForfeit, ForfeitWin, Played, Replay, Review, adjudicate
 from bot.director_models import BoardResult, EarlyDrawPolicy, Event
 from bot.director_store import BoardRow, EntryRow
+from bot.lichess import GameData
 from pairing.model import (
     NOT_PAIRED,
     Outcome,
@@ -19,9 +21,6 @@ from pairing.model import (
     Tournament,
     result_records,
 )
-
-# Lichess statuses that end a game; `draw`, `stalemate` are draws unless `winner` is set.
-DRAW_STATUSES = frozenset({"draw", "stalemate"})
 
 
 @dataclass(frozen=True)
@@ -128,49 +127,36 @@ class Decision:
 WAIT = Decision(None)
 
 
-def who_did_not_move(plies: int) -> str:
-    """The colour that failed to move (Lichess's playerWhoDidNotMove): white at 0 plies, black at 1."""
-    return "white" if plies == 0 else "black"
-
-
-def noshow(absent: Iterable[str], detail: str) -> Decision:
-    """A forfeit against the player(s) who never moved."""
-    colours = tuple(sorted(set(absent), reverse=True))
-    if len(colours) == 2:
-        return Decision(BoardResult.DOUBLE_FORFEIT, colours, detail=detail)
-    if colours == ("white",):
-        return Decision(BoardResult.BLACK_FORFEIT_WIN, colours, detail=detail)
-    return Decision(BoardResult.WHITE_FORFEIT_WIN, colours, detail=detail)
-
-
 def decide(
-    status: str | None,
-    winner: str | None,
-    plies: int,
+    game: GameData | None,
     *,
     deadline_passed: bool,
     policy: EarlyDrawPolicy,
     early_draw_moves: int,
+    attempt: int = 1,
 ) -> Decision:
-    """The result of a board from its game (`status` None: no game on Lichess, i.e. nobody joined yet)."""
-    if status is None or status == "created":
-        return noshow(("white", "black"), "no-show: nobody started the game") if deadline_passed else WAIT
-    if status == "started":
-        if plies >= 2 or not deadline_passed:
-            return WAIT
-        return noshow((who_did_not_move(plies),), f"no-show: {who_did_not_move(plies)} never moved")
-    # The game is over.
-    if plies < 2:
-        return noshow((who_did_not_move(plies),), f"no-show: {who_did_not_move(plies)} never moved ({status})")
-    if winner == "white":
-        return Decision(BoardResult.WHITE_WINS, detail=status)
-    if winner == "black":
-        return Decision(BoardResult.BLACK_WINS, detail=status)
-    if early_draw_moves and plies < 2 * early_draw_moves:
-        detail = f"early draw after {(plies + 1) // 2} moves ({status})"
-        if policy is EarlyDrawPolicy.FORFEIT:
-            return Decision(BoardResult.DOUBLE_FORFEIT, detail=detail + ": double forfeit")
-        if policy is EarlyDrawPolicy.REPLAY:
-            return Decision(None, replay=True, detail=detail + ": replayed")
-        return Decision(None, review=True, detail=detail + ": waiting for an organiser")
-    return Decision(BoardResult.DRAW, detail=status)
+    """The board's decision from its game, by `bot.adjudication` (None: Lichess has no game yet)."""
+    verdict = adjudicate(
+        game,
+        early_draw_policy=policy.value,
+        min_moves=early_draw_moves,
+        deadline_passed=deadline_passed,
+        recreated_before=attempt > 1,
+    )
+    if isinstance(verdict, Played):
+        return Decision(_PLAYED[verdict.result], detail=verdict.reason)
+    if isinstance(verdict, ForfeitWin):
+        loser = "black" if verdict.winner == "white" else "white"
+        result = BoardResult.WHITE_FORFEIT_WIN if verdict.winner == "white" else BoardResult.BLACK_FORFEIT_WIN
+        return Decision(result, (loser,), detail=verdict.reason)
+    if isinstance(verdict, DoubleForfeit):
+        nobody_came = game is None or game.status == "created" or game.plies < 2
+        return Decision(BoardResult.DOUBLE_FORFEIT, ("white", "black") if nobody_came else (), detail=verdict.reason)
+    if isinstance(verdict, Replay):
+        return Decision(None, replay=True, detail=verdict.reason)
+    if isinstance(verdict, Review):
+        return Decision(None, review=True, detail=verdict.reason)
+    return WAIT
+
+
+_PLAYED = {"1-0": BoardResult.WHITE_WINS, "0-1": BoardResult.BLACK_WINS, "1/2-1/2": BoardResult.DRAW}

@@ -1,0 +1,69 @@
+"""`swissbot demo`: a whole event on the local Lichess, shown as the channel would show it."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from bot.demo import DemoOptions, run_demo
+from bot.errors import SwissbotError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `demo` subcommand."""
+    parser = sub.add_parser(
+        "demo",
+        help="run a whole Swiss event on the local Lichess with simulated members",
+        description="Run a whole event: simulated members link and join, rounds are paired, games played on the "
+        "local Lichess, results and standings shown; writes tournament.trf, games.pgn, standings.txt and "
+        "standings.png. With --db, running it again resumes the event where it stopped.",
+    )
+    parser.add_argument("--players", type=int, default=24, help="simulated members (default 24)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
+    parser.add_argument("--seed", type=int, default=1, help="makes members, games and results reproducible (default 1)")
+    parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: a temporary one)")
+    parser.add_argument("--out", type=Path, default=Path("demo-output"), help="output folder (default ./demo-output)")
+    parser.add_argument("--lichess-url", default=None, help="an already running `swissbot sandbox --autoplay`")
+    parser.add_argument(
+        "--speed", type=float, default=60.0, help="how many times faster than real time the event runs (default 60)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the demo; 0 when the event finished and the files were written."""
+    if args.players < 2 or args.rounds < 1:
+        print("swissbot demo: at least 2 players and 1 round", file=sys.stderr)
+        return 2
+    opts = DemoOptions(
+        players=args.players,
+        rounds=args.rounds,
+        seed=args.seed,
+        db=args.db,
+        out=args.out,
+        lichess_url=args.lichess_url,
+        speed=args.speed,
+    )
+    try:
+        return asyncio.run(run_demo(opts))
+    except SwissbotError as exc:
+        print(f"swissbot demo: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("swissbot demo: stopped (run it again with the same --db to resume)", file=sys.stderr)
+        return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bot.cli_demo ...`: the demo alone (same options as `swissbot demo`)."""
+    parser = argparse.ArgumentParser(prog="swissbot")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["demo", *(sys.argv[1:] if argv is None else argv)])
+    code: int = args.handler(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""The demo: a whole event on the local Lichess, with simulated members, a fast clock and the console announcer.
+
+Everything the simulated members do happens at fixed points of the event (before the event starts, or
+just before a given round is paired) and is idempotent, so a run stopped at any moment and started
+again with the same database finishes the same event, pairing for pairing and result for result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import sys
+import tempfile
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TextIO
+
+import aiohttp
+
+from bot import director_store as store
+from bot.announce import ConsoleAnnouncer
+from bot.clock import FastClock
+from bot.demo_output import write_outputs
+from bot.director import Director
+from bot.director_models import Actor, EarlyDrawPolicy, EventSettings, EventStatus, RoundSchedule
+from bot.director_results import History
+from bot.errors import SwissbotError
+from bot.lichess import LichessGateway
+from bot.sandbox.server import run_sandbox
+from bot.sandbox.state import BOT_TOKEN
+from bot.scheduling import Scheduler
+from bot.settings import DirectorSettings
+from storage.db import open_database
+
+DEMO_GUILD = 424242
+DEMO_CHANNEL = 434343
+ORGANISER = Actor(1, "demo-organiser", True)
+EVENT_NAME = "swissbot demo"
+NAMES = ["Anand", "Botvinnik", "Capablanca", "Dvoretsky", "Euwe", "Fischer", "Gelfand", "Hou", "Ivanchuk", "Judit", "Karpov", "Lasker", "Morphy", "Najdorf", "Oparin", "Petrosian", "Quinteros", "Reshevsky", "Smyslov", "Tal", "Unzicker", "Vachier", "Wei", "Xie", "Yusupov", "Zukertort", "Alekhine", "Bronstein", "Carlsen", "Ding", "Eljanov", "Firouzja", "Giri", "Harikrishna", "Ivanisevic", "Jobava", "Kasparov", "Leko", "Mamedyarov", "Nakamura"]
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """The demo's knobs (see `swissbot demo --help`)."""
+
+    players: int = 24
+    rounds: int = 5
+    seed: int = 1
+    db: Path | None = None
+    out: Path = Path("demo-output")
+    lichess_url: str | None = None
+    speed: float = 60.0
+    autoplay_delay: float = 0.4
+
+
+@dataclass(frozen=True)
+class Member:
+    """A simulated club member."""
+
+    actor: Actor
+    username: str
+    rating: int
+
+
+def members(opts: DemoOptions) -> list[Member]:
+    """The simulated members, the same for a given seed."""
+    rng = random.Random(opts.seed)
+    out = []
+    for i in range(opts.players):
+        base = NAMES[i % len(NAMES)]
+        username = f"{base}{i // len(NAMES) + 1}" if i >= len(NAMES) else base
+        out.append(Member(Actor(100 + i, username), username, rng.randint(1200, 2400)))
+    return out
+
+
+class DemoMembers:
+    """What the simulated members do, each step idempotent: link, join, and the scripted moments."""
+
+    def __init__(self, director: Director, http: aiohttp.ClientSession, url: str, people: list[Member], out: TextIO):
+        self.director = director
+        self.http = http
+        self.url = url
+        self.people = people
+        self.out = out
+        # Scripted moments: the last member joins late, one withdraws before round 3, one asks for a bye.
+        self.late = people[-1]
+        self.withdrawer = people[len(people) // 3]
+        self.bye_taker = people[len(people) // 2]
+
+    def say(self, text: str) -> None:
+        """Progress line."""
+        print(f"[demo] {text}", file=self.out, flush=True)
+
+    async def _account(self, member: Member, bio: str = "") -> None:
+        body = {"username": member.username, "rating": member.rating, "bio": bio}
+        async with self.http.post(f"{self.url}/sandbox/users", json=body) as reply:
+            if reply.status >= 400:
+                raise SwissbotError(f"the local Lichess refused the account {member.username}: {await reply.text()}")
+
+    async def link(self, member: Member) -> None:
+        """Create the Lichess account and link it through the bio code, as a real member does."""
+        if await self.director.linked_account(member.actor.discord_id) is not None:
+            return
+        await self._account(member)
+        challenge = await self.director.start_link(member.actor, member.username)
+        await self._account(member, bio=f"Club member. {challenge.code}")
+        await self.director.complete_link(member.actor)
+
+    async def join(self, event_id: int, member: Member) -> None:
+        """Link if needed, then join (once)."""
+        await self.link(member)
+        if any(e.discord_id == member.actor.discord_id for e in await self.director.entries(event_id)):
+            return
+        entry = await self.director.join(member.actor, event_id)
+        if entry.joined_round > 1:
+            self.say(f"{member.username} joins late (from round {entry.joined_round}, with a half-point bye)")
+
+    async def register(self, event_id: int) -> None:
+        """Everyone but the late joiner links and joins; one member asks for a bye in round 2."""
+        for member in self.people:
+            if member is not self.late:
+                await self.join(event_id, member)
+        if (await self.director.event(event_id)).settings.rounds >= 2:
+            try:
+                await self.director.request_bye(self.bye_taker.actor, event_id, 2)
+            except SwissbotError:
+                pass  # already paired (a resumed run): the request was made before
+            else:
+                self.say(f"{self.bye_taker.username} asks for a half-point bye in round 2")
+
+    async def before_pairing(self, event_id: int, round_number: int) -> None:
+        """The scripted moments, just before a round is paired."""
+        if round_number == 2:
+            await self.join(event_id, self.late)
+        if round_number == 3:
+            entries = {e.discord_id: e for e in await self.director.entries(event_id)}
+            mine = entries.get(self.withdrawer.actor.discord_id)
+            if mine is not None and mine.status.value == "active":
+                await self.director.withdraw(self.withdrawer.actor, event_id)
+                self.say(f"{self.withdrawer.username} withdraws before round 3")
+
+
+def demo_settings(opts: DemoOptions, start: datetime) -> EventSettings:
+    """The demo event: blitz, rounds a minute apart, five minutes to start a game, early draws replayed."""
+    return EventSettings(
+        name=EVENT_NAME,
+        rounds=opts.rounds,
+        clock_limit=180,
+        clock_increment=2,
+        start_at=start,
+        schedule=RoundSchedule.INTERVAL,
+        round_interval_minutes=1.0,
+        noshow_minutes=4.0,
+        early_draw=EarlyDrawPolicy.REPLAY,
+        max_byes=1,
+    )
+
+
+async def _demo_event(director: Director) -> int | None:
+    events = await director.list_events(DEMO_GUILD)
+    return events[-1].id if events else None
+
+
+async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
+    """Run (or resume) the demo event to its end and write the outputs; the exit code."""
+    logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: already running" is expected here
+    async with AsyncExitStack() as stack:
+        if opts.lichess_url is None:
+            sandbox = await stack.enter_async_context(
+                run_sandbox(seed=opts.seed, autoplay=True, autoplay_delay=opts.autoplay_delay)
+            )
+            url = sandbox.url
+            print(f"[demo] local Lichess (autoplay, seed {opts.seed}) at {url}", file=out, flush=True)
+        else:
+            url = opts.lichess_url.rstrip("/")
+            print(f"[demo] using the Lichess at {url}", file=out, flush=True)
+        if opts.db is None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="swissbot-demo-"))
+            db_path = Path(folder) / "demo.sqlite3"
+        else:
+            db_path = opts.db
+        db = await open_database(db_path)
+        stack.push_async_callback(db.close)
+        async with db.snapshot() as conn:
+            resumed_at = await store.latest_time(conn)
+        clock = FastClock(opts.speed, start=max(datetime.now(UTC), resumed_at or datetime.now(UTC)))
+        gateway = LichessGateway(url, BOT_TOKEN, rate_limit_pause=1.0, retry_backoff=0.2, timeout=10.0)
+        stack.push_async_callback(gateway.close)
+        announcer = ConsoleAnnouncer(out, show_dms=False)
+        settings = DirectorSettings(poll_interval=15.0, reminder_before=30.0, retry_after=10.0)
+        director = Director(db, gateway, announcer, clock, settings)
+        http = await stack.enter_async_context(aiohttp.ClientSession())
+        people = DemoMembers(director, http, url, members(opts), out)
+        director.before_pairing = people.before_pairing
+
+        event_id = await _demo_event(director)
+        if event_id is None:
+            start = clock.now() + timedelta(minutes=2)
+            event = await director.create_event(ORGANISER, DEMO_GUILD, DEMO_CHANNEL, demo_settings(opts, start))
+            event_id = event.id
+            people.say(f"created '{EVENT_NAME}' ({opts.rounds} rounds, {opts.players} members, seed {opts.seed})")
+        else:
+            people.say(f"resuming event #{event_id} from {db_path}")
+        event = await director.event(event_id)
+        if event.status is EventStatus.DRAFT:
+            await director.open_event(ORGANISER, event_id)
+            event = await director.event(event_id)
+        if event.status is EventStatus.OPEN and event.current_round == 0:
+            people.say("members link their Lichess accounts (bio code) and join")
+            await people.register(event_id)
+            people.say(f"{len(await director.entries(event_id))} players entered; round 1 starts shortly")
+
+        scheduler = Scheduler(director, clock)
+        await scheduler.start()
+        stack.push_async_callback(scheduler.shutdown)
+        while (await director.event(event_id)).status not in (EventStatus.FINISHED, EventStatus.CANCELLED):
+            await asyncio.sleep(0.2)
+        await scheduler.shutdown()
+
+        event = await director.event(event_id)
+        async with db.snapshot() as conn:
+            history = History(
+                event,
+                await store.entries(conn, event_id),
+                await store.boards(conn, event_id),
+                await store.round_byes(conn, event_id),
+                await store.forbidden_pairs(conn, event_id),
+            )
+            games = await store.board_game_data(conn, event_id)
+        rows = await director.standings(event_id)
+        written = write_outputs(opts.out, event, history, rows, games)
+        people.say("wrote " + ", ".join(str(p) for p in written))
+        return 0

@@ -1,0 +1,100 @@
+"""Helpers for director tests: the sandbox on loopback, a real SQLite file, the real gateway, a manual clock."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.announce import RecordingAnnouncer
+from bot.clock import ManualClock
+from bot.director import Director
+from bot.director_models import Actor, EventSettings, RoundSchedule
+from bot.lichess import LichessGateway
+from bot.sandbox.server import Sandbox, run_sandbox
+from bot.scheduling import Scheduler
+from bot.settings import DirectorSettings
+from storage.db import Database, open_database
+
+ORGANISER = Actor(1, "org", True)
+GUILD = 1000
+CHANNEL = 2000
+
+
+@dataclass
+class World:
+    """Everything a scenario needs."""
+
+    sandbox: Sandbox
+    db: Database
+    gateway: LichessGateway
+    clock: ManualClock
+    announcer: RecordingAnnouncer
+    director: Director
+    scheduler: Scheduler
+
+    async def member(self, name: str, rating: int = 1500, discord_id: int | None = None, **extra: Any) -> Actor:
+        """A Discord member with a Lichess account, linked through the bio code."""
+        actor = Actor(discord_id or 10_000 + len(self.sandbox.state.users), name)
+        self.sandbox.add_user(name, rating=rating, **extra)
+        challenge = await self.director.start_link(actor, name)
+        self.sandbox.state.users[name.lower()].bio = f"chess fan {challenge.code}"
+        await self.director.complete_link(actor)
+        return actor
+
+    async def event(self, players: int = 0, **settings: Any) -> tuple[int, list[Actor]]:
+        """An open event with `players` members joined (ratings descending)."""
+        base = EventSettings(
+            name="Club Swiss",
+            rounds=settings.pop("rounds", 3),
+            clock_limit=180,
+            clock_increment=2,
+            start_at=self.clock.now() + timedelta(minutes=5),
+            schedule=RoundSchedule.INTERVAL,
+            round_interval_minutes=2,
+            noshow_minutes=5,
+        )
+        event = await self.director.create_event(ORGANISER, GUILD, CHANNEL, replace(base, **settings))
+        await self.director.open_event(ORGANISER, event.id)
+        actors = []
+        for i in range(players):
+            actor = await self.member(f"player{i + 1:02d}", rating=2000 - 10 * i)
+            await self.director.join(actor, event.id)
+            actors.append(actor)
+        return event.id, actors
+
+    async def run_until(self, done: Callable[[], Any], *, step: float = 30.0, limit: int = 400) -> None:
+        """Advance the clock by `step` seconds and run the due jobs until `done()` is true (awaitable or not)."""
+        for _ in range(limit):
+            await self.scheduler.run_due()
+            result = done()
+            if hasattr(result, "__await__"):
+                result = await result
+            if result:
+                return
+            self.clock.advance(step)
+        raise AssertionError("the event did not get there in time")
+
+    async def finished(self, event_id: int) -> bool:
+        """True once the event is over."""
+        return (await self.director.event(event_id)).status.value == "finished"
+
+
+@asynccontextmanager
+async def make_world(path: Path, *, seed: int = 7, autoplay: bool = True) -> AsyncIterator[World]:
+    """A world on a fresh sandbox and database file."""
+    async with run_sandbox(seed=seed, autoplay=autoplay) as sandbox:
+        db = await open_database(path)
+        gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
+        clock = ManualClock()
+        announcer = RecordingAnnouncer()
+        settings = DirectorSettings(poll_interval=20.0, reminder_before=60.0)
+        director = Director(db, gateway, announcer, clock, settings)
+        try:
+            yield World(sandbox, db, gateway, clock, announcer, director, Scheduler(director, clock))
+        finally:
+            await gateway.close()
+            await db.close()
