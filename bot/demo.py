@@ -39,7 +39,13 @@ DEMO_GUILD = 424242
 DEMO_CHANNEL = 434343
 ORGANISER = Actor(1, "demo-organiser", True)
 EVENT_NAME = "swissbot demo"
-NAMES = ["Anand", "Botvinnik", "Capablanca", "Dvoretsky", "Euwe", "Fischer", "Gelfand", "Hou", "Ivanchuk", "Judit", "Karpov", "Lasker", "Morphy", "Najdorf", "Oparin", "Petrosian", "Quinteros", "Reshevsky", "Smyslov", "Tal", "Unzicker", "Vachier", "Wei", "Xie", "Yusupov", "Zukertort", "Alekhine", "Bronstein", "Carlsen", "Ding", "Eljanov", "Firouzja", "Giri", "Harikrishna", "Ivanisevic", "Jobava", "Kasparov", "Leko", "Mamedyarov", "Nakamura"]
+NAMES = (
+    "Anand", "Botvinnik", "Capablanca", "Dvoretsky", "Euwe", "Fischer", "Gelfand", "Hou", "Ivanchuk", "Judit",
+    "Karpov", "Lasker", "Morphy", "Najdorf", "Oparin", "Petrosian", "Quinteros", "Reshevsky", "Smyslov", "Tal",
+    "Unzicker", "Vachier", "Wei", "Xie", "Yusupov", "Zukertort", "Alekhine", "Bronstein", "Carlsen", "Ding",
+    "Eljanov", "Firouzja", "Giri", "Harikrishna", "Ivanisevic", "Jobava", "Kasparov", "Leko", "Mamedyarov",
+    "Nakamura",
+)
 
 
 @dataclass(frozen=True)
