@@ -1,0 +1,69 @@
+"""`swissbot export`: write an event from the database as TRF, PGN or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from storage.db import open_database
+from storage.errors import DatabaseError, DatabaseUnavailable, NotFound, StorageError
+from storage.events import get_event, latest_event
+from storage.export import FORMATS, export_event
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 3
+EXIT_NO_DATABASE = 5
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `export` subcommand."""
+    parser = sub.add_parser(
+        "export",
+        help="write an event from the database (TRF, PGN or JSON)",
+        description="Write an event from the database: TRF for arbiters, the PGN of its games, JSON for the rest.",
+    )
+    parser.add_argument("--db", required=True, metavar="FILE", help="the swissbot SQLite database")
+    parser.add_argument("--event", type=int, metavar="ID", help="the event id (default: the latest event)")
+    parser.add_argument("--format", required=True, choices=FORMATS, help="trf, pgn or json")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of standard output")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Export and return the exit code: 0 ok, 3 bad input or unknown event, 5 database cannot be opened."""
+    try:
+        text = asyncio.run(_export(args.db, args.event, args.format))
+    except DatabaseUnavailable as exc:
+        print(f"swissbot export: {exc}", file=sys.stderr)
+        return EXIT_NO_DATABASE
+    except DatabaseError as exc:
+        print(f"swissbot export: {exc}", file=sys.stderr)
+        return EXIT_NO_DATABASE
+    except StorageError as exc:
+        print(f"swissbot export: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"swissbot export: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+async def _export(path: str, event_id: int | None, fmt: str) -> str:
+    db = await open_database(path, create=False)
+    try:
+        if event_id is None:
+            event = await latest_event(db)
+            if event is None:
+                raise NotFound(f"the database {path} holds no event yet")
+        else:
+            event = await get_event(db, event_id)
+        return await export_event(db, event.id, fmt)
+    finally:
+        await db.close()

@@ -1,0 +1,164 @@
+"""Exports (TRF, PGN, JSON) and the `swissbot export` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from storage_helpers import ACTOR, T0, at, open_event
+
+from bot import cli_export
+from pairing import trf
+from pairing.model import Board, Pairing, RecordKind
+from storage.db import open_database
+from storage.events import start_event
+from storage.export import export_json, export_pgn, export_trf
+from storage.games import begin_game, game_created, update_game
+from storage.records import GameStatus, Result
+from storage.results import record_result
+from storage.rounds import store_pairing
+
+SCHOLAR = {
+    "id": "Sch0lar1",
+    "status": "mate",
+    "winner": "white",
+    "createdAt": int(T0.timestamp() * 1000) + 600_000,
+    "clock": {"initial": 180, "increment": 2},
+    "moves": "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#",
+}
+BROKEN = {"id": "Br0ken01", "status": "resign", "winner": "black", "moves": "d4 d5 Kxe8"}
+
+
+async def build(path: Path) -> int:
+    """An event of 5 players after round 1: a mate, a garbled game record, a forfeit, a PAB."""
+    db = await open_database(path)
+    try:
+        event, _, _ = await open_event(db, [2000, 1900, 1800, 1700, 1600], rounds=3)
+        await start_event(db, event.id, at=at(5), actor=ACTOR)
+        pairing = Pairing((Board(1, 4), Board(5, 2)), bye=3)
+        summary = await store_pairing(db, event.id, 1, pairing, at=at(10), actor="bot")
+        first, second = summary.boards
+        attempt = await begin_game(db, first.id, "ev1-r1-b1-a1", at=at(10))
+        await game_created(db, attempt.id, "Sch0lar1", at=at(10))
+        await update_game(db, attempt.id, GameStatus.FINISHED, at=at(20), data=SCHOLAR)
+        await record_result(
+            db, first.id, Result.WHITE_WINS, at=at(20), actor="bot", game_id="Sch0lar1", game_data=SCHOLAR
+        )
+        await record_result(
+            db, second.id, Result.BLACK_WINS, at=at(21), actor="bot", game_id="Br0ken01", game_data=BROKEN
+        )
+        return event.id
+    finally:
+        await db.close()
+
+
+async def test_trf_export_reads_back(tmp_path: Path) -> None:
+    event_id = await build(tmp_path / "e.db")
+    db = await open_database(tmp_path / "e.db")
+    try:
+        text = await export_trf(db, event_id)
+    finally:
+        await db.close()
+    assert text.startswith("012 Club Swiss\n042 2026/03/01\n062 5\n")
+    t = trf.parse(text)
+    assert t.total_rounds == 3 and len(t.players) == 5
+    assert t.player(3).rounds[0].kind is RecordKind.PAB
+    assert t.player(1).declared_points == 1 and t.player(2).declared_points == 1 and t.player(4).declared_points == 0
+
+
+async def test_pgn_export_replays_the_stored_moves(tmp_path: Path) -> None:
+    event_id = await build(tmp_path / "e.db")
+    db = await open_database(tmp_path / "e.db")
+    try:
+        text = await export_pgn(db, event_id)
+    finally:
+        await db.close()
+    handle = io.StringIO(text)
+    mate = chess.pgn.read_game(handle)
+    broken = chess.pgn.read_game(handle)
+    assert mate is not None and broken is not None and chess.pgn.read_game(handle) is None
+    assert (mate.headers["White"], mate.headers["Black"], mate.headers["Result"]) == ("P1", "P4", "1-0")
+    assert mate.headers["Round"] == "1.1" and mate.headers["Site"] == "https://lichess.org/Sch0lar1"
+    assert mate.headers["Date"] == "2026.03.01" and mate.headers["TimeControl"] == "180+2"
+    assert mate.end().board().is_checkmate()
+    assert broken.headers["Result"] == "0-1" and len(list(broken.mainline_moves())) == 2
+    assert "stop being legal" in broken.end().comment
+
+
+async def test_json_export_holds_everything(tmp_path: Path) -> None:
+    event_id = await build(tmp_path / "e.db")
+    db = await open_database(tmp_path / "e.db")
+    try:
+        doc = json.loads(await export_json(db, event_id))
+    finally:
+        await db.close()
+    assert doc["event"]["settings"]["name"] == "Club Swiss" and doc["event"]["status"] == "running"
+    assert [(e["number"], e["name"], e["points"]) for e in doc["entries"]] == [
+        (1, "P1", "1.0"),
+        (2, "P2", "1.0"),
+        (3, "P3", "1.0"),
+        (4, "P4", "0.0"),
+        (5, "P5", "0.0"),
+    ]
+    (round1,) = doc["rounds"]
+    assert round1["byes"] == {"3": "pab"}
+    first = round1["boards"][0]
+    assert (first["white"], first["black"], first["result"], first["result_kind"]) == (1, 4, "1-0", "played")
+    assert first["game"] == SCHOLAR
+    assert [(a["attempt"], a["lichess_id"], a["status"]) for a in first["attempts"]] == [(1, "Sch0lar1", "finished")]
+    actions = [a["action"] for a in doc["audit"]]
+    assert actions[0] == "event.create" and actions.count("result.record") == 2
+
+
+def export(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="swissbot")
+    cli_export.register(parser.add_subparsers())
+    args = parser.parse_args(["export", *argv])
+    code = args.handler(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_writes_the_latest_event_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "e.db"
+    event_id = asyncio.run(build(path))
+    code, out, err = export(["--db", str(path), "--format", "trf"], capsys)
+    assert (code, err) == (0, "")
+    assert trf.parse(out).name == "Club Swiss"
+    code, by_id, _ = export(["--db", str(path), "--event", str(event_id), "--format", "trf"], capsys)
+    assert code == 0 and by_id == out
+    target = tmp_path / "out.json"
+    code, out, _ = export(["--db", str(path), "--format", "json", "-o", str(target)], capsys)
+    assert code == 0 and out == "" and json.loads(target.read_text())["event"]["id"] == event_id
+    code, out, _ = export(["--db", str(path), "--format", "pgn"], capsys)
+    assert code == 0 and out.count("[Event ") == 2
+
+
+def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "e.db"
+    asyncio.run(build(path))
+    code, out, err = export(["--db", str(path), "--event", "42", "--format", "json"], capsys)
+    assert (code, out) == (3, "") and err.strip() == "swissbot export: there is no event 42"
+    code, _, err = export(["--db", str(tmp_path / "missing.db"), "--format", "trf"], capsys)
+    assert code == 5 and "no database file" in err and "Traceback" not in err
+    assert not (tmp_path / "missing.db").exists()
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not sqlite at all" * 200)
+    code, _, err = export(["--db", str(junk), "--format", "trf"], capsys)
+    assert code == 5 and "Traceback" not in err
+    empty = tmp_path / "empty.db"
+    asyncio.run(_create(empty))
+    code, _, err = export(["--db", str(empty), "--format", "trf"], capsys)
+    assert code == 3 and "no event yet" in err
+    code, _, err = export(["--db", str(path), "--format", "trf", "-o", str(tmp_path / "no" / "dir.trf")], capsys)
+    assert code == 3 and "cannot write" in err
+
+
+async def _create(path: Path) -> None:
+    await (await open_database(path)).close()
