@@ -78,9 +78,8 @@ async def test_an_expired_interaction_is_logged_not_raised(env: Env, caplog: pyt
     interaction = env.interaction(member("m"))
 
     async def expired(*args: Any, **kwargs: Any) -> None:
-        raise discord.NotFound(
-            SimpleNamespace(status=404, reason="Not Found"), {"code": 10062, "message": "Unknown interaction"}
-        )
+        response: Any = SimpleNamespace(status=404, reason="Not Found")
+        raise discord.NotFound(response, {"code": 10062, "message": "Unknown interaction"})
 
     interaction.response.send_message = expired  # type: ignore[method-assign]
     with caplog.at_level(logging.WARNING, logger="swissbot.discord"):
