@@ -140,6 +140,9 @@ class Database:
         async with self._lock:
             self._owner = task
             try:
+                if self._conn.in_transaction:
+                    # A rollback interrupted by a second cancellation left the transaction open.
+                    await self._rollback()
                 await _run(self._conn, begin)
                 try:
                     yield self._conn

@@ -11,6 +11,7 @@ from storage.entries import last_paired_round
 from storage.errors import InvalidPairing, NotFound, RoundIncomplete, RoundNotNext, WrongStatus
 from storage.history import (
     BOARD_SQL,
+    History,
     board_from_row,
     is_decided,
     load_history,
@@ -51,7 +52,8 @@ async def store_pairing(
     """Store round `round_number`: its boards in order, the pairing-allocated bye, and the fixed
     records (requested half-point byes, zero-point byes of players not active), in one transaction.
 
-    Refused with RoundNotNext unless it is the next round of a running event, RoundIncomplete if
+    Storing the same pairing again returns the stored round (restart safety). Refused with
+    RoundNotNext unless it is the next round of a running event, RoundIncomplete if
     the previous round has undecided boards, InvalidPairing unless the pairing places exactly the
     players who should play, each once.
     """
@@ -60,6 +62,12 @@ async def store_pairing(
         event = history.event
         if event.status is not EventStatus.RUNNING:
             raise WrongStatus(f"event {event.settings.name!r} is {event.status.value}, not running")
+        if (
+            history.rounds
+            and round_number == history.next_round - 1
+            and _same_pairing(history.rounds[-1], pairing, history)
+        ):
+            return history.rounds[-1]  # stored already (a restart repeating its last step)
         if round_number != history.next_round:
             raise RoundNotNext(f"round {round_number} is not the next round to pair (that is {history.next_round})")
         if round_number > event.settings.rounds:
@@ -103,6 +111,15 @@ async def store_pairing(
             },
         )
         return await load_round(conn, event_id, round_number)
+
+
+def _same_pairing(stored: RoundSummary, pairing: Pairing, history: History) -> bool:
+    boards = tuple((b.white_number, b.black_number) for b in stored.boards)
+    ids = {e.player.id: n for n, e in history.numbered.items()}
+    pab = [ids.get(pid) for pid, kind in stored.byes.items() if kind is RecordKind.PAB]
+    return boards == tuple((b.white, b.black) for b in pairing.boards) and pab == (
+        [pairing.bye] if pairing.bye is not None else []
+    )
 
 
 def _check_pairing(pairing: Pairing, expected: set[int]) -> None:

@@ -83,6 +83,12 @@ async def test_store_pairing_and_read_it_back(db: Database) -> None:
     top = (await board_by_number(db, event_id, 1, 1)).white_id
     assert await next_round_number(db, event_id) == 2
     assert await get_round(db, event_id, 1) == summary
+    again = await store_pairing(db, event_id, 1, Pairing((Board(1, 4), Board(5, 2)), bye=3), at=at(11), actor="bot")
+    assert again == summary  # a restart repeating the step stores nothing twice
+    with pytest.raises(RoundNotNext, match="that is 2"):
+        await store_pairing(db, event_id, 1, Pairing((Board(4, 1), Board(5, 2)), bye=3), at=at(11), actor="bot")
+    with pytest.raises(RoundNotNext, match="that is 2"):
+        await store_pairing(db, event_id, 0, Pairing(()), at=at(11), actor="bot")
     assert [r.round.number for r in await list_rounds(db, event_id)] == [1]
     board = await board_of_player(db, event_id, 1, top)
     assert board is not None and board.board_no == 1
