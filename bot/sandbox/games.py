@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,17 +36,22 @@ class Course:
     winner: Color | None
 
 
-def _key(board: chess.Board) -> str:
-    return board.epd()
+Key = Hashable
+
+
+def _key(board: chess.Board) -> Key:
+    """What makes two positions the same for repetition (pieces, turn, castling, en passant)."""
+    return board._transposition_key()
 
 
 def _ends_game(board: chess.Board) -> bool:
-    return (
-        board.is_checkmate() or board.is_stalemate() or board.is_insufficient_material() or board.halfmove_clock >= 100
-    )
+    """Mate, stalemate, insufficient material or the 50-move rule (repetitions are kept apart)."""
+    if board.halfmove_clock >= 100 or board.is_insufficient_material():
+        return True
+    return not any(board.generate_legal_moves())
 
 
-def _random_walk(rng: random.Random, board: chess.Board, plies: int, seen: set[str]) -> bool:
+def _random_walk(rng: random.Random, board: chess.Board, plies: int, seen: set[Key]) -> bool:
     """Play `plies` random moves that neither end the game nor repeat a position; False if stuck."""
     for _ in range(plies):
         moves = list(board.legal_moves)
@@ -71,7 +77,7 @@ def quiet_moves(rng: random.Random, plies: int) -> list[chess.Move]:
     raise GameSpecError(f"could not generate {plies} quiet plies")
 
 
-def _greedy_move(rng: random.Random, board: chess.Board, seen: set[str]) -> chess.Move | None:
+def _greedy_move(rng: random.Random, board: chess.Board, seen: set[Key]) -> chess.Move | None:
     """The attacking side: mate if it can, otherwise take the biggest piece, otherwise check or roam."""
     best: list[chess.Move] = []
     best_score = -1.0
@@ -81,7 +87,7 @@ def _greedy_move(rng: random.Random, board: chess.Board, seen: set[str]) -> ches
         captured = board.piece_type_at(move.to_square)
         gives_check = board.gives_check(move)
         board.push(move)
-        if board.is_checkmate():
+        if gives_check and board.is_checkmate():
             board.pop()
             return move
         bad = _ends_game(board) or _key(board) in seen
@@ -93,6 +99,21 @@ def _greedy_move(rng: random.Random, board: chess.Board, seen: set[str]) -> ches
         if score > best_score:
             best, best_score = [move], score
     return best[0] if best else None
+
+
+def _passive_move(rng: random.Random, board: chess.Board, seen: set[Key]) -> bool:
+    """The losing side: a random move, captures only when nothing else is playable."""
+    moves = list(board.legal_moves)
+    rng.shuffle(moves)
+    moves.sort(key=board.is_capture)
+    for move in moves:
+        board.push(move)
+        key = _key(board)
+        if key not in seen and not _ends_game(board):
+            seen.add(key)
+            return True
+        board.pop()
+    return False
 
 
 def _mate_line(rng: random.Random, winner: Color, min_plies: int) -> list[chess.Move]:
@@ -111,7 +132,7 @@ def _mate_line(rng: random.Random, winner: Color, min_plies: int) -> list[chess.
                     break
                 board.push(move)
                 seen.add(_key(board))
-            elif not _random_walk(rng, board, 1, seen):
+            elif not _passive_move(rng, board, seen):
                 break
         if board.is_checkmate() and board.turn != attacker and board.ply() >= min_plies:
             return list(board.move_stack)
