@@ -7,6 +7,7 @@ paired exactly once; whenever the engine says no valid pairing exists, an exhaus
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -46,24 +47,27 @@ class Tally:
 
 def exhaustive_pairing_exists(t: Tournament, r: int) -> bool:
     """Backtracking over every pairing, each board and the bye judged by the checker itself."""
-    players = sorted(t.views(r).to_pair())
+    players = tuple(sorted(t.views(r).to_pair()))
 
+    @functools.cache
     def board_ok(a: int, b: int) -> bool:
         return any(
             not any(d.kind in _BOARD_KINDS for d in checker.check_round(t, r, Pairing((board,))))
             for board in (Board(a, b), Board(b, a))
         )
 
+    @functools.cache
     def bye_ok(n: int) -> bool:
         return not any(d.kind in _BYE_KINDS for d in checker.check_round(t, r, Pairing((), n)))
 
-    def solve(rest: list[int], bye_left: bool) -> bool:
+    @functools.cache
+    def solve(rest: tuple[int, ...], bye_left: bool) -> bool:
         if not rest:
             return True
         first, others = rest[0], rest[1:]
         if bye_left and bye_ok(first) and solve(others, False):
             return True
-        return any(board_ok(first, o) and solve([x for x in others if x != o], bye_left) for o in others)
+        return any(board_ok(first, o) and solve(tuple(x for x in others if x != o), bye_left) for o in others)
 
     return solve(players, len(players) % 2 == 1)
 
