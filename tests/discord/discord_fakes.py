@@ -204,3 +204,105 @@ async def make_env(tmp_path: Path, *, autoplay: bool = False) -> AsyncIterator[E
             await bot.close()
             await gateway.close()
             await db.close()
+
+
+# --- a channel and a client for the announcer ------------------------------------------------------
+
+_message_ids = itertools.count(9_000)
+
+
+@dataclass
+class Posted:
+    """A message the bot posted, with every later edit."""
+
+    id: int
+    channel: FakeChannel
+    content: str | None
+    embeds: list[discord.Embed]
+    files: list[discord.File]
+    view: discord.ui.View | None
+    allowed_mentions: discord.AllowedMentions | None
+    edits: list[dict[str, Any]] = field(default_factory=list)
+    deleted: bool = False
+
+
+class FakePartialMessage:
+    """`channel.get_partial_message(id)`: editing works while the message exists."""
+
+    def __init__(self, channel: FakeChannel, message_id: int) -> None:
+        self.channel = channel
+        self.id = message_id
+
+    async def edit(self, **kwargs: Any) -> None:
+        posted = self.channel.by_id.get(self.id)
+        if posted is None or posted.deleted:
+            response: Any = SimpleNamespace(status=404, reason="Not Found")
+            raise discord.NotFound(response, {"code": 10008, "message": "Unknown Message"})
+        posted.edits.append(kwargs)
+        if "embeds" in kwargs:
+            posted.embeds = kwargs["embeds"]
+
+
+class FakeChannel:
+    """A text channel that keeps what the bot sends."""
+
+    def __init__(self, channel_id: int, *, fail: bool = False) -> None:
+        self.id = channel_id
+        self.posted: list[Posted] = []
+        self.by_id: dict[int, Posted] = {}
+        self.fail = fail
+
+    async def send(self, content: str | None = None, **kwargs: Any) -> Posted:
+        if self.fail:
+            response: Any = SimpleNamespace(status=403, reason="Forbidden")
+            raise discord.Forbidden(response, {"code": 50013, "message": "Missing Permissions"})
+        files = list(kwargs.get("files", [])) + ([kwargs["file"]] if "file" in kwargs else [])
+        posted = Posted(
+            next(_message_ids),
+            self,
+            content,
+            list(kwargs.get("embeds", [])),
+            files,
+            kwargs.get("view"),
+            kwargs.get("allowed_mentions"),
+        )
+        self.posted.append(posted)
+        self.by_id[posted.id] = posted
+        return posted
+
+    def get_partial_message(self, message_id: int) -> FakePartialMessage:
+        return FakePartialMessage(self, message_id)
+
+
+class FakeUser:
+    def __init__(self, user_id: int, *, closed: bool = False) -> None:
+        self.id = user_id
+        self.closed = closed
+        self.dms: list[str] = []
+
+    async def send(self, content: str, **kwargs: Any) -> None:
+        if self.closed:
+            response: Any = SimpleNamespace(status=403, reason="Forbidden")
+            raise discord.Forbidden(response, {"code": 50007, "message": "Cannot send messages to this user"})
+        self.dms.append(content)
+
+
+class FakeClient:
+    """The announcer's view of the bot: channels and users by id."""
+
+    def __init__(self, *channels: FakeChannel) -> None:
+        self.channels = {channel.id: channel for channel in channels}
+        self.users: dict[int, FakeUser] = {}
+
+    def get_channel(self, channel_id: int) -> FakeChannel | None:
+        return self.channels.get(channel_id)
+
+    async def fetch_channel(self, channel_id: int) -> FakeChannel:
+        response: Any = SimpleNamespace(status=404, reason="Not Found")
+        raise discord.NotFound(response, {"code": 10003, "message": "Unknown Channel"})
+
+    def get_user(self, user_id: int) -> FakeUser:
+        return self.users.setdefault(user_id, FakeUser(user_id))
+
+    async def fetch_user(self, user_id: int) -> FakeUser:
+        return self.get_user(user_id)
