@@ -486,9 +486,3 @@ def test_forfeited_boards_are_compared_without_colours() -> None:
 
     assert checker.check_tournament(t, engine=engine) == []
 
-
-def test_swissbot_check_is_wired_into_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from bot import cli
-
-    assert cli.main(["check", "--system", "none", str(EXAMPLE)]) == 0
-    assert "no discrepancy" in capsys.readouterr().err
