@@ -1,0 +1,115 @@
+"""`swissbot run` and `swissbot sync`: clear errors before anything connects; the startup channel check."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+
+from bot import cli_run, cli_sync
+from bot.config import ClubConfig, Config
+from bot.discord.bot import channel_problems
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
+
+
+def _parse(module: Any, argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    module.register(parser.add_subparsers())
+    return parser.parse_args(argv)
+
+
+def test_run_without_tokens_says_which_variable_is_missing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    monkeypatch.setenv("LICHESS_TOKEN", "lip_x")
+    args = _parse(cli_run, ["run", "--config", str(EXAMPLE)])
+    assert args.handler(args) == 2
+    assert capsys.readouterr().err.strip() == (
+        "swissbot run: environment variable DISCORD_TOKEN is not set (tokens never go in the file)"
+    )
+
+
+def test_run_with_an_unknown_key_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "secret-d")
+    monkeypatch.setenv("LICHESS_TOKEN", "secret-l")
+    config = tmp_path / "config.toml"
+    config.write_text("[discord]\ndm_player = true\n")
+    args = _parse(cli_run, ["run", "--config", str(config)])
+    assert args.handler(args) == 2
+    err = capsys.readouterr().err
+    assert "unknown key 'discord.dm_player'" in err and "secret" not in err
+
+
+def test_sync_without_a_token_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    args = _parse(cli_sync, ["sync", "--guild", "123"])
+    assert args.guild == 123
+    assert args.handler(args) == 2
+    assert "DISCORD_TOKEN is not set" in capsys.readouterr().err
+
+
+@dataclass
+class _Channel:
+    name: str
+    allowed: dict[str, bool]
+
+    def permissions_for(self, member: Any) -> discord.Permissions:
+        return discord.Permissions(**self.allowed)
+
+
+@dataclass
+class _Guild:
+    id: int
+    name: str
+    channels: dict[int, _Channel] = field(default_factory=dict)
+    me: object = None
+
+    def get_channel(self, channel_id: int) -> _Channel | None:
+        return self.channels.get(channel_id)
+
+
+class _Client:
+    def __init__(self, *guilds: _Guild) -> None:
+        self.guilds = {g.id: g for g in guilds}
+
+    def get_guild(self, guild_id: int) -> _Guild | None:
+        return self.guilds.get(guild_id)
+
+
+ALL = {
+    "view_channel": True,
+    "send_messages": True,
+    "embed_links": True,
+    "attach_files": True,
+    "read_message_history": True,
+}
+
+
+def test_channel_check_names_what_is_wrong() -> None:
+    config = Config(
+        database=Path("x"),
+        clubs=(ClubConfig(1, "TD", 10), ClubConfig(2, "TD", 20), ClubConfig(3, "TD", 30), ClubConfig(4, "TD", 40)),
+    )
+    client = _Client(
+        _Guild(1, "Good Club", {10: _Channel("swiss", ALL)}),
+        _Guild(2, "Quiet Club", {20: _Channel("events", ALL | {"send_messages": False, "attach_files": False})}),
+        _Guild(3, "Empty Club"),
+    )
+    problems = channel_problems(client, config)  # type: ignore[arg-type]
+    assert problems == [
+        "the bot cannot post in #events of Quiet Club: it lacks send messages, attach files",
+        "no channel 30 in the server Empty Club ([[clubs]] channel_id)",
+        "the bot is not in the server 4 ([[clubs]] guild_id): invite it first",
+    ]
+    good = _Client(_Guild(1, "Good Club", {10: _Channel("swiss", ALL)}))
+    assert channel_problems(good, Config(database=Path("x"), clubs=config.clubs[:1])) == []  # type: ignore[arg-type]
