@@ -314,8 +314,16 @@ class LichessGateway:
             if wait > 0:
                 LOG.info("Lichess: paused after HTTP 429, waiting %.1f s before %s", wait, what)
                 await self._sleep(wait)
+            request = asyncio.ensure_future(asyncio.to_thread(call))
             try:
-                result = await asyncio.to_thread(call)
+                try:
+                    result = await asyncio.shield(request)
+                except asyncio.CancelledError:
+                    # the thread cannot be stopped: keep the lock until its request is over
+                    await asyncio.wait([request])
+                    if not request.cancelled():
+                        request.exception()  # retrieved: its outcome no longer matters
+                    raise
             except ResponseError as exc:
                 raise self._translate(what, exc) from None
             except ApiError as exc:

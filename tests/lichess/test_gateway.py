@@ -179,6 +179,19 @@ async def test_requests_never_overlap(sandbox: Sandbox, gateway: LichessGateway)
     assert all(end <= next_start for (_, end), (next_start, _) in itertools.pairwise(spans))
 
 
+async def test_a_cancelled_call_still_holds_the_line_until_its_request_ends(
+    sandbox: Sandbox, gateway: LichessGateway
+) -> None:
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/user/", "status": None, "delay": 0.4})
+    slow = asyncio.create_task(gateway.get_user("alice"))
+    await asyncio.sleep(0.1)
+    slow.cancel()
+    assert (await gateway.whoami()).id == "swissbot"
+    assert slow.cancelled()
+    user_request, account_request = sandbox.state.requests
+    assert account_request.started >= user_request.at
+
+
 async def test_429_pauses_every_caller(sandbox: Sandbox) -> None:
     pause = 0.3
     gw = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs(rate_limit_pause=pause))
