@@ -146,6 +146,9 @@ class Database:
                 await _run(self._conn, begin)
                 try:
                     yield self._conn
+                except sqlite3.Error as exc:
+                    await self._rollback()
+                    raise DatabaseError(f"database error: {exc}") from exc
                 except BaseException:
                     await self._rollback()
                     raise
@@ -215,6 +218,17 @@ async def execute(conn: Connection, sql: str, params: Params = ()) -> int:
     except sqlite3.Error as exc:
         raise DatabaseError(f"database error: {exc}") from exc
     return int(rowid or 0)
+
+
+async def execute_count(conn: Connection, sql: str, params: Params = ()) -> int:
+    """Run one statement; return how many rows it changed."""
+    try:
+        cursor = await conn.execute(sql, params)
+        count = cursor.rowcount
+        await cursor.close()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"database error: {exc}") from exc
+    return int(count)
 
 
 async def executemany(conn: Connection, sql: str, rows: Iterable[Params]) -> None:

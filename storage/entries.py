@@ -11,7 +11,18 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage import audit
-from storage.db import Connection, Database, Row, execute, executemany, fetchall, fetchone, need_time, utc_text
+from storage.db import (
+    Connection,
+    Database,
+    Row,
+    execute,
+    execute_count,
+    executemany,
+    fetchall,
+    fetchone,
+    need_time,
+    utc_text,
+)
 from storage.errors import AlreadyJoined, ByeNotAllowed, EntryBarred, InvalidInput, NotFound, WrongStatus
 from storage.events import JOINABLE, STARTED, load_event, starting_order_key
 from storage.players import load_player, player_from_row
@@ -308,11 +319,12 @@ async def cancel_bye(
         await load_event(conn, event_id)
         if round_number <= await last_paired_round(conn, event_id):
             raise ByeNotAllowed(f"round {round_number} is already paired")
-        cursor = await conn.execute(
+        changed = await execute_count(
+            conn,
             "DELETE FROM bye_requests WHERE event_id = ? AND player_id = ? AND round = ?",
             (event_id, player_id, round_number),
         )
-        if cursor.rowcount == 0:
+        if changed == 0:
             return False
         await audit.append(
             conn,
@@ -380,11 +392,12 @@ async def remove_forbidden_pair(
     """Allow two players to meet again; False if they were not forbidden."""
     low, high = sorted((player_a, player_b))
     async with db.transaction() as conn:
-        cursor = await conn.execute(
+        changed = await execute_count(
+            conn,
             "DELETE FROM forbidden_pairs WHERE event_id = ? AND player_a = ? AND player_b = ?",
             (event_id, low, high),
         )
-        if cursor.rowcount == 0:
+        if changed == 0:
             return False
         await audit.append(
             conn,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage import audit
-from storage.db import Connection, Database, Row, execute, fetchone, need_time, parse_time, utc_text
+from storage.db import Connection, Database, Row, execute, execute_count, fetchone, need_time, parse_time, utc_text
 from storage.errors import AccountTaken, InvalidInput, NotFound
 from storage.records import Ban, LinkCode, PlayerRow
 
@@ -111,8 +111,8 @@ async def pending_link_code(db: Database, discord_id: int, *, at: datetime) -> L
 async def purge_link_codes(db: Database, *, at: datetime) -> int:
     """Delete codes expired at `at`; return how many."""
     async with db.transaction() as conn:
-        cursor = await conn.execute("DELETE FROM link_codes WHERE expires_at <= ?", (utc_text(at),))
-        return cursor.rowcount
+        changed = await execute_count(conn, "DELETE FROM link_codes WHERE expires_at <= ?", (utc_text(at),))
+        return changed
 
 
 async def link_account(db: Database, discord_id: int, lichess_name: str, *, at: datetime, actor: str) -> PlayerRow:

@@ -155,3 +155,34 @@ def test_statements_keep_triggers_whole() -> None:
     assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
     with pytest.raises(ValueError, match="incomplete"):
         Migration(2, "cut", "CREATE TABLE u (x INTEGER").statements()
+
+
+async def test_raw_sqlite_errors_become_database_errors_and_roll_back(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "raw.db")
+    try:
+        with pytest.raises(DatabaseError, match="no such table"):
+            async with db.transaction() as conn:
+                await conn.execute("CREATE TABLE t (x INTEGER)")
+                await conn.execute("INSERT INTO missing VALUES (1)")
+        async with db.snapshot() as conn, conn.execute("SELECT name FROM sqlite_master WHERE name = 't'") as cur:
+            assert await cur.fetchall() == []
+    finally:
+        await db.close()
+
+
+async def test_a_nested_block_rolls_back_alone(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "nested.db")
+    try:
+        async with db.transaction() as conn:
+            await conn.execute("CREATE TABLE t (x INTEGER)")
+            await conn.execute("INSERT INTO t VALUES (1)")
+            with pytest.raises(KeyError):
+                async with db.transaction() as inner:
+                    await inner.execute("INSERT INTO t VALUES (2)")
+                    raise KeyError("inner step failed")
+            async with db.transaction() as inner:
+                await inner.execute("INSERT INTO t VALUES (3)")
+        async with db.snapshot() as conn, conn.execute("SELECT x FROM t ORDER BY x") as cur:
+            assert [r[0] for r in await cur.fetchall()] == [1, 3]
+    finally:
+        await db.close()
