@@ -54,6 +54,7 @@ class FakeResponse:
     def __init__(self, log: list[Call]) -> None:
         self.log = log
         self.done = False
+        self.choices: list[app_commands.Choice[str]] = []
 
     def is_done(self) -> bool:
         return self.done
@@ -65,6 +66,12 @@ class FakeResponse:
     async def defer(self, *, ephemeral: bool = False, thinking: bool = False) -> None:
         self._answer()
         self.log.append(Call("response", "defer", ephemeral=ephemeral, thinking=thinking))
+
+    async def autocomplete(self, choices: list[app_commands.Choice[str]]) -> None:
+        self._answer()
+        assert len(choices) <= 25
+        self.log.append(Call("response", "autocomplete", ", ".join(c.name for c in choices)))
+        self.choices = choices
 
     async def send_message(self, content: str | None = None, *, ephemeral: bool = False, **kwargs: Any) -> None:
         self._answer()

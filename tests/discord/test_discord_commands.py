@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from discord import app_commands
@@ -131,10 +132,13 @@ async def test_autocomplete_offers_at_most_25_events_matching_the_text(env: Env)
         await env.director.create_event(Actor(1, "org", True), GUILD, CHANNEL, _settings(f"Weekly {index:02d}"))
     await env.director.create_event(Actor(1, "org", True), GUILD, CHANNEL, _settings("Club Championship"))
     interaction = env.interaction(member("m"))
+    assert await event_autocomplete(interaction, "") == []  # type: ignore[arg-type]  # drafts are hidden
+    for event in await env.director.list_events(GUILD):
+        await env.director.open_event(Actor(1, "org", True), event.id)
     choices = await event_autocomplete(interaction, "")  # type: ignore[arg-type]
     assert len(choices) == 25
     champ = await event_autocomplete(interaction, "champ")  # type: ignore[arg-type]
-    assert [c.name for c in champ] == ["Club Championship (draft)"]
+    assert [c.name for c in champ] == ["Club Championship (open)"]
     (championship,) = [e for e in await env.director.list_events(GUILD) if e.name == "Club Championship"]
     assert champ[0].value == str(championship.id)
     # Elsewhere (no guild) there is nothing to offer.
@@ -235,3 +239,21 @@ async def test_standings_of_a_large_event_attach_the_whole_table(env: Env) -> No
     assert answer.files and answer.files[0].filename == "standings.txt"
     attached = answer.files[0].fp.read().decode()
     assert all(f"player_{i:03d}" in attached for i in range(120))
+
+
+@pytest.mark.parametrize("path", ["join", "standings", "swiss open", "swiss export"])
+async def test_autocomplete_is_wired_to_the_event_option(env: Env, path: str) -> None:
+    """Through discord.py's own autocomplete dispatch (a private method, pinned discord.py)."""
+    organiser = Actor(1, "org", True)
+    spring = await env.director.create_event(organiser, GUILD, CHANNEL, _settings("Spring Swiss"))
+    await env.director.create_event(organiser, GUILD, CHANNEL, _settings("Spring Draft"))
+    await env.director.create_event(organiser, GUILD, CHANNEL, _settings("Autumn Open"))
+    await env.director.open_event(organiser, spring.id)
+    interaction = env.interaction(member("m"))
+    command = find_command(env.bot, path)
+    await command._invoke_autocomplete(interaction, "event", SimpleNamespace(event="spr"))  # type: ignore[arg-type]
+    shown = [c.name for c in interaction.response.choices]
+    # Members never see drafts; organisers do.
+    assert shown == (
+        ["Spring Swiss (open)", "Spring Draft (draft)"] if path.startswith("swiss") else ["Spring Swiss (open)"]
+    )

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.director_models import MyGame
+from bot.director_models import EventStatus, MyGame
 from bot.discord.actors import actor_for
 from bot.discord.autocomplete import NOT_OVER
 from bot.discord.replies import send_pages, send_table
@@ -18,13 +18,14 @@ if TYPE_CHECKING:
     from bot.discord.bot import SwissBot
 
 Interaction = discord.Interaction[Any]
+MEMBER_VISIBLE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
 EVENT_HELP = "The event (the one in progress if you leave it empty)"
 
 
 async def event_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """Events of this server whose name contains what was typed (at most 25, from the cache)."""
+    """Events of this server whose name contains what was typed (at most 25, from the cache); drafts stay hidden."""
     bot: SwissBot = interaction.client
-    return await bot.events.choices(interaction.guild_id, current, NOT_OVER)
+    return await bot.events.choices(interaction.guild_id, current, MEMBER_VISIBLE)
 
 
 def my_game_text(game: MyGame) -> str:
