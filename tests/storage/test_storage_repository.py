@@ -20,6 +20,7 @@ from storage.entries import (
     entry_by_number,
     find_entry,
     forbidden_pairs,
+    get_entry,
     join_event,
     list_entries,
     remove_forbidden_pair,
@@ -51,6 +52,7 @@ from storage.players import (
     create_link_code,
     ensure_player,
     get_ban,
+    get_player,
     link_account,
     pending_link_code,
     player_by_discord,
@@ -166,6 +168,11 @@ async def test_start_numbers_by_rating_then_name_and_never_renumbers(db: Databas
     entry = await join_event(db, event.id, late.id, 2500, at=at(6), actor=ACTOR)
     assert entry.number == 5 and entry.joined_round == 1  # joined before round 1 was paired
     assert (await entry_by_number(db, event.id, 1)).player.id == players[3].id
+    assert (await get_entry(db, event.id, players[3].id)).number == 1
+    with pytest.raises(NotFound, match="no player number 99"):
+        await entry_by_number(db, event.id, 99)
+    with pytest.raises(NotFound, match="not entered"):
+        await get_entry(db, event.id, 424242)
     with pytest.raises(WrongStatus):
         await start_event(db, event.id, at=at(7), actor=ACTOR)
 
@@ -267,6 +274,9 @@ async def test_players_and_account_links(db: Database) -> None:
     found = await player_by_lichess(db, "ALICEchess")
     assert found is not None and found.id == alice.id
     assert await player_by_discord(db, 12) == bob
+    assert await get_player(db, alice.id) == await ensure_player(db, 11, "Alice B.", at=at(9))
+    with pytest.raises(NotFound, match="no player 999"):
+        await get_player(db, 999)
     await unlink_account(db, 11, at=at(7), actor=ACTOR, reason="wrong account")
     assert (await link_account(db, 12, "AliceChess", at=at(8), actor="discord:12")).id == bob.id
     with pytest.raises(NotFound):

@@ -90,6 +90,7 @@ async def test_store_pairing_and_read_it_back(db: Database) -> None:
     with pytest.raises(RoundNotNext, match="that is 2"):
         await store_pairing(db, event_id, 0, Pairing(()), at=at(11), actor="bot")
     assert [r.round.number for r in await list_rounds(db, event_id)] == [1]
+    assert await last_round(db, event_id) == summary
     board = await board_of_player(db, event_id, 1, top)
     assert board is not None and board.board_no == 1
     assert await board_of_player(db, event_id, 1, next(iter(summary.byes))) is None
