@@ -8,9 +8,10 @@ from typing import Any
 
 import aiohttp
 import chess
+from aiohttp.test_utils import TestClient, TestServer
 
 from bot.lichess import LichessGateway
-from bot.sandbox import Sandbox, run_sandbox
+from bot.sandbox import Sandbox, make_app, run_sandbox
 from bot.sandbox.state import UNPLAYED_GAME_LIFETIME
 from bot.sandbox.testing import gateway_kwargs
 
@@ -276,3 +277,11 @@ async def test_autoplay_plays_a_plausible_mix_within_lichess_rules() -> None:
             kinds["decisive"] += 1
     assert kinds["decisive"] > len(results) / 2
     assert kinds["long draw"] > 0 and kinds["early draw"] > 0 and kinds["no-show"] > 0 and kinds["aborted"] > 0
+
+
+async def test_make_app_works_with_aiohttp_test_utils() -> None:
+    async with TestClient(TestServer(make_app(seed=2))) as client:
+        resp = await client.post("/sandbox/users", json={"username": "Ann", "rating": 1999})
+        assert resp.status == 201
+        resp = await client.get("/api/user/ann")
+        assert resp.status == 200 and (await resp.json())["perfs"]["rapid"]["rating"] == 1999
