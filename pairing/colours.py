@@ -13,6 +13,7 @@ class ColourState:
 
     number: int
     rank: int
+    parity_number: int
     colours: tuple[Colour, ...]
     preference: Colour | None
     strength: PreferenceStrength
@@ -45,5 +46,5 @@ def allocate(a: ColourState, b: ColourState, initial: Colour) -> Colour:
         wanted = pa if higher is a else pa.opposite
         return wanted
     higher = a if a.rank < b.rank else b
-    colour = initial if higher.number % 2 == 1 else initial.opposite
+    colour = initial if higher.parity_number % 2 == 1 else initial.opposite
     return colour if higher is a else colour.opposite

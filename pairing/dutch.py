@@ -27,6 +27,7 @@ from pairing.model import (
     PreferenceStrength,
     RoundViews,
     Tournament,
+    board_order,
 )
 
 Pair = tuple[int, int]
@@ -85,16 +86,8 @@ def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
         a, b = players[x], players[y]
         colour = allocate(a.colour, b.colour, initial)
         boards.append(Board(a.number, b.number) if colour is Colour.WHITE else Board(b.number, a.number))
-    ordered = _board_order(views, boards)
+    ordered = board_order(views, boards)
     return Pairing(ordered, None if bye is None else players[bye].number)
-
-
-def _board_order(views: RoundViews, boards: Sequence[Board]) -> tuple[Board, ...]:
-    def key(board: Board) -> tuple[Points, Points, int]:
-        sw, sb = views.pairing_score(board.white), views.pairing_score(board.black)
-        return (-max(sw, sb), -min(sw, sb), min(board.white, board.black))
-
-    return tuple(sorted(boards, key=key))
 
 
 def with_implied_acceleration(tournament: Tournament) -> Tournament:
@@ -118,9 +111,12 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
     order = sorted(numbers, key=lambda n: (-views.pairing_score(n), n))
     out = []
     r = views.round
+    # Rule 5 of colour allocation looks at the parity of the position in the pairing order of the players
+    # paired this round (what the reference engine does; checked on corpus cases with absent players).
+    position = {number: k for k, number in enumerate(order, start=1)}
     for index, number in enumerate(order):
         pref = views.preference(number)
-        state = ColourState(number, index, views.colours(number), pref.colour, pref.strength)
+        state = ColourState(number, index, position[number], views.colours(number), pref.colour, pref.strength)
         out.append(
             _Player(
                 index=index,
@@ -243,6 +239,9 @@ class _Bracket:
         self.vertices = self.members + lower
         self.dummy = len(self.vertices) if len(self.vertices) % 2 else -1
         self.size = len(self.vertices) + (1 if self.dummy >= 0 else 0)
+        # [C9] only counts in a bracket that downfloats exactly one player, who then gets the PAB.
+        self._c9: dict[Pair, int] = {}
+        self.c9 = len(self.members) % 2 == 1
         self._criteria = self._criteria_weights()
 
     # -- criteria -------------------------------------------------------------------------------
@@ -335,17 +334,23 @@ class _Bracket:
                     vals = list(zero)
                     vals[0] = 1
                     vals[1] = top - score_rank[p.score]
-                    vals[6] = max_unplayed - p.unplayed
                     out[(a, self.dummy)] = pack(vals)
+                    if x in members:
+                        vals = list(zero)
+                        vals[6] = max_unplayed - p.unplayed
+                        self._c9[(a, self.dummy)] = pack(vals)
         return out
 
     # -- solving --------------------------------------------------------------------------------
 
     def _solve(self, order: dict[Pair, int], order_bits: int, removed: set[int], cut: set[Pair]) -> list[int]:
         edges = []
+        c9 = self._c9 if self.c9 else {}
         for (a, b), w in self._criteria.items():
             if a in removed or b in removed or (a, b) in cut:
                 continue
+            if c9:
+                w += c9.get((a, b), 0)
             edges.append((a, b, (w << (order_bits + 1)) + order.get((a, b), 0)))
         mate = max_weight_matching(self.size, edges)
         for v in range(self.size):
@@ -360,6 +365,9 @@ class _Bracket:
         if self.mdps:
             order, bits = self._mdp_keys(local)
             mate = self._solve(order, bits, set(), set())
+            if self._single_floater(mate) != self.c9:
+                self.c9 = not self.c9
+                mate = self._solve(order, bits, set(), set())
             fixed: list[Pair] = []
             used: set[int] = set()
             for m in self.mdps:
@@ -401,9 +409,11 @@ class _Bracket:
             mate = self._solve(order, bits, removed, cut)
             gset = {local[x] for x in group}
             got = sum(1 for a in gset if mate[a] in gset and a < mate[a])
-            if got == count:
+            if got == count and (removed or self._single_floater(mate) == self.c9):
                 break
             count = got
+            if not removed:
+                self.c9 = self._single_floater(mate)
         pairs: list[Pair] = []
         floaters: list[int] = []
         gset = {local[x] for x in group}
@@ -416,6 +426,10 @@ class _Bracket:
             else:
                 floaters.append(x)
         return pairs, floaters
+
+    def _single_floater(self, mate: list[int]) -> bool:
+        members = {a for a, x in enumerate(self.vertices) if x in self.member_set}
+        return sum(1 for a in members if mate[a] not in members) == 1
 
     def _homogeneous_keys(self, group: list[int], p: int, local: dict[int, int]) -> tuple[dict[Pair, int], int]:
         """Exchange and transposition order of Article 4.2-4.3 as additive edge keys (bigger is earlier)."""

@@ -438,11 +438,17 @@ class Pairing:
 
 
 def board_order(views: RoundViews, boards: Iterable[Board]) -> tuple[Board, ...]:
-    """Sort boards as published (C.04.2): higher score, then lower score, then best number."""
+    """Sort boards as published (C.04.2): higher score, then lower score, then the higher-ranked player's number.
+
+    Standings scores are used, without acceleration virtual points (as the reference engine does, checked
+    on the accelerated corpus cases); the higher-ranked player of a board is the one with the higher
+    score, or the smaller number on equal scores.
+    """
 
     def key(board: Board) -> tuple[Points, Points, int]:
-        sw, sb = views.pairing_score(board.white), views.pairing_score(board.black)
-        return (-max(sw, sb), -min(sw, sb), min(board.white, board.black))
+        sw, sb = views.score(board.white), views.score(board.black)
+        top = min((-sw, board.white), (-sb, board.black))[1]
+        return (-max(sw, sb), -min(sw, sb), top)
 
     return tuple(sorted(boards, key=key))
 

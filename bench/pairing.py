@@ -1,0 +1,137 @@
+"""Benchmark of the Dutch engine: time and peak memory of pairing rounds of generated 11-round events.
+
+Usage: .venv/bin/python bench/pairing.py [--sizes 50 100 200 400 800] [--rounds 11] [--seed 1] [--no-write]
+
+The event histories come from `pairing.generator.generate` (Elo-drawn results, byes, forfeits), paired by a
+fast greedy Swiss pairer (players in score order, each with the next one not met and colour-compatible) so
+that building an 800-player history does not itself take the engine's time. The Dutch engine then pairs
+round 1, the middle round and the last round of that history. The table goes to docs/benchmarks.md under
+'## Pairing' (other sections are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+# This file is called pairing.py: make `import pairing` find the package, not this script.
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+
+from pairing.colours import ColourState, allocate  # noqa: E402
+from pairing.dutch import pair  # noqa: E402
+from pairing.errors import NoValidPairing  # noqa: E402
+from pairing.generator import generate  # noqa: E402
+from pairing.model import Board, Colour, Pairing, PreferenceStrength, Tournament  # noqa: E402
+
+DOC = ROOT / "docs" / "benchmarks.md"
+
+
+def greedy_pair(tournament: Tournament) -> Pairing:
+    """A quick legal Swiss pairing (no rematch, no two equal absolute colour preferences)."""
+    views = tournament.views()
+    order = sorted(views.to_pair(), key=lambda n: (-views.pairing_score(n), n))
+    states = {}
+    for rank, number in enumerate(order):
+        pref = views.preference(number)
+        states[number] = ColourState(number, rank, rank + 1, views.colours(number), pref.colour, pref.strength)
+    bye = None
+    if len(order) % 2:
+        eligible = [n for n in reversed(order) if views.pab_eligible(n)]
+        bye = eligible[0] if eligible else order[-1]
+        order.remove(bye)
+    free = list(order)
+    boards = []
+    while free:
+        a = free.pop(0)
+        sa = states[a]
+        partner = None
+        for b in free:
+            sb = states[b]
+            same_absolute = (
+                sa.strength is PreferenceStrength.ABSOLUTE
+                and sb.strength is PreferenceStrength.ABSOLUTE
+                and sa.preference is sb.preference
+            )
+            if not views.have_met(a, b) and not same_absolute:
+                partner = b
+                break
+        if partner is None:
+            partner = next((b for b in free if not views.have_met(a, b)), None)
+        if partner is None:
+            raise NoValidPairing("the greedy pairer is stuck")
+        free.remove(partner)
+        colour = allocate(sa, states[partner], tournament.initial_colour or Colour.WHITE)
+        boards.append(Board(a, partner) if colour is Colour.WHITE else Board(partner, a))
+    return Pairing(tuple(boards), bye)
+
+
+def measure(tournament: Tournament) -> tuple[float, float, int]:
+    """Seconds, peak MiB (tracemalloc) and number of boards of one Dutch pairing."""
+    start = time.perf_counter()
+    result = pair(tournament)
+    seconds = time.perf_counter() - start
+    tracemalloc.start()
+    pair(tournament)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return seconds, peak / 2**20, len(result.boards)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and write the table."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400, 800])
+    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-write", action="store_true", help="print the table only")
+    args = parser.parse_args(argv)
+    middle = (args.rounds + 1) // 2
+    rows = []
+    for size in args.sizes:
+        history = generate(args.seed, size, args.rounds, pair=greedy_pair)
+        for label, rnd in (("1", 1), (f"{middle} (middle)", middle), (f"{args.rounds} (last)", args.rounds)):
+            state = history.truncated(rnd - 1)
+            # Keep the byes already known for the round to pair (column rnd of the history).
+            known = {p.number: p.record(rnd) for p in history.players if p.record(rnd).opponent is None}
+            known = {n: r for n, r in known.items() if r.kind.value in ("half_bye", "zero_bye", "full_bye")}
+            state = state.with_round(rnd, known) if known else state
+            seconds, peak, boards = measure(state)
+            rows.append((size, label, len(state.views(rnd).to_pair()), boards, seconds, peak))
+            print(f"{size:4d} players, round {label:12s}: {seconds:7.2f} s, peak {peak:7.1f} MiB", flush=True)
+    table = [
+        "## Pairing",
+        "",
+        "Dutch engine (`pairing.dutch.pair`), one round of a generated 11-round event "
+        f"(`bench/pairing.py`, seed {args.seed}): wall time of one call (`time.perf_counter`) and peak "
+        "Python memory of a second call (`tracemalloc`). Histories: `pairing.generator.generate` with its "
+        "default rates, paired by a greedy Swiss pairer so that long histories are cheap to build.",
+        "",
+        f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}).",
+        "",
+        "| players | round | paired | boards | time (s) | peak memory (MiB) |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    table += [f"| {s} | {label} | {n} | {b} | {t:.2f} | {m:.1f} |" for s, label, n, b, t, m in rows]
+    text = "\n".join(table) + "\n"
+    print(text)
+    if not args.no_write:
+        old = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+        if re.search(r"^## Pairing$", old, flags=re.M):
+            new = re.sub(r"^## Pairing\n.*?(?=^## |\Z)", text + "\n", old, flags=re.M | re.S)
+        else:
+            new = old.rstrip("\n") + "\n\n" + text
+        DOC.parent.mkdir(parents=True, exist_ok=True)
+        DOC.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""`swissbot pair`: pair the next round of a TRF file, printing the engine output format."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pairing import trf
+from pairing.dutch import pair
+from pairing.errors import NoValidPairing, PairingError
+
+SYSTEMS = ("dutch",)
+
+EXIT_PAIRED = 0
+EXIT_NO_PAIRING = 1
+EXIT_GAVE_UP = 2
+EXIT_BAD_INPUT = 3
+EXIT_UNREADABLE = 5
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `pair` subcommand."""
+    parser = sub.add_parser(
+        "pair",
+        help="pair the next round of a TRF file",
+        description="Pair the next round of a TRF file and print it: the number of pairs, then "
+        "'white black' lines of starting numbers, the pairing-allocated bye as 'id 0'. "
+        "Exit codes: 0 paired, 1 no valid pairing exists, 2 the engine gave up, 3 bad input, 5 file cannot be read.",
+    )
+    parser.add_argument("--system", default="dutch", help="pairing system (only 'dutch')")
+    parser.add_argument("file", metavar="FILE.trf", help="tournament file (TRF16/TRF26)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Pair the file named in `args` and print the result; return the exit code."""
+    system = str(args.system).lower()
+    if system not in SYSTEMS:
+        print(f"swissbot pair: unknown system {args.system!r} (supported: {', '.join(SYSTEMS)})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        with open(args.file, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"swissbot pair: cannot read {args.file}: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        tournament = trf.parse(text)
+    except trf.TrfError as exc:
+        print(f"swissbot pair: {args.file}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if tournament.round_to_pair > tournament.total_rounds:
+        print(
+            f"swissbot pair: {args.file}: all {tournament.total_rounds} rounds are already paired",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    try:
+        pairing = pair(tournament)
+    except NoValidPairing as exc:
+        print(f"swissbot pair: no valid pairing: {exc}", file=sys.stderr)
+        return EXIT_NO_PAIRING
+    except PairingError as exc:
+        print(f"swissbot pair: the engine gave up (not a proof that no pairing exists): {exc}", file=sys.stderr)
+        return EXIT_GAVE_UP
+    sys.stdout.write("\n".join(pairing.lines()) + "\n")
+    return EXIT_PAIRED
