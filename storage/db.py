@@ -102,6 +102,7 @@ class Database:
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
         self._depth = 0
+        self._writing = False
 
     @property
     def connection(self) -> Connection:
@@ -134,11 +135,15 @@ class Database:
     async def _enter(self, begin: str) -> AsyncIterator[Connection]:
         task = asyncio.current_task()
         if task is not None and self._owner is task:
+            if begin == "BEGIN IMMEDIATE" and not self._writing:
+                # Upgrading a read transaction to a write one can fail at once with SQLITE_BUSY.
+                raise DatabaseError("a write inside a read snapshot: open the transaction first")
             async with self._savepoint() as conn:
                 yield conn
             return
         async with self._lock:
             self._owner = task
+            self._writing = begin == "BEGIN IMMEDIATE"
             try:
                 if self._conn.in_transaction:
                     # A rollback interrupted by a second cancellation left the transaction open.
@@ -155,6 +160,7 @@ class Database:
                 await _run(self._conn, "COMMIT")
             finally:
                 self._owner = None
+                self._writing = False
 
     @asynccontextmanager
     async def _savepoint(self) -> AsyncIterator[Connection]:

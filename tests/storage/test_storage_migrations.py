@@ -186,3 +186,18 @@ async def test_a_nested_block_rolls_back_alone(tmp_path: Path) -> None:
             assert [r[0] for r in await cur.fetchall()] == [1, 3]
     finally:
         await db.close()
+
+
+async def test_a_write_inside_a_read_snapshot_is_refused(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "snap.db")
+    try:
+        async with db.snapshot():
+            with pytest.raises(DatabaseError, match="inside a read snapshot"):
+                async with db.transaction():
+                    pass
+            async with db.snapshot() as inner, inner.execute("SELECT 1") as cur:  # nested reads are fine
+                assert tuple(await cur.fetchone() or ()) == (1,)
+        async with db.transaction(), db.snapshot() as inner, inner.execute("SELECT 2") as cur:
+            assert tuple(await cur.fetchone() or ()) == (2,)
+    finally:
+        await db.close()
