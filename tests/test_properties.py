@@ -178,3 +178,17 @@ def _legal(t: Tournament) -> Pairing:
     if found is None:
         raise NoValidPairing("none")
     return found
+
+
+@pytest.mark.slow
+def test_checker_reproduces_generated_tournaments() -> None:
+    """Re-pairing a generated event from its TRF, round by round, gives back every round it was paired with."""
+    failures: list[str] = []
+    for seed in range(20_000, 20_150):
+        options = scenario(seed)
+        players, rounds = options.pop("players"), options.pop("rounds")
+        assert isinstance(players, int) and isinstance(rounds, int)
+        t = generator.generate(seed, players, rounds, pair=dutch_pair, **options)  # type: ignore[arg-type]
+        found = checker.check_tournament(trf.parse(trf.dumps(t)), "dutch")
+        failures.extend(f"seed {seed}: {d}" for d in found)
+    assert not failures, "\n".join(failures[:5])
