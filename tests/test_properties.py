@@ -8,7 +8,9 @@ paired exactly once; whenever the engine says no valid pairing exists, an exhaus
 from __future__ import annotations
 
 import functools
+import os
 import random
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -22,6 +24,7 @@ from pairing.model import Board, Pairing, Scoring, Tournament
 
 TOURNAMENTS = 2000
 CHUNKS = 8
+WORKERS = 2  # processes per chunk: the CI machine has two cores
 BRUTE_FORCE_LIMIT = 14  # players to pair, for the independent exhaustive search
 
 _BOARD_KINDS = {
@@ -141,7 +144,16 @@ def run_seeds(seeds: range) -> Tally:
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_dutch_engine_on_generated_tournaments(chunk: int) -> None:
     size = TOURNAMENTS // CHUNKS
-    tally = run_seeds(range(chunk * size, (chunk + 1) * size))
+    seeds = range(chunk * size, (chunk + 1) * size)
+    workers = max(1, min(WORKERS, os.cpu_count() or 1))
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(pool.map(run_seeds, [seeds[i::workers] for i in range(workers)]))
+    tally = Tally(
+        sum(p.tournaments for p in parts),
+        sum(p.rounds for p in parts),
+        sum(p.no_pairing for p in parts),
+        [f for p in parts for f in p.failures],
+    )
     assert tally.tournaments == size
     assert tally.rounds > size  # most tournaments reach several rounds
     assert not tally.failures, "\n".join(tally.failures[:5])
