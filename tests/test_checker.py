@@ -485,4 +485,3 @@ def test_forfeited_boards_are_compared_without_colours() -> None:
         return Pairing(tuple(Board(b.black, b.white) if (r, b.white) == (3, 3) else b for b in p.boards), p.bye)
 
     assert checker.check_tournament(t, engine=engine) == []
-
