@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
 import random
 import sys
@@ -35,7 +34,8 @@ DOUBLE_FORFEIT_SHARE = 0.2  # of all forfeited boards
 
 
 def _default_pair() -> Pair:
-    pair: Pair = importlib.import_module("pairing.dutch").pair
+    from pairing.dutch import pair  # lazily: the engine is the heaviest module of the package
+
     return pair
 
 
