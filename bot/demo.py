@@ -8,10 +8,13 @@ again with the same database finishes the same event, pairing for pairing and re
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
 import random
 import sys
 import tempfile
+import time
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -165,6 +168,22 @@ def demo_settings(opts: DemoOptions, start: datetime) -> EventSettings:
     )
 
 
+def demo_clock(db_path: Path, speed: float) -> FastClock:
+    """A fast clock anchored in a file next to the database, so event time keeps running while the demo is
+    stopped (as real time would) and a resumed run continues the same timeline."""
+    anchor = db_path.with_name(db_path.name + ".clock")
+    try:
+        data = json.loads(anchor.read_text())
+        event_start = datetime.fromisoformat(data["event"])
+        wall_start, speed = float(data["wall"]), float(data["speed"])
+    except (OSError, ValueError, KeyError):
+        event_start, wall_start = datetime.now(UTC), time.time()
+        tmp = anchor.with_name(anchor.name + ".tmp")
+        tmp.write_text(json.dumps({"event": event_start.isoformat(), "wall": wall_start, "speed": speed}))
+        os.replace(tmp, anchor)
+    return FastClock(speed, start=event_start + timedelta(seconds=max(0.0, time.time() - wall_start) * speed))
+
+
 async def _demo_event(director: Director) -> int | None:
     events = await director.list_events(DEMO_GUILD)
     return events[-1].id if events else None
@@ -190,9 +209,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             db_path = opts.db
         db = await open_database(db_path)
         stack.push_async_callback(db.close)
-        async with db.snapshot() as conn:
-            resumed_at = await store.latest_time(conn)
-        clock = FastClock(opts.speed, start=max(datetime.now(UTC), resumed_at or datetime.now(UTC)))
+        clock = demo_clock(db_path, opts.speed)
         gateway = LichessGateway(url, BOT_TOKEN, rate_limit_pause=1.0, retry_backoff=0.2, timeout=10.0)
         stack.push_async_callback(gateway.close)
         announcer = ConsoleAnnouncer(out, show_dms=False)

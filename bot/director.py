@@ -921,7 +921,8 @@ class Director:
                 if game is None or game.lichess_id is None:
                     continue
                 got = data.get(game.lichess_id)
-                deadline = max(rnd.started_at, game.created_at) + noshow
+                # From when the game really exists on Lichess: the row's last update made it 'created'.
+                deadline = max(rnd.started_at, game.updated_at) + noshow
                 decision = decide(
                     got,
                     deadline_passed=now >= deadline,

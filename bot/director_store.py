@@ -100,6 +100,7 @@ class GameRow:
     lichess_id: str | None
     status: str
     created_at: datetime
+    updated_at: datetime
 
 
 def _j(value: Any) -> str:
@@ -537,6 +538,7 @@ def _game(row: Any) -> GameRow:
         row["lichess_id"],
         row["status"],
         datetime.fromisoformat(row["created_at"]),
+        datetime.fromisoformat(row["updated_at"]),
     )
 
 

@@ -1,0 +1,111 @@
+"""Killed with SIGKILL at random moments and restarted on the same database, the demo finishes the same event
+(identical pairings and results) as an uninterrupted run, and never creates a Lichess game twice.
+
+The sandbox runs as its own process (it outlives the killed bot); the bot is `swissbot demo` run as a
+subprocess (through `python -m bot.cli_demo`, the same register/run the `swissbot` command dispatches to).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+SEED = 11
+DEMO_ARGS = ["--players", "16", "--rounds", "5", "--seed", str(SEED)]
+KILLS = 10
+
+
+@contextmanager
+def sandbox_process(seed: int) -> Iterator[str]:
+    """`swissbot sandbox --autoplay --seed S --port 0` in its own process; yields its URL."""
+    code = (
+        "import argparse, sys; from bot import cli_sandbox; p = argparse.ArgumentParser(); "
+        "cli_sandbox.register(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.handler(a))"
+    )
+    args = [sys.executable, "-c", code, "sandbox", "--autoplay", "--seed", str(seed), "--port", "0"]
+    args += ["--autoplay-delay", "0.4"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "listening on" in line, line
+        yield line.rsplit(" ", 1)[-1].strip()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def demo(url: str, db: Path, out: Path) -> subprocess.Popen[bytes]:
+    """Start the demo against the external sandbox."""
+    args = [sys.executable, "-m", "bot.cli_demo", *DEMO_ARGS, "--db", str(db), "--out", str(out), "--lichess-url", url]
+    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def sandbox_games(url: str) -> list[dict[str, object]]:
+    """Every challenge and game the sandbox holds."""
+    with urllib.request.urlopen(f"{url}/sandbox/games", timeout=10) as reply:
+        games: list[dict[str, object]] = json.load(reply)
+    return games
+
+
+def rounds_paired(db: Path) -> int:
+    """The last round paired in the database so far (0 before the start)."""
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db) as conn:
+        try:
+            row = conn.execute("SELECT COALESCE(MAX(number), 0) FROM rounds").fetchone()
+        except sqlite3.OperationalError:  # killed before the schema was written
+            return 0
+    return int(row[0])
+
+
+def trf_rounds(path: Path) -> list[str]:
+    """The player lines of a TRF (pairings, colours and results of every round)."""
+    return [line for line in path.read_text().splitlines() if line.startswith("001")]
+
+
+@pytest.mark.slow
+def test_killed_demo_finishes_the_same_event(tmp_path: Path) -> None:
+    with sandbox_process(SEED) as url:
+        ref = demo(url, tmp_path / "ref.sqlite3", tmp_path / "ref")
+        _, err = ref.communicate(timeout=240)
+        assert ref.returncode == 0, err.decode()[-2000:]
+    reference = trf_rounds(tmp_path / "ref" / "tournament.trf")
+    assert len(reference) == 16
+
+    rng = random.Random(2026)
+    with sandbox_process(SEED) as url:
+        db, out = tmp_path / "killed.sqlite3", tmp_path / "killed"
+        kills = 0
+        killed_in: list[int] = []
+        while True:
+            proc = demo(url, db, out)
+            if kills < KILLS:
+                time.sleep(rng.uniform(0.7, 3.0))
+                if proc.poll() is None:
+                    proc.kill()  # SIGKILL
+                    proc.wait(10)
+                    kills += 1
+                    killed_in.append(rounds_paired(db))
+                    continue
+            _, err = proc.communicate(timeout=240)
+            assert proc.returncode == 0, err.decode()[-2000:]
+            break
+        games = sandbox_games(url)
+    assert kills == KILLS
+    assert len({r for r in killed_in if r > 0}) >= 3, f"the kills did not spread over the rounds: {killed_in}"
+    print("kills in rounds", killed_in)
+    names = [g["name"] for g in games]
+    assert len(names) == len(set(names)), "a Lichess game was created twice"
+    assert trf_rounds(out / "tournament.trf") == reference
