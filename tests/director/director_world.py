@@ -9,6 +9,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from bot.announce import RecordingAnnouncer
 from bot.clock import ManualClock
 from bot.director import Director
@@ -77,6 +79,40 @@ class World:
                 return
             self.clock.advance(step)
         raise AssertionError("the event did not get there in time")
+
+    async def control(self, path: str, body: dict[str, Any]) -> Any:
+        """POST to the sandbox's control API."""
+        async with aiohttp.ClientSession() as http, http.post(f"{self.sandbox.url}{path}", json=body) as reply:
+            assert reply.status < 300, await reply.text()
+            return await reply.json()
+
+    async def play(self, event_id: int, board: int, winner: str | None, status: str = "", plies: int = 60) -> None:
+        """Both players of a board of the current round play its game to this end."""
+        view = await self.director.pairings(event_id)
+        game_id = next(b.game_id for b in view.boards if b.number == board)
+        assert game_id is not None
+        body = {"winner": winner, "status": status or ("resign" if winner else "draw"), "plies": plies}
+        await self.control(f"/sandbox/games/{game_id}/play", body)
+
+    async def play_all(self, event_id: int, winner: str | None = "white") -> None:
+        """Every undecided board of the current round ends the same way."""
+        view = await self.director.pairings(event_id)
+        for board in view.boards:
+            if board.result is None and board.game_id and not self.sandbox.state.games[board.game_id].finished:
+                await self.play(event_id, board.number, winner)
+
+    async def start(self, event_id: int) -> None:
+        """Let the clock reach the event's start and run the jobs (round 1 paired, games created)."""
+        event = await self.director.event(event_id)
+        assert event.settings.start_at is not None
+        self.clock.set(event.settings.start_at)
+        await self.scheduler.run_due()
+
+    async def next_round(self, event_id: int) -> int:
+        """Advance past the round interval and run the jobs; the current round number."""
+        self.clock.advance(3 * 60)
+        await self.scheduler.run_due()
+        return (await self.director.event(event_id)).current_round
 
     async def finished(self, event_id: int) -> bool:
         """True once the event is over."""
