@@ -53,10 +53,11 @@ async def test_one_account_per_member_and_per_lichess_account(world: World) -> N
 
 
 @pytest.mark.parametrize(
-    ("extra", "reason"), [({"disabled": True}, "closed"), ({"tos_violation": True}, "flagged"), ({"title": "BOT"}, "BOT")]
+    ("extra", "reason"),
+    [({"disabled": True}, "closed"), ({"tos_violation": True}, "flagged"), ({"title": "BOT"}, "BOT")],
 )
 async def test_closed_flagged_and_bot_accounts_are_refused(world: World, extra: dict[str, object], reason: str) -> None:
-    world.sandbox.add_user("dave", **extra)  # type: ignore[arg-type]
+    world.sandbox.add_user("dave", **extra)
     with pytest.raises(LichessAccountRefused, match=reason):
         await world.director.start_link(Actor(503, "dave"), "dave")
 
