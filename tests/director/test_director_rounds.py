@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from director_world import World
+import pytest
+from director_world import GUILD, ORGANISER, World
+
+from bot import director_store as store
+from bot.director_models import BoardResult, EarlyDrawPolicy, EntryStatus, RoundSchedule, RoundStatus
+from bot.errors import BoardNotFound, InvalidSetting
 
 
 async def test_full_event_runs_to_final_standings(world: World) -> None:
@@ -15,3 +20,205 @@ async def test_full_event_runs_to_final_standings(world: World) -> None:
         assert view.decided
     finished = world.announcer.of("event_finished")
     assert len(finished) == 1 and "3 rounds" in finished[0][2]
+
+
+async def test_standings_are_announced_after_every_round(world: World) -> None:
+    event_id, _ = await world.event(players=6, rounds=3)
+    await world.run_until(lambda: world.finished(event_id))
+    after_rounds = [args[0].current_round for args in world.announcer.of("standings") if not args[2]]
+    assert after_rounds == [1, 2]
+    assert len(world.announcer.of("round_paired")) == 3
+
+
+@pytest.mark.parametrize(
+    ("status", "plies", "result", "absent"),
+    [
+        ("started", 0, BoardResult.BLACK_FORFEIT_WIN, "white"),
+        ("started", 1, BoardResult.WHITE_FORFEIT_WIN, "black"),
+        (None, 0, BoardResult.DOUBLE_FORFEIT, "both"),
+    ],
+)
+async def test_noshows_forfeit_withdraw_and_ban(
+    quiet_world: World, status: str | None, plies: int, result: BoardResult, absent: str
+) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=6, rounds=2)
+    await w.start(event_id)
+    if status is not None:
+        await w.play(event_id, 1, None, status=status, plies=plies)
+    await w.play(event_id, 2, "white")
+    await w.play(event_id, 3, "black")
+    await w.scheduler.run_due()
+    assert (await w.director.pairings(event_id)).boards[0].result is None  # before the deadline: waiting
+    w.clock.advance(5 * 60)
+    await w.scheduler.run_due()
+    board = (await w.director.pairings(event_id, 1)).boards[0]
+    assert board.result is result
+    who = {"white": [board.white], "black": [board.black], "both": [board.white, board.black]}[absent]
+    entries = {e.discord_id: e for e in await w.director.entries(event_id)}
+    for player in (board.white, board.black):
+        expected = EntryStatus.ABSENT if player in who else EntryStatus.ACTIVE
+        assert entries[player.discord_id].status is expected
+    assert len([d for d in w.announcer.of("dm") if "did not play" in d[1]]) == len(who)
+    assert await w.next_round(event_id) == 2
+    view = await w.director.pairings(event_id, 2)
+    placed = {b.white.discord_id for b in view.boards} | {b.black.discord_id for b in view.boards}
+    assert not placed & {p.discord_id for p in who}
+
+
+async def test_repeated_noshow_doubles_the_ban(quiet_world: World) -> None:
+    w = quiet_world
+    bans = []
+    players = [await w.member("first"), await w.member("second")]
+    for _ in range(2):
+        event_id, _ = await w.event()
+        for p in players:
+            await w.director.join(p, event_id)
+        await w.start(event_id)
+        await w.play(event_id, 1, None, status="started", plies=0)
+        w.clock.advance(6 * 60)
+        await w.scheduler.run_due()
+        white = (await w.director.pairings(event_id, 1)).boards[0].white
+        async with w.db.snapshot() as conn:
+            player = await store.player_by_discord(conn, white.discord_id or 0)
+            assert player is not None
+            ban = await store.ban(conn, GUILD, player.id)
+        assert ban is not None
+        bans.append(((ban[0] - w.clock.now()).total_seconds() / 3600, ban[1]))
+        await w.director.unban(ORGANISER, GUILD, white.name)
+    assert bans == [(24.0, 1), (48.0, 2)]
+
+
+@pytest.mark.parametrize("policy", list(EarlyDrawPolicy))
+async def test_early_draws_under_each_policy(quiet_world: World, policy: EarlyDrawPolicy) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=1, early_draw=policy)
+    await w.start(event_id)
+    first = (await w.director.pairings(event_id)).boards[0].game_id
+    await w.play(event_id, 1, None, status="draw", plies=20)
+    await w.scheduler.run_due()
+    board = (await w.director.pairings(event_id)).boards[0]
+    if policy is EarlyDrawPolicy.REPLAY:
+        assert board.result is None and board.game_id not in (None, first)
+        names = sorted(str(g.name) for g in w.sandbox.state.games.values())
+        assert names == ["Club Swiss #1 R1 B1", "Club Swiss #1 R1 B1 G2"]
+        await w.play(event_id, 1, None, status="draw", plies=80)  # a long draw stands
+        await w.scheduler.run_due()
+        assert (await w.director.pairings(event_id)).boards[0].result is BoardResult.DRAW
+    elif policy is EarlyDrawPolicy.FORFEIT:
+        assert board.result is BoardResult.DOUBLE_FORFEIT
+        assert {e.status for e in await w.director.entries(event_id)} == {EntryStatus.ACTIVE}  # not no-shows
+    else:
+        assert board.result is None
+        assert any("organiser" in n[1] for n in w.announcer.of("notice"))
+        await w.scheduler.run_due()
+        assert len([n for n in w.announcer.of("notice") if "organiser" in n[1]]) == 1  # told once
+        await w.director.set_result(ORGANISER, event_id, 1, 1, "1/2-1/2", "reviewed: a real repetition")
+        assert (await w.director.pairings(event_id)).boards[0].result is BoardResult.DRAW
+    assert len(w.sandbox.state.games) == (2 if policy is EarlyDrawPolicy.REPLAY else 1)
+
+
+async def test_correction_is_audited_and_the_later_round_is_not_repaired(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    await w.play_all(event_id, "white")
+    await w.scheduler.run_due()
+    await w.next_round(event_id)
+    round2 = await w.director.pairings(event_id, 2)
+    board = (await w.director.pairings(event_id, 1)).boards[0]
+    before = {r.player.name: r.points for r in await w.director.standings(event_id)}
+    correction = await w.director.set_result(ORGANISER, event_id, 1, 1, "0-1", "wrong result reported")
+    assert correction.old is BoardResult.WHITE_WINS and correction.new is BoardResult.BLACK_WINS
+    assert correction.later_round_paired == 2
+    assert any("not re-paired" in n[1] for n in w.announcer.of("notice"))
+    after = {r.player.name: r.points for r in await w.director.standings(event_id)}
+    assert after[board.white.name] == before[board.white.name] - 1
+    assert after[board.black.name] == before[board.black.name] + 1
+    assert await w.director.pairings(event_id, 2) == round2
+    async with w.db.snapshot() as conn:
+        log = [a for a in await store.audit_entries(conn, event_id) if a["action"] == "result.correct"]
+    assert len(log) == 1 and '"1-0"' in log[0]["before"] and log[0]["reason"] == "wrong result reported"
+    with pytest.raises(InvalidSetting):
+        await w.director.set_result(ORGANISER, event_id, 1, 1, "2-0", "typo")
+    with pytest.raises(BoardNotFound):
+        await w.director.set_result(ORGANISER, event_id, 1, 9, "1-0", "no such board")
+
+
+async def test_event_ends_when_no_pairing_is_possible(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=5)  # after 3 rounds everyone has met everyone
+    await w.start(event_id)
+    for _ in range(3):
+        await w.play_all(event_id, "white")
+        await w.scheduler.run_due()
+        await w.next_round(event_id)
+    event = await w.director.event(event_id)
+    assert event.status.value == "finished" and event.current_round == 3
+    assert "no valid pairing" in (event.finish_reason or "")
+    assert "no valid pairing" in w.announcer.of("event_finished")[0][2]
+
+
+async def test_event_ends_when_fewer_than_two_players_are_left(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, players = await w.event(players=3, rounds=3)
+    await w.start(event_id)
+    await w.play_all(event_id, "white")
+    await w.scheduler.run_due()
+    for p in players[:2]:
+        await w.director.withdraw(p, event_id)
+    await w.next_round(event_id)
+    event = await w.director.event(event_id)
+    assert event.status.value == "finished" and event.finish_reason == "not enough players left"
+
+
+async def test_pause_and_resume(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    await w.director.pause(ORGANISER, event_id)
+    await w.play_all(event_id)
+    await w.scheduler.run_due()  # the round being played goes on
+    assert (await w.director.pairings(event_id, 1)).status is RoundStatus.FINISHED
+    assert await w.next_round(event_id) == 1
+    w.clock.advance(3600)
+    await w.scheduler.run_due()
+    assert (await w.director.event(event_id)).current_round == 1
+    await w.director.resume(ORGANISER, event_id)
+    await w.scheduler.run_due()  # the start time has passed: round 2 starts at once
+    assert (await w.director.event(event_id)).current_round == 2
+
+
+async def test_manual_rounds_start_when_the_organiser_says(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2, schedule=RoundSchedule.MANUAL)
+    await w.start(event_id)
+    await w.play_all(event_id)
+    await w.scheduler.run_due()
+    assert await w.next_round(event_id) == 1
+    view = await w.director.next_round(ORGANISER, event_id)
+    assert view.number == 2 and all(b.game_id for b in view.boards)
+
+
+@pytest.mark.parametrize(("status", "after"), [(429, False), (500, False), (500, True)])
+async def test_lichess_errors_mid_round_lose_nothing(quiet_world: World, status: int, after: bool) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=8, rounds=1)
+    # Enough failures that the gateway gives up on a create: the director must retry on a later poll.
+    await w.control("/sandbox/faults", {"path": "/api/challenge/open", "status": status, "count": 6, "after": after})
+    await w.start(event_id)
+    await w.control("/sandbox/faults", {"path": "/api/games/export", "status": status, "count": 2})
+    for _ in range(10):
+        view = await w.director.pairings(event_id)
+        if view.status is RoundStatus.PLAYING:
+            break
+        w.clock.advance(20)
+        await w.scheduler.run_due()
+    assert view.status is RoundStatus.PLAYING and all(b.game_id for b in view.boards)
+    # A create whose fate was unknown (500 after the work) is found by the gateway; others are retried later.
+    assert any("did not create every game" in n[1] for n in w.announcer.of("notice")) is not after
+    names = [g.name for g in w.sandbox.state.games.values()]
+    assert len(names) == len(set(names)) == 4  # every board has exactly one game
+    await w.play_all(event_id)
+    await w.run_until(lambda: w.finished(event_id), step=20)
+    assert all(b.result is BoardResult.WHITE_WINS for b in (await w.director.pairings(event_id, 1)).boards)
