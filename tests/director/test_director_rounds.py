@@ -58,7 +58,7 @@ async def test_noshows_forfeit_withdraw_and_ban(
     entries = {e.discord_id: e for e in await w.director.entries(event_id)}
     for player in (board.white, board.black):
         expected = EntryStatus.ABSENT if player in who else EntryStatus.ACTIVE
-        assert entries[player.discord_id].status is expected
+        assert entries[player.discord_id or 0].status is expected
     assert len([d for d in w.announcer.of("dm") if "did not play" in d[1]]) == len(who)
     assert await w.next_round(event_id) == 2
     view = await w.director.pairings(event_id, 2)
