@@ -1,0 +1,82 @@
+"""The scheduler's jobs come from the database alone; APScheduler runs them on time through the clock."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from director_world import ORGANISER, World
+
+from bot.announce import RecordingAnnouncer
+from bot.clock import FastClock, ManualClock
+from bot.director import Director
+from bot.director_models import JobKind
+from bot.scheduling import Scheduler
+
+
+async def test_jobs_are_derived_from_the_database(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    start = (await w.director.event(event_id)).settings.start_at
+    assert start is not None
+    jobs = await w.director.due_jobs()
+    assert [(j.kind, j.id) for j in jobs] == [(JobKind.REMIND, "remind:1:1"), (JobKind.START_ROUND, "start_round:1:1")]
+    assert jobs[1].due_at == start and jobs[0].due_at == start - timedelta(seconds=60)
+    assert await w.director.due_jobs() == jobs  # asking twice changes nothing
+
+    w.clock.set(jobs[0].due_at)
+    await w.scheduler.run_due()
+    assert len(w.announcer.of("dm")) == 4  # the reminder, once
+    assert [j.kind for j in await w.director.due_jobs()] == [JobKind.START_ROUND]
+
+    await w.start(event_id)
+    jobs = await w.director.due_jobs()
+    assert {j.kind for j in jobs} == {JobKind.POLL, JobKind.NOSHOW}
+    noshow = next(j for j in jobs if j.kind is JobKind.NOSHOW)
+    view = await w.director.pairings(event_id)
+    assert view.started_at is not None and noshow.due_at == view.started_at + timedelta(minutes=5)
+
+
+async def test_a_start_missed_while_down_runs_at_startup(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=1)
+    # The bot was down past the start time: a new process with a later clock starts the round at once.
+    start = (await w.director.event(event_id)).settings.start_at
+    assert start is not None
+    later = ManualClock(start + timedelta(hours=1))
+    director = Director(w.db, w.gateway, RecordingAnnouncer(), later, w.director.settings)
+    due = await Scheduler(director, later).run_due()
+    assert [j.kind for j in due] == [JobKind.START_ROUND]
+    assert (await director.event(event_id)).current_round == 1
+
+
+async def test_apscheduler_runs_an_event_on_a_fast_clock(world: World) -> None:
+    event_id, _ = await world.event(players=6, rounds=2)
+    start = (await world.director.event(event_id)).settings.start_at
+    assert start is not None
+    clock = FastClock(600.0, start=start - timedelta(minutes=1))
+    director = Director(world.db, world.gateway, RecordingAnnouncer(), clock, world.director.settings)
+    scheduler = Scheduler(director, clock)
+    await scheduler.start()
+    try:
+        jobs = scheduler._aps.get_jobs() if scheduler._aps else []
+        assert sorted(j.id for j in jobs) == ["remind:1:1", "start_round:1:1"]
+        await scheduler.rebuild()
+        assert len(scheduler._aps.get_jobs() if scheduler._aps else []) == 2  # rebuilt, not duplicated
+        for _ in range(600):
+            if (await director.event(event_id)).status.value == "finished":
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        await scheduler.shutdown()
+    event = await director.event(event_id)
+    assert event.status.value == "finished" and event.current_round == 2
+    assert not scheduler.errors
+
+
+async def test_organiser_start_pairs_round_one_now(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    event = await w.director.start_event(ORGANISER, event_id)
+    assert event.current_round == 1 and event.status.value == "running"
+    assert all(b.game_id for b in (await w.director.pairings(event_id)).boards)
