@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from pairing.colours import ColourState, allocate
 from pairing.errors import NoValidPairing
-from pairing.matching import max_weight_matching
+from pairing.matching import max_weight_matching, max_weight_perfect_matching
 from pairing.model import (
     Board,
     Colour,
@@ -25,12 +25,18 @@ from pairing.model import (
     Pairing,
     Points,
     PreferenceStrength,
+    RecordKind,
     RoundViews,
     Tournament,
     board_order,
 )
 
 Pair = tuple[int, int]
+
+Edge = tuple[int, int, int]
+
+# Completing a best matching of the weighted edges first tries this many legal partners per player.
+COMPLETION_DEGREE = 8
 
 
 @dataclass(frozen=True)
@@ -111,9 +117,17 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
     order = sorted(numbers, key=lambda n: (-views.pairing_score(n), n))
     out = []
     r = views.round
-    # Rule 5 of colour allocation looks at the parity of the position in the pairing order of the players
-    # paired this round (what the reference engine does; checked on corpus cases with absent players).
-    position = {number: k for k, number in enumerate(order, start=1)}
+    # Rule 5 of colour allocation looks at the parity of the rank among the players taking part: those paired
+    # now or in an earlier round, by starting number (what the reference engine does when players are
+    # absent; checked on every corpus board where rule 5 decides).
+    pairing_now = set(numbers)
+    taking_part = [
+        p.number
+        for p in views.tournament.players
+        if p.number in pairing_now
+        or any(r.opponent is not None or r.kind is RecordKind.PAB for r in p.records(views.round))
+    ]
+    position = {number: k for k, number in enumerate(sorted(taking_part), start=1)}
     for index, number in enumerate(order):
         pref = views.preference(number)
         state = ColourState(number, index, position[number], views.colours(number), pref.colour, pref.strength)
@@ -284,11 +298,12 @@ class _Bracket:
         out: dict[Pair, int] = {}
         compatible = rnd.compatible
         zero = [0] * len(bounds)
-        for a in range(len(verts)):
+        rich = len(self.members) + len(nxt)
+        for a in range(rich):
             x = verts[a]
             px = players[x]
             row = compatible[x]
-            for b in range(a + 1, len(verts)):
+            for b in range(a + 1, rich):
                 y = verts[b]
                 if not row[y]:
                     continue
@@ -322,10 +337,11 @@ class _Bracket:
                                 vals[15] += unpaired_sd - weight
                             if p.float2 is FloatDirection.DOWN:
                                 vals[17] += unpaired_sd - weight
-                elif (in_x or x in nxt) and (in_y or y in nxt) and nxt:
+                else:
                     vals[4] = 1
                     vals[5] = base8 ** n_rank[px.score] + base8 ** n_rank[py.score]
                 out[(a, b)] = pack(vals)
+        self.plain = pack([1] + [0] * (len(bounds) - 1))
         if self.dummy >= 0:
             top = len(all_scores) - 1
             for a, x in enumerate(verts):
@@ -344,19 +360,91 @@ class _Bracket:
     # -- solving --------------------------------------------------------------------------------
 
     def _solve(self, order: dict[Pair, int], order_bits: int, removed: set[int], cut: set[Pair]) -> list[int]:
-        edges = []
+        """Best perfect matching of the bracket's graph (players `removed` left out, edges in `cut` forbidden)."""
         c9 = self._c9 if self.c9 else {}
+        shift = order_bits + 1
+        plain = self.plain
+        keep = [v for v in range(self.size) if v not in removed]
+        index = {v: k for k, v in enumerate(keep)}
+        rich = []
         for (a, b), w in self._criteria.items():
             if a in removed or b in removed or (a, b) in cut:
                 continue
             if c9:
                 w += c9.get((a, b), 0)
-            edges.append((a, b, (w << (order_bits + 1)) + order.get((a, b), 0)))
-        mate = max_weight_matching(self.size, edges)
-        for v in range(self.size):
-            if v not in removed and mate[v] == -1:
-                raise NoValidPairing("no pairing satisfies the absolute criteria for the remaining players")
+            rich.append((index[a], index[b], ((w - plain) << shift) + order.get((a, b), 0)))
+        got = self._fast(len(keep), rich, keep, cut)
+        if got is None:
+            got = self._dense(len(keep), rich, keep, cut)
+        if got is None:
+            raise NoValidPairing("no pairing satisfies the absolute criteria for the remaining players")
+        mate = [-1] * self.size
+        for k, v in enumerate(keep):
+            mate[v] = keep[got[k]]
         return mate
+
+    def _fast(self, n: int, rich: list[Edge], keep: list[int], cut: set[Pair]) -> list[int] | None:
+        """Best matching of the weighted edges alone, completed by completion-only edges; None if it cannot be.
+
+        Every weighted edge is worth more than a completion-only edge (weight 0 after removing the common
+        completion term), so a best matching of the weighted edges that can be completed is a best perfect
+        matching of the whole graph.
+        """
+        mate = max_weight_matching(n, rich)
+        free = [k for k in range(n) if mate[k] == -1]
+        if not free:
+            return mate
+        for dense in (False, True):
+            rest = self._completion(free, keep, cut, dense)
+            if rest is not None:
+                for k, partner in rest.items():
+                    mate[k] = partner
+                return mate
+        return None
+
+    def _completion(self, free: list[int], keep: list[int], cut: set[Pair], dense: bool) -> dict[int, int] | None:
+        """A perfect matching of the `free` vertices over any legal edge (sparse first), or None."""
+        compatible = self.rnd.compatible
+        verts = self.vertices
+        edges: list[Edge] = []
+        nv = len(verts)
+        for i, k in enumerate(free):
+            a = keep[k]
+            found = 0
+            for j in range(i + 1, len(free)):
+                b = keep[free[j]]
+                if a == self.dummy or b == self.dummy:
+                    other = b if a == self.dummy else a
+                    ok = self.rnd.players[verts[other]].pab_eligible
+                else:
+                    ok = a < nv and b < nv and compatible[verts[a]][verts[b]] and (min(a, b), max(a, b)) not in cut
+                if ok:
+                    edges.append((i, j, 1))
+                    found += 1
+                    if not dense and found == COMPLETION_DEGREE:
+                        break
+        got = max_weight_perfect_matching(len(free), edges)
+        if got is None:
+            return None
+        return {free[i]: free[got[i]] for i in range(len(free))}
+
+    def _dense(self, n: int, rich: list[Edge], keep: list[int], cut: set[Pair]) -> list[int] | None:
+        """Best perfect matching with every legal edge present (exact; used when the fast route fails)."""
+        compatible = self.rnd.compatible
+        verts = self.vertices
+        index = {v: k for k, v in enumerate(keep)}
+        have = {(min(a, b), max(a, b)) for a, b, _ in rich}
+        edges = list(rich)
+        members = [v for v in keep if v < len(verts)]
+        for i, a in enumerate(members):
+            row = compatible[verts[a]]
+            for b in members[i + 1 :]:
+                ka, kb = index[a], index[b]
+                if row[verts[b]] and (ka, kb) not in have and (a, b) not in cut:
+                    edges.append((ka, kb, 0))
+        # Shift every weight up by one common amount so that cardinality comes first.
+        top = max((w for _, _, w in edges), default=0) + 1
+        return max_weight_perfect_matching(n, [(a, b, w + top) for a, b, w in edges])
 
     def solve(self) -> tuple[list[Pair], list[int]]:
         """The bracket's pairs (order indices) and its downfloaters (in order)."""

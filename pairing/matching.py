@@ -17,7 +17,29 @@ def max_weight_matching(n: int, edges: Sequence[Edge], *, max_cardinality: bool 
 
     With `max_cardinality`, the matching has maximum cardinality first and maximum weight among those.
     """
-    if not edges or n == 0:
+    return _solve(n, edges, max_cardinality, warm=False)
+
+
+def max_weight_perfect_matching(n: int, edges: Sequence[Edge], duals: list[int] | None = None) -> list[int] | None:
+    """A maximum-weight perfect matching as `mate`, or None when the graph has no perfect matching.
+
+    Starts from feasible duals (each vertex at its heaviest edge) and a greedy matching of tight edges, which
+    saves most augmentation stages when many edges share the top weight (as players far below a bracket do).
+    If `duals` is given it receives the final vertex duals d (scaled so that an edge u-v may be added to the
+    graph without changing the optimum whenever d[u] + d[v] >= 2 * weight(u, v)).
+    """
+    mate = _solve(n, edges, True, warm=True, duals=duals)
+    return None if -1 in mate else mate
+
+
+def _solve(
+    n: int, edges: Sequence[Edge], max_cardinality: bool, *, warm: bool, duals: list[int] | None = None
+) -> list[int]:
+    if n == 0:
+        return []
+    if not edges:
+        if duals is not None:
+            duals[:] = [0] * n
         return [-1] * n
     nedge = len(edges)
     endpoint: list[int] = [0] * (2 * nedge)
@@ -47,6 +69,29 @@ def max_weight_matching(n: int, edges: Sequence[Edge], *, max_cardinality: bool 
     dualvar = [maxweight] * n + [0] * n
     allowedge = [False] * nedge
     queue: list[int] = []
+    if warm:
+        # Feasible start: dual(v) = heaviest incident edge (slack = d(v) + d(w) - 2 w(vw) >= 0); match tight edges
+        # greedily; free vertices must share one parity so that S-S slacks stay even (integer delta3).
+        for v in range(n):
+            best = None
+            for p in neighbend[v]:
+                w = wt[p // 2]
+                if best is None or w > best:
+                    best = w
+            dualvar[v] = 0 if best is None else best
+        for v in range(n):
+            if mate[v] != -1:
+                continue
+            dv = dualvar[v]
+            for p in neighbend[v]:
+                u = endpoint[p]
+                if mate[u] == -1 and dv + dualvar[u] == 2 * wt[p // 2]:
+                    mate[v] = p
+                    mate[u] = p ^ 1
+                    break
+        for v in range(n):
+            if mate[v] == -1 and dualvar[v] & 1:
+                dualvar[v] += 1
 
     def slack(k: int) -> int:
         return dualvar[endpoint[2 * k]] + dualvar[endpoint[2 * k + 1]] - 2 * wt[k]
@@ -272,14 +317,15 @@ def max_weight_matching(n: int, edges: Sequence[Edge], *, max_cardinality: bool 
                 mate[j] = labelend[bt]
                 p = labelend[bt] ^ 1
 
+    zero_labels = [0] * (2 * n)
+    no_edges = [-1] * (2 * n)
+    no_lists: list[list[int] | None] = [None] * n
+    no_allowed = [False] * nedge
     for _stage in range(n):
-        for i in range(2 * n):
-            label[i] = 0
-            bestedge[i] = -1
-        for i in range(n, 2 * n):
-            blossombestedges[i] = None
-        for i in range(nedge):
-            allowedge[i] = False
+        label[:] = zero_labels
+        bestedge[:] = no_edges
+        blossombestedges[n:] = no_lists
+        allowedge[:] = no_allowed
         queue.clear()
         for v in range(n):
             if mate[v] == -1 and label[inblossom[v]] == 0:
@@ -387,4 +433,6 @@ def max_weight_matching(n: int, edges: Sequence[Edge], *, max_cardinality: bool 
             if blossomparent[b] == -1 and blossombase[b] >= 0 and label[b] == 1 and dualvar[b] == 0:
                 expand_blossom(b, True)
 
+    if duals is not None:
+        duals[:] = dualvar[:n]
     return [endpoint[m] if m != -1 else -1 for m in mate]

@@ -17,7 +17,7 @@ CORPUS = SHARED / "corpus" / "dutch"
 EXAMPLES = SHARED / "reference" / "fide-examples"
 
 # Identical cases (pairs, colours, board order, bye) reached so far; it may only go up.
-RATCHET = 413
+RATCHET = 422
 
 
 def _expected(path: Path) -> list[str]:
