@@ -1,0 +1,43 @@
+"""`swissbot demo`: a whole event with simulated members, deterministic for a seed, resumable, with its files."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from bot.demo import DemoOptions, run_demo
+from pairing import trf
+
+
+async def demo(tmp_path: Path, name: str, db: Path | None = None) -> tuple[str, Path]:
+    out = io.StringIO()
+    opts = DemoOptions(players=8, rounds=3, seed=5, db=db, out=tmp_path / name, speed=120.0)
+    assert await run_demo(opts, out) == 0
+    return out.getvalue(), tmp_path / name
+
+
+@pytest.mark.slow
+async def test_demo_runs_a_whole_event_and_writes_its_files(tmp_path: Path) -> None:
+    text, out = await demo(tmp_path, "first")
+    assert "round 1 pairings" in text and "final" not in text.split("round 1 pairings")[0]
+    assert "joins late" in text and "withdraws before round 3" in text and "half-point bye in round 2" in text
+    assert "finished: all 3 rounds played" in text
+    tournament = trf.parse((out / "tournament.trf").read_text())
+    assert len(tournament.players) == 8 and tournament.rounds_completed == 3
+    assert (out / "games.pgn").read_text().count("[Event ") >= 8
+    assert "standings after round 3" in (out / "standings.txt").read_text()
+    assert (out / "standings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    again, out2 = await demo(tmp_path, "second")
+    assert (out2 / "tournament.trf").read_text() == (out / "tournament.trf").read_text()
+
+
+@pytest.mark.slow
+async def test_demo_resumes_with_the_same_database(tmp_path: Path) -> None:
+    db = tmp_path / "demo.sqlite3"
+    _, out = await demo(tmp_path, "run", db)
+    text, out2 = await demo(tmp_path, "resumed", db)
+    assert "resuming event #1" in text and "round 1 pairings" not in text
+    assert (out2 / "tournament.trf").read_text() == (out / "tournament.trf").read_text()
