@@ -30,7 +30,7 @@ async def test_demo_runs_a_whole_event_and_writes_its_files(tmp_path: Path) -> N
     assert "standings after round 3" in (out / "standings.txt").read_text()
     assert (out / "standings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    again, out2 = await demo(tmp_path, "second")
+    _, out2 = await demo(tmp_path, "second")
     assert (out2 / "tournament.trf").read_text() == (out / "tournament.trf").read_text()
 
 
