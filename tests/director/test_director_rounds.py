@@ -7,7 +7,7 @@ from director_world import GUILD, ORGANISER, World
 
 from bot import director_store as store
 from bot.director_models import BoardResult, EarlyDrawPolicy, EntryStatus, RoundSchedule, RoundStatus
-from bot.errors import BoardNotFound, InvalidSetting
+from bot.errors import BoardNotFound, InvalidSetting, JoiningClosed
 
 
 async def test_full_event_runs_to_final_standings(world: World) -> None:
@@ -222,3 +222,49 @@ async def test_lichess_errors_mid_round_lose_nothing(quiet_world: World, status:
     await w.play_all(event_id)
     await w.run_until(lambda: w.finished(event_id), step=20)
     assert all(b.result is BoardResult.WHITE_WINS for b in (await w.director.pairings(event_id, 1)).boards)
+
+
+async def test_disqualification_leaves_the_ranking_and_no_score_changes(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    await w.run_until(lambda: _play_and_check(w, event_id), step=180)
+    before = await w.director.standings(event_id)
+    winner = before[0]
+    entry = await w.director.disqualify(ORGANISER, event_id, winner.player.name, "fair-play report")
+    assert entry.status is EntryStatus.DISQUALIFIED
+    after = await w.director.standings(event_id)
+    assert after[-1].player == winner.player and after[-1].rank is None and after[-1].points == winner.points
+    assert [r.player for r in after[:-1]] == [r.player for r in before[1:]]
+    assert {r.player.name: r.points for r in after} == {r.player.name: r.points for r in before}
+    assert after[0].rank == 1
+
+
+async def _play_and_check(w: World, event_id: int) -> bool:
+    await w.play_all(event_id, "white")
+    return await w.finished(event_id)
+
+
+async def test_removed_player_is_not_paired_and_cannot_rejoin(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, players = await w.event(players=5, rounds=2)
+    await w.start(event_id)
+    await w.play_all(event_id)
+    await w.scheduler.run_due()
+    gone = players[0]
+    assert (await w.director.remove(ORGANISER, event_id, "player01")).status is EntryStatus.BANNED
+    await w.next_round(event_id)
+    view = await w.director.pairings(event_id, 2)
+    placed = {b.white.discord_id for b in view.boards} | {b.black.discord_id for b in view.boards}
+    assert gone.discord_id not in placed | {b.player.discord_id for b in view.byes}
+    with pytest.raises(JoiningClosed):
+        await w.director.join(gone, event_id)
+
+
+async def test_forbidden_pair_is_never_paired(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=1)
+    await w.director.forbid(ORGANISER, event_id, "player01", "player03")  # the pair round 1 would make
+    await w.start(event_id)
+    pairs = {frozenset((b.white.name, b.black.name)) for b in (await w.director.pairings(event_id)).boards}
+    assert frozenset(("player01", "player03")) not in pairs and len(pairs) == 2
