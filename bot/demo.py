@@ -42,6 +42,7 @@ DEMO_GUILD = 424242
 DEMO_CHANNEL = 434343
 ORGANISER = Actor(1, "demo-organiser", True)
 EVENT_NAME = "swissbot demo"
+MAX_JOB_ERRORS = 200  # a job that fails this often means a bug, not a passing Lichess hiccup
 NAMES = (
     "Anand", "Botvinnik", "Capablanca", "Dvoretsky", "Euwe", "Fischer", "Gelfand", "Hou", "Ivanchuk", "Judit",
     "Karpov", "Lasker", "Morphy", "Najdorf", "Oparin", "Petrosian", "Quinteros", "Reshevsky", "Smyslov", "Tal",
@@ -240,6 +241,9 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         await scheduler.start()
         stack.push_async_callback(scheduler.shutdown)
         while (await director.event(event_id)).status not in (EventStatus.FINISHED, EventStatus.CANCELLED):
+            if len(scheduler.errors) > MAX_JOB_ERRORS:
+                job, error = scheduler.errors[-1]
+                raise SwissbotError(f"the event is stuck: job {job} keeps failing ({error})")
             await asyncio.sleep(0.2)
         await scheduler.shutdown()
 
