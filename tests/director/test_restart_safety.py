@@ -1,8 +1,8 @@
 """Killed with SIGKILL at random moments and restarted on the same database, the demo finishes the same event
 (identical pairings and results) as an uninterrupted run, and never creates a Lichess game twice.
 
-The sandbox runs as its own process (it outlives the killed bot); the bot is `swissbot demo` run as a
-subprocess (through `python -m bot.cli_demo`, the same register/run the `swissbot` command dispatches to).
+The sandbox (`swissbot sandbox --autoplay`) runs as its own process and outlives the killed bot, which is
+`swissbot demo --lichess-url URL --db FILE` run as a subprocess.
 """
 
 from __future__ import annotations
@@ -28,11 +28,7 @@ KILLS = 10
 @contextmanager
 def sandbox_process(seed: int) -> Iterator[str]:
     """`swissbot sandbox --autoplay --seed S --port 0` in its own process; yields its URL."""
-    code = (
-        "import argparse, sys; from bot import cli_sandbox; p = argparse.ArgumentParser(); "
-        "cli_sandbox.register(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.handler(a))"
-    )
-    args = [sys.executable, "-c", code, "sandbox", "--autoplay", "--seed", str(seed), "--port", "0"]
+    args = [sys.executable, "-m", "bot.cli", "sandbox", "--autoplay", "--seed", str(seed), "--port", "0"]
     args += ["--autoplay-delay", "0.4"]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -47,7 +43,19 @@ def sandbox_process(seed: int) -> Iterator[str]:
 
 def demo(url: str, db: Path, out: Path) -> subprocess.Popen[bytes]:
     """Start the demo against the external sandbox."""
-    args = [sys.executable, "-m", "bot.cli_demo", *DEMO_ARGS, "--db", str(db), "--out", str(out), "--lichess-url", url]
+    args = [
+        sys.executable,
+        "-m",
+        "bot.cli",
+        "demo",
+        *DEMO_ARGS,
+        "--db",
+        str(db),
+        "--out",
+        str(out),
+        "--lichess-url",
+        url,
+    ]
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
