@@ -818,19 +818,29 @@ class Director:
             async with self.db.transaction() as conn:
                 await store.set_round(conn, event_id, round_number, RoundStatus.PLAYING, started_at=now)
                 await store.audit(conn, now, SYSTEM_ACTOR.name, "round.start", event_id, f"round:{round_number}")
-            async with self.db.snapshot() as conn:
-                view = await self._round_view(conn, await self._event(conn, event_id), round_number)
-            await self.announcer.round_paired(event, view)
-            for board_view in view.boards:
-                for me, other, colour in (
-                    (board_view.white, board_view.black, "white"),
-                    (board_view.black, board_view.white, "black"),
-                ):
-                    if me.discord_id:
-                        await self.announcer.dm(
-                            me.discord_id,
-                            f"{event.name} round {round_number}: you play {other.name} with {colour}: {board_view.url}",
-                        )
+        await self._announce_round(event, round_number)
+
+    async def _announce_round(self, event: Event, round_number: int) -> None:
+        """Post a started round's pairings (and DM the players) once; recorded so a restart does not lose it."""
+        subject = f"round:{round_number}"
+        async with self.db.snapshot() as conn:
+            if await store.audited(conn, event.id, "round.announce", subject):
+                return
+            view = await self._round_view(conn, await self._event(conn, event.id), round_number)
+        await self.announcer.round_paired(event, view)
+        for board_view in view.boards:
+            for me, other, colour in (
+                (board_view.white, board_view.black, "white"),
+                (board_view.black, board_view.white, "black"),
+            ):
+                if me.discord_id:
+                    await self.announcer.dm(
+                        me.discord_id,
+                        f"{event.name} round {round_number}: you play {other.name} with {colour}: {board_view.url}",
+                    )
+        now = self.clock.now()
+        async with self.db.transaction() as conn:
+            await store.audit(conn, now, SYSTEM_ACTOR.name, "round.announce", event.id, subject)
 
     async def _create_game(
         self, event: Event, board: BoardRow, game: GameRow | None, white: str, black: str, known: set[str]
