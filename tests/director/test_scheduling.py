@@ -10,7 +10,7 @@ from director_world import ORGANISER, World
 from bot.announce import RecordingAnnouncer
 from bot.clock import FastClock, ManualClock
 from bot.director import Director
-from bot.director_models import JobKind
+from bot.director_models import JobKind, RoundSchedule
 from bot.scheduling import Scheduler
 
 
@@ -80,3 +80,19 @@ async def test_organiser_start_pairs_round_one_now(quiet_world: World) -> None:
     event = await w.director.start_event(ORGANISER, event_id)
     assert event.current_round == 1 and event.status.value == "running"
     assert all(b.game_id for b in (await w.director.pairings(event_id)).boards)
+
+
+async def test_fixed_round_times(quiet_world: World) -> None:
+    w = quiet_world
+    start = w.clock.now() + timedelta(minutes=5)
+    times = (start, start + timedelta(hours=1))
+    event_id, _ = await w.event(players=4, rounds=2, schedule=RoundSchedule.FIXED, fixed_times=times, start_at=start)
+    await w.start(event_id)
+    await w.play_all(event_id)
+    await w.scheduler.run_due()
+    jobs = [j for j in await w.director.due_jobs() if j.kind is JobKind.START_ROUND]
+    assert [(j.round_number, j.due_at) for j in jobs] == [(2, times[1])]
+    assert await w.next_round(event_id) == 1  # the interval would have passed; the fixed time has not
+    w.clock.set(times[1])
+    await w.scheduler.run_due()
+    assert (await w.director.event(event_id)).current_round == 2
