@@ -37,6 +37,10 @@ Edge = tuple[int, int, int]
 
 # Completing a best matching of the weighted edges first tries this many legal partners per player.
 COMPLETION_DEGREE = 8
+# Weighted graphs with more edges than this are solved from a sparse subset (edges within SPARSE_WINDOW of
+# the natural partners), adding every edge the optimal duals say could improve the matching, until none.
+SPARSE_LIMIT = 6000
+SPARSE_WINDOW = 6
 
 
 @dataclass(frozen=True)
@@ -390,7 +394,7 @@ class _Bracket:
         completion term), so a best matching of the weighted edges that can be completed is a best perfect
         matching of the whole graph.
         """
-        mate = max_weight_matching(n, rich)
+        mate = self._best_weighted(n, rich)
         free = [k for k in range(n) if mate[k] == -1]
         if not free:
             return mate
@@ -401,6 +405,38 @@ class _Bracket:
                     mate[k] = partner
                 return mate
         return None
+
+    def _best_weighted(self, n: int, rich: list[Edge]) -> list[int]:
+        """Maximum-weight matching; large graphs start from a sparse subset and add what the duals ask for."""
+        if len(rich) <= SPARSE_LIMIT:
+            return max_weight_matching(n, rich)
+        chosen = [self._likely(a, b) for a, b, _ in rich]
+        while True:
+            duals: list[int] = []
+            mate = max_weight_matching(n, [e for e, keep in zip(rich, chosen, strict=True) if keep], duals=duals)
+            added = 0
+            for k, (a, b, w) in enumerate(rich):
+                if not chosen[k] and duals[a] + duals[b] < 2 * w:
+                    chosen[k] = True
+                    added += 1
+            if not added:
+                return mate
+
+    def _likely(self, a: int, b: int) -> bool:
+        """Edges near the natural S1-S2 partners (or neighbours) of a scoregroup, for a sparse first try."""
+        nb, nn = len(self.members), len(self.next_set)
+        if a >= nb + nn or b >= nb + nn:
+            return True
+        if a < len(self.mdps) or b < len(self.mdps):
+            return True
+        if b < nb:
+            half = (nb - len(self.mdps)) // 2
+        elif a >= nb:
+            half = nn // 2
+        else:
+            return a >= nb - SPARSE_WINDOW and b < nb + SPARSE_WINDOW
+        gap = b - a
+        return gap <= SPARSE_WINDOW or abs(gap - half) <= SPARSE_WINDOW
 
     def _completion(self, free: list[int], keep: list[int], cut: set[Pair], dense: bool) -> dict[int, int] | None:
         """A perfect matching of the `free` vertices over any legal edge (sparse first), or None."""

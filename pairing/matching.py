@@ -12,12 +12,16 @@ from collections.abc import Sequence
 Edge = tuple[int, int, int]
 
 
-def max_weight_matching(n: int, edges: Sequence[Edge], *, max_cardinality: bool = False) -> list[int]:
+def max_weight_matching(
+    n: int, edges: Sequence[Edge], *, max_cardinality: bool = False, duals: list[int] | None = None
+) -> list[int]:
     """Return `mate` with mate[v] = partner of v or -1, for a maximum-weight matching.
 
     With `max_cardinality`, the matching has maximum cardinality first and maximum weight among those.
+    If `duals` is given (and `max_cardinality` is not), it receives the final vertex duals d: adding an edge
+    u-v with d[u] + d[v] >= 2 * weight(u, v) to the graph leaves the matching optimal.
     """
-    return _solve(n, edges, max_cardinality, warm=False)
+    return _solve(n, edges, max_cardinality, warm=False, duals=duals)
 
 
 def max_weight_perfect_matching(n: int, edges: Sequence[Edge], duals: list[int] | None = None) -> list[int] | None:
