@@ -5,13 +5,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from tiebreak_fixtures import EXAMPLE16, build
 
 from pairing import trf
 from pairing.crosstable import crosstable, format_crosstable
 from pairing.model import Colour, RecordKind, Tournament
 from pairing.standings import compute_standings, format_standings, format_value
 from pairing.tiebreaks import DEFAULT_TIEBREAKS, UnknownTiebreak
+from tests.tiebreak_fixtures import EXAMPLE16, build
 
 F = Fraction
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tiebreak_fixtures import EXAMPLE16, EXAMPLE26
 
 from bot import cli_standings
+from tests.tiebreak_fixtures import EXAMPLE16, EXAMPLE26
 
 
 def _run(*argv: str) -> int:

@@ -6,7 +6,6 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from tiebreak_fixtures import EXAMPLE16, build
 
 from pairing import trf
 from pairing.encounter import direct_encounter, mini_table
@@ -21,6 +20,7 @@ from pairing.tiebreaks import (
     tiebreak_values,
 )
 from pairing.unplayed import UnplayedCategory, categories, score_sheet
+from tests.tiebreak_fixtures import EXAMPLE16, build
 
 F = Fraction
 

@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from director_world import World, make_world
+
+from tests.director.director_world import World, make_world
 
 
 @pytest.fixture

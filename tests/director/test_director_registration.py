@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from director_world import GUILD, ORGANISER, World
 
 from bot.director_models import Actor, EntryStatus
 from bot.errors import (
@@ -19,6 +18,7 @@ from bot.errors import (
     NotTeamMember,
     RatingOutOfRange,
 )
+from tests.director.director_world import GUILD, ORGANISER, World
 
 
 async def test_link_needs_the_code_in_the_bio(world: World) -> None:

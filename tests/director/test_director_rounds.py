@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from director_world import GUILD, ORGANISER, World
 
 from bot import director_store as store
 from bot.director_models import BoardResult, EarlyDrawPolicy, EntryStatus, RoundSchedule, RoundStatus
 from bot.errors import BoardNotFound, InvalidSetting, JoiningClosed
+from tests.director.director_world import GUILD, ORGANISER, World
 
 
 async def test_full_event_runs_to_final_standings(world: World) -> None:

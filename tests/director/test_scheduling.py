@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from director_world import ORGANISER, World
-
 from bot.announce import RecordingAnnouncer
 from bot.clock import FastClock, ManualClock
 from bot.director import Director
 from bot.director_models import JobKind, RoundSchedule
 from bot.scheduling import Scheduler
+from tests.director.director_world import ORGANISER, World
 
 
 async def test_jobs_are_derived_from_the_database(quiet_world: World) -> None:

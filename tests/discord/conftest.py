@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from discord_fakes import Env, make_env
+
+from tests.discord.discord_fakes import Env, make_env
 
 
 @pytest.fixture

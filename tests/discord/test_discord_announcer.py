@@ -11,7 +11,6 @@ from pathlib import Path
 
 import discord
 import pytest
-from discord_fakes import CHANNEL, GUILD, Env, FakeChannel, FakeClient, FakeUser
 from PIL import Image
 
 from bot.clock import ManualClock
@@ -38,6 +37,7 @@ from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from storage.db import open_database
 from storage.messages import get_message
+from tests.discord.discord_fakes import CHANNEL, GUILD, Env, FakeChannel, FakeClient, FakeUser
 
 ORGANISER = Actor(1, "org", True)
 

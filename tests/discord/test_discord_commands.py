@@ -8,13 +8,13 @@ from types import SimpleNamespace
 
 import pytest
 from discord import app_commands
-from discord_fakes import CHANNEL, GUILD, Env, FakeInteraction, find_command, invoke, member
 
 from bot.director_models import Actor, EventSettings, EventStatus
 from bot.discord.actors import NotAnOrganiser
 from bot.discord.cogs.member import event_autocomplete
 from bot.discord.cogs.organiser import RESULT_CHOICES, OrganiserCog
 from bot.rendering.text import MESSAGE_LIMIT
+from tests.discord.discord_fakes import CHANNEL, GUILD, Env, FakeInteraction, find_command, invoke, member
 
 
 def _private_answer(interaction: FakeInteraction) -> str:

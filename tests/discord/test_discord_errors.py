@@ -10,12 +10,12 @@ from typing import Any
 import discord
 import pytest
 from discord import app_commands
-from discord_fakes import GUILD, Env, FakeInteraction, find_command, member
 
 from bot.discord.actors import NotAnOrganiser
 from bot.discord.errors import APOLOGY, on_app_command_error
 from bot.discord.views import JOIN_TEMPLATE, JoinButton, join_custom_id, join_view
 from bot.errors import InvalidSetting, JoiningClosed
+from tests.discord.discord_fakes import GUILD, Env, FakeInteraction, find_command, member
 
 
 def _invoke_error(env: Env, error: Exception) -> app_commands.CommandInvokeError:

@@ -13,7 +13,6 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from storage_helpers import ACTOR, at, open_db, open_event
 
 from pairing.model import Board, Pairing
 from storage.db import Database, open_database
@@ -22,6 +21,7 @@ from storage.history import load_tournament
 from storage.records import Result
 from storage.results import record_result
 from storage.rounds import get_round, list_rounds, next_round_number, store_pairing
+from tests.storage.storage_helpers import ACTOR, at, open_db, open_event
 
 REPO = Path(__file__).resolve().parents[2]
 

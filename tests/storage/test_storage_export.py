@@ -11,7 +11,6 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from storage_helpers import ACTOR, T0, at, open_event
 
 from bot import cli_export
 from pairing import trf
@@ -23,6 +22,7 @@ from storage.games import begin_game, game_created, update_game
 from storage.records import GameStatus, Result
 from storage.results import record_result
 from storage.rounds import store_pairing
+from tests.storage.storage_helpers import ACTOR, T0, at, open_event
 
 SCHOLAR = {
     "id": "Sch0lar1",

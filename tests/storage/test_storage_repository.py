@@ -8,7 +8,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from storage_helpers import ACTOR, ORGANISER, T0, add_players, at, open_db, open_event, settings
 
 from pairing.model import Colour
 from storage.audit import audit_log, record_action
@@ -62,6 +61,7 @@ from storage.players import (
     unlink_account,
 )
 from storage.records import EarlyDrawPolicy, EntryStatus, EventStatus, Schedule
+from tests.storage.storage_helpers import ACTOR, ORGANISER, T0, add_players, at, open_db, open_event, settings
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from storage_helpers import ACTOR, add_players, at, open_db, open_event
 
 from pairing.model import Board, Colour, Outcome, Pairing, RecordKind, RoundRecord, Scoring
 from storage.audit import audit_log
@@ -51,6 +50,7 @@ from storage.rounds import (
     next_round_number,
     store_pairing,
 )
+from tests.storage.storage_helpers import ACTOR, add_players, at, open_db, open_event
 
 
 @pytest.fixture

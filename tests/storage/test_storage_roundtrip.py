@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from storage_helpers import ACTOR, at, open_db, open_event
-
 from pairing import trf
 from pairing.model import (
     NOT_PAIRED,
@@ -26,6 +24,7 @@ from storage.players import ensure_player
 from storage.records import EntryStatus, Result
 from storage.results import correct_result, record_result
 from storage.rounds import finish_round, store_pairing
+from tests.storage.storage_helpers import ACTOR, at, open_db, open_event
 
 W, D, L = Outcome.WIN, Outcome.DRAW, Outcome.LOSS
 RATINGS = [2000, 1900, 1800, 1700, 1600, 1500, 1400]
