@@ -872,6 +872,7 @@ class Director:
                 name=name,
                 rated=event.settings.rated,
                 rules=GAME_RULES,
+                exclude=known,
             )
         except LichessError:
             async with self.db.transaction() as conn:
@@ -883,14 +884,8 @@ class Director:
 
     async def _find_created(self, white: str, black: str, name: str, known: set[str]) -> str | None:
         """A challenge or game Lichess already has for this attempt (pending by name, or started, ongoing too)."""
-        found = await self.lichess.find_created_game(white, black, name=name, since_ms=0)
-        if found is not None and found.game_id not in known:
-            return found.game_id
-        # The gateway's look-up skips games still being played; an ongoing game counts here too.
-        for game_id in await _ongoing_games(self.lichess, white, black):
-            if game_id not in known:
-                return game_id
-        return None
+        found = await self.lichess.find_created_game(white, black, name=name, since_ms=0, exclude=known)
+        return found.game_id if found is not None else None
 
     async def poll_round(self, event_id: int) -> None:
         """Read the round's games, adjudicate, store results; when all are in, standings and next round."""
@@ -1216,20 +1211,6 @@ def _standings(history: History) -> list[StandingRow]:
     for n in sorted(disqualified):
         out.append(StandingRow(None, _ref(by_number[n]), scores[n], {}, EntryStatus.DISQUALIFIED))
     return out
-
-
-async def _ongoing_games(lichess: LichessGateway, white: str, black: str) -> list[str]:
-    """Ids of games white-vs-black that Lichess has, ongoing ones included (adapter: the gateway's own
-    look-up asks for finished games only)."""
-    client: Any = getattr(lichess, "_client", None)
-    read: Any = getattr(lichess, "_read", None)
-    if client is None or read is None:
-        return []
-    games = await read(
-        f"looking for {white} vs {black}",
-        lambda: list(client.games.export_by_player(white, vs=black, color="white", max=30, moves=False, ongoing=True)),
-    )
-    return [str(g["id"]) for g in games]
 
 
 __all__ = ["Director", "SwissbotError", "parse_result"]

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -380,12 +380,14 @@ class LichessGateway:
         name: str,
         rated: bool,
         rules: Sequence[str] = DEFAULT_RULES,
+        exclude: Collection[str] = (),
     ) -> Challenge:
         """An open challenge only `white` and `black` can join (`white` gets white), with the event's rules.
 
         If the create fails in a way that leaves its fate unknown (network, timeout, 5xx), the
-        gateway looks for a challenge or game Lichess recorded (by name, then by players) before
-        trying again, so a lost reply never makes a duplicate game.
+        gateway looks for a challenge or game Lichess recorded (by name, then by players, skipping
+        the games in `exclude`: the board's earlier attempts) before trying again, so a lost reply
+        never makes a duplicate game.
         """
         fields = _form(
             {
@@ -413,7 +415,7 @@ class LichessGateway:
                 raise LichessBadRequest(f"Lichess refused {what}: {exc}") from None
             except _Transient:
                 transient += 1
-                found = await self.find_created_game(white, black, name=name, since_ms=since_ms)
+                found = await self.find_created_game(white, black, name=name, since_ms=since_ms, exclude=exclude)
                 if found is not None:
                     LOG.info("Lichess: %s failed, but Lichess had created %s", what, found.game_id)
                     return found
@@ -429,24 +431,28 @@ class LichessGateway:
         )
         return reply
 
-    async def find_created_game(self, white: str, black: str, *, name: str, since_ms: int) -> Challenge | None:
-        """A challenge named `name` still pending, or a game white-vs-black created since `since_ms`."""
+    async def find_created_game(
+        self, white: str, black: str, *, name: str, since_ms: int, exclude: Collection[str] = ()
+    ) -> Challenge | None:
+        """A challenge named `name` still pending, or a game white-vs-black created since `since_ms`
+        (ongoing ones included), newest first, skipping the game ids in `exclude` (earlier attempts)."""
         mine: Mapping[str, Any] = await self._read("listing the bot's challenges", self._client.challenges.get_mine)
         for item in mine.get("out", []):
             user_ids = [u.lower() for u in (item.get("open") or {}).get("userIds", [])]
             if item.get("name") == name and (not user_ids or user_ids == [white.lower(), black.lower()]):
                 return _challenge_from(item, white, black, name)
+        skip = frozenset(exclude)
         games = await self._read(f"reading {white}'s recent games", lambda: self._games_vs(white, black, since_ms))
         for game in games:
             data = GameData.from_json(_unconvert(game, "createdAt", "lastMoveAt"))
-            if data.white == white.lower() and data.black == black.lower():
+            if data.white == white.lower() and data.black == black.lower() and data.id not in skip:
                 url = f"{self.base_url}/{data.id}"
                 return Challenge(data.id, url, white, black, name)
         return None
 
     def _games_vs(self, white: str, black: str, since_ms: int) -> list[JsonDict]:
         games = self._client.games.export_by_player(
-            white, since=since_ms, vs=black, color="white", max=10, moves=False, ongoing=True
+            white, since=since_ms, vs=black, color="white", max=30, moves=False, ongoing=True
         )
         return cast(list[JsonDict], list(games))
 

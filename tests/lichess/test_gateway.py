@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import random
 from typing import Any
@@ -306,6 +307,78 @@ async def test_a_lost_create_whose_game_already_started_is_found(sandbox: Sandbo
     found = await gateway.find_created_game("carol", "dave", name="R4 B1", since_ms=0)
     assert found is not None and found.game_id == game.id
     assert await gateway.find_created_game("dave", "carol", name="R4 B1", since_ms=0) is None
+
+
+def _started(sandbox: Sandbox, white: str, black: str, name: str, *, finish: bool = False) -> str:
+    """A game Lichess has between two users (both joined, a few moves; finished if asked)."""
+    game = sandbox.state.create_challenge(
+        white=white, black=black, name=name, clock_limit=600, clock_increment=5,
+        days=None, rated=False, rules=frozenset(), creator="swissbot", expires_at=None,
+    )  # fmt: skip
+    sandbox.state.start(game)
+    game.moves = [m.uci() for m in quiet_moves(random.Random(len(sandbox.state.games)), 4)]
+    if finish:
+        game.status, game.winner = "resign", "white"
+    return game.id
+
+
+async def test_the_sandbox_lists_ongoing_games_only_when_asked(sandbox: Sandbox) -> None:
+    ongoing = _started(sandbox, "carol", "dave", "R1 B1")
+    finished = _started(sandbox, "carol", "dave", "R1 B1 G2", finish=True)
+
+    async def listed(query: str) -> list[str]:
+        url = f"{sandbox.url}/api/games/user/carol?vs=dave{query}"
+        async with aiohttp.ClientSession() as http, http.get(url) as resp:
+            assert resp.status == 200
+            return [json.loads(line)["id"] for line in (await resp.text()).splitlines() if line]
+
+    assert await listed("") == [finished]
+    assert set(await listed("&ongoing=true")) == {ongoing, finished}
+    assert await listed("&ongoing=true&finished=false") == [ongoing]
+
+
+async def test_a_lost_create_reply_whose_game_started_meanwhile_is_found(
+    sandbox: Sandbox, gateway: LichessGateway
+) -> None:
+    # Lichess records the challenge, the players join and move, and only then does the reply get lost.
+    fault = {"path": "/api/challenge/open", "status": 502, "count": 1, "after": True, "delay": 0.3}
+    await control(sandbox, "POST", "/sandbox/faults", fault)
+
+    async def players_join() -> None:
+        while not sandbox.state.games:
+            await asyncio.sleep(0.01)
+        (game,) = sandbox.state.games.values()
+        sandbox.state.start(game)
+        game.moves = [m.uci() for m in quiet_moves(random.Random(3), 4)]
+
+    joining = asyncio.create_task(players_join())
+    challenge = await create(gateway, "alice", "bob", name="R5 B1")
+    await joining
+    (game,) = sandbox.state.games.values()
+    assert game.status == "started" and challenge.game_id == game.id
+    assert len(requests_to(sandbox, "/api/challenge/open")) == 1
+
+
+async def test_the_look_up_skips_the_boards_earlier_games(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    earlier = _started(sandbox, "carol", "dave", "R2 B1", finish=True)
+    assert await gateway.find_created_game("carol", "dave", name="R2 B1 G2", since_ms=0, exclude={earlier}) is None
+    replay = _started(sandbox, "carol", "dave", "R2 B1 G2")
+    found = await gateway.find_created_game("carol", "dave", name="R2 B1 G2", since_ms=0, exclude={earlier})
+    assert found is not None and found.game_id == replay
+    assert await gateway.find_created_game("carol", "dave", name="x", since_ms=0, exclude={earlier, replay}) is None
+
+
+async def test_a_replay_whose_create_failed_is_not_mistaken_for_the_earlier_game(
+    sandbox: Sandbox, gateway: LichessGateway
+) -> None:
+    earlier = _started(sandbox, "alice", "bob", "R3 B1", finish=True)
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/challenge/open", "status": 502, "count": 1})
+    challenge = await gateway.create_game(
+        "alice", "bob", clock_limit=600, clock_increment=5, name="R3 B1 G2", rated=False, exclude={earlier}
+    )
+    assert challenge.game_id != earlier
+    assert sandbox.state.games[challenge.game_id].name == "R3 B1 G2"
+    assert len(requests_to(sandbox, "/api/challenge/open")) == 2
 
 
 # --- the token stays secret ---------------------------------------------------------------------
