@@ -19,7 +19,6 @@ from bot import director_store as store
 from bot.announce import Announcer
 from bot.clock import Clock
 from bot.director_models import (
-    GAME_RULES,
     SYSTEM_ACTOR,
     Actor,
     BoardResult,
@@ -79,6 +78,7 @@ from storage import events as storage_events
 from storage import rounds as storage_rounds
 from storage.db import Connection, Database
 from storage.history import load_tournament
+from storage.records import DEFAULT_RULES
 
 LOG = logging.getLogger(__name__)
 
@@ -871,7 +871,7 @@ class Director:
                 clock_increment=event.settings.clock_increment,
                 name=name,
                 rated=event.settings.rated,
-                rules=GAME_RULES,
+                rules=DEFAULT_RULES,
                 exclude=known,
             )
         except LichessError:

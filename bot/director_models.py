@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 
-DEFAULT_TIEBREAKS = ("BH/C1", "BH", "SB", "DE", "WIN", "BWG", "ARO/C1")
-GAME_RULES = ("noEarlyDraw", "noRematch", "noGiveTime", "noClaimWin")
+from storage.records import DEFAULT_TIEBREAKS
 
 
 @dataclass(frozen=True)

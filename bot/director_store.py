@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any
 
 from bot.director_models import (
-    GAME_RULES,
     BoardResult,
     EarlyDrawPolicy,
     Event,
@@ -23,6 +22,7 @@ from bot.director_models import (
     RoundStatus,
 )
 from storage.db import Connection, execute, fetchall, fetchone, parse_time, utc_text
+from storage.records import DEFAULT_RULES
 
 RESULT_KIND = {
     BoardResult.WHITE_WINS: "played",
@@ -131,7 +131,7 @@ def _settings_columns(s: EventSettings) -> dict[str, Any]:
         "rating_max": s.rating_max,
         "team": s.team,
         "tiebreaks": json.dumps(list(s.tiebreaks)),
-        "rules": json.dumps(list(GAME_RULES)),
+        "rules": json.dumps(list(DEFAULT_RULES)),
         "early_draw_policy": s.early_draw.value,
         "early_draw_moves": s.early_draw_moves,
         "no_show_seconds": max(1, round(s.noshow_minutes * 60)),

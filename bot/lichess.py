@@ -23,13 +23,13 @@ import requests
 from berserk.exceptions import ApiError, ResponseError
 
 from bot.errors import SwissbotError
+from storage.records import DEFAULT_RULES
 
 LOG = logging.getLogger(__name__)
 
 LICHESS_URL = "https://lichess.org"
 TOKEN_ENV = "LICHESS_TOKEN"
 EXPORT_BATCH = 300  # POST /api/games/export/_ids silently drops ids past 300
-DEFAULT_RULES = ("noEarlyDraw", "noRematch", "noGiveTime", "noClaimWin")
 SPEEDS = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 
 T = TypeVar("T")

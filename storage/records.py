@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from pairing.model import Colour, Outcome, RecordKind, RoundRecord, result_records
+from pairing.tiebreak_codes import DEFAULT_TIEBREAKS as DEFAULT_TIEBREAKS
 
 
 class EventStatus(enum.Enum):
@@ -134,7 +135,7 @@ BYE_RECORDS = frozenset(
     {RecordKind.PAB, RecordKind.FULL_BYE, RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED}
 )
 
-DEFAULT_TIEBREAKS = ("BH-C1", "BH", "SB")
+# The Lichess rules every event game is created with (the gateway's default too).
 DEFAULT_RULES = ("noEarlyDraw", "noRematch", "noGiveTime", "noClaimWin")
 
 
