@@ -29,22 +29,44 @@ def game_rng(seed: int | None, white: str, black: str, name: str | None) -> rand
     return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
+# How often each kind of game happens (fractions of all challenges). Rare cases are rare enough that a
+# club event of 50 games sees one or two of each, not several per round.
+MIX: tuple[tuple[str, float], ...] = (
+    ("decisive", 0.725),
+    ("long-draw", 0.20),
+    ("early-repetition", 0.03),
+    ("no-show", 0.02),
+    ("aborted", 0.02),
+    ("nobody-joins", 0.005),
+)
+
+
+def choose_kind(roll: float) -> str:
+    """The kind of game a roll in [0, 1) falls on, in the proportions of `MIX`."""
+    total = 0.0
+    for kind, share in MIX:
+        total += share
+        if roll < total:
+            return kind
+    return MIX[-1][0]
+
+
 def choose_plan(rng: random.Random) -> Plan:
     """Mostly decisive games and long draws; now and then a no-show, an early repetition, an abort."""
-    roll = rng.random()
-    if roll < 0.70:
+    kind = choose_kind(rng.random())
+    if kind == "decisive":
         winner: Color = "white" if rng.random() < 0.55 else "black"
         status = rng.choices(("mate", "resign", "outoftime"), weights=(3, 6, 1))[0]
-        return Plan("decisive", True, status, winner, rng.randint(40, 120))
-    if roll < 0.85:
-        return Plan("long-draw", True, "draw", None, rng.randint(60, 130), "agreement")
-    if roll < 0.90:
-        return Plan("early-repetition", True, "draw", None, rng.randint(16, 50), "repetition")
-    if roll < 0.95:
+        return Plan(kind, True, status, winner, rng.randint(40, 120))
+    if kind == "long-draw":
+        return Plan(kind, True, "draw", None, rng.randint(60, 130), "agreement")
+    if kind == "early-repetition":
+        return Plan(kind, True, "draw", None, rng.randint(16, 50), "repetition")
+    if kind == "no-show":
         plies = rng.choice((0, 1))
         return Plan("white-no-show" if plies == 0 else "black-no-show", True, "started", None, plies)
-    if roll < 0.98:
-        return Plan("aborted", True, "aborted", None, rng.choice((0, 1)))
+    if kind == "aborted":
+        return Plan(kind, True, "aborted", None, rng.choice((0, 1)))
     return Plan("nobody-joins", False, "created", None, 0)
 
 
