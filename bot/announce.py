@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from bot.director_models import BoardView, Event, RoundView, StandingRow
+from bot.rendering.text import standings_lines
 
 
 class Announcer(Protocol):
@@ -63,16 +64,9 @@ def format_round(round: RoundView, *, with_urls: bool = True) -> list[str]:
 
 
 def format_standings(rows: Sequence[StandingRow], tiebreaks: Sequence[str] = ()) -> list[str]:
-    """The standings as a text table."""
-    codes = list(tiebreaks) or (list(rows[0].tiebreaks) if rows else [])
-    head = f"{'#':>3} {'Player':<20} {'Pts':>5}" + "".join(f" {c:>7}" for c in codes)
-    lines = [head]
-    for row in rows:
-        rank = str(row.rank) if row.rank is not None else "-"
-        values = "".join(f" {float(row.tiebreaks.get(c, 0)):>7.2f}" for c in codes)
-        note = "" if row.status.value == "active" else f"  ({row.status.value})"
-        lines.append(f"{rank:>3} {row.player.name:<20} {float(row.points):>5.1f}{values}{note}")
-    return lines
+    """The standings as text lines: the table Discord shows (the rows' own tie-breaks when none are named)."""
+    codes = tuple(tiebreaks) or (tuple(rows[0].tiebreaks) if rows else ())
+    return standings_lines(rows, codes)
 
 
 class ConsoleAnnouncer:

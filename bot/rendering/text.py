@@ -17,6 +17,8 @@ from bot.director_models import (
     RoundView,
     StandingRow,
 )
+from pairing.standings import format_value
+from pairing.tiebreak_codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
 
 MESSAGE_LIMIT = 2000
 EMBED_TITLE_LIMIT = 256
@@ -79,11 +81,13 @@ def format_points(points: Fraction) -> str:
     return f"{float(points):g}"
 
 
-def format_value(value: Fraction) -> str:
-    """A tie-break value: an integer, or up to two decimals."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"{float(value):.2f}".rstrip("0").rstrip(".")
+def format_tiebreak(code: str, value: Fraction) -> str:
+    """A tie-break value by pairing's rule: exact decimals, one at least for the score-like ones (BH, SB, ...)."""
+    try:
+        decimals = 1 if parse_tiebreak(code).name in SCORE_LIKE else 0
+    except UnknownTiebreak:
+        decimals = 0
+    return format_value(value, decimals)
 
 
 def player_label(player: PlayerRef, *, mention: bool) -> str:
@@ -231,13 +235,14 @@ def standings_table(rows: Sequence[StandingRow], tiebreaks: Sequence[str]) -> tu
         name = clip(row.player.name, NAME_WIDTH)
         if row.status is not EntryStatus.ACTIVE:
             name = f"{name} ({STATUS_MARKS.get(row.status.value, row.status.value)})"
-        values = [format_value(row.tiebreaks[code]) if code in row.tiebreaks else "" for code in codes]
+        values = [format_tiebreak(code, row.tiebreaks[code]) if code in row.tiebreaks else "" for code in codes]
         cells.append([rank, name, str(row.player.rating or ""), format_points(row.points), *values])
     return header, cells
 
 
 def standings_lines(rows: Sequence[StandingRow], tiebreaks: Sequence[str]) -> list[str]:
-    """The standings as monospace lines: header, rule, one line per player."""
+    """The standings as monospace lines: header, rule, one line per player (Discord's code blocks, the
+    console and standings.txt all show this table)."""
     header, cells = standings_table(rows, tiebreaks)
     return align(header, cells)
 

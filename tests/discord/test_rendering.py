@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from fractions import Fraction
 
@@ -223,3 +224,24 @@ def test_crosstable_png_has_a_column_per_round() -> None:
 
 def test_image_text_avoids_glyphs_the_builtin_font_lacks() -> None:
     assert image._drawable("3½ — ½ …") == "3.5 - 0.5 ..."
+
+
+async def test_the_console_and_standings_txt_show_the_discord_table_with_exact_values() -> None:
+    from bot.announce import ConsoleAnnouncer, format_standings
+
+    codes = ("BH", "ARO/C1")
+    rows = [
+        StandingRow(1, _player(1), Fraction(5, 2), {"BH": Fraction(7, 2), "ARO/C1": Fraction(1712)}),
+        StandingRow(2, _player(2), Fraction(2), {"BH": Fraction(3), "ARO/C1": Fraction(3425, 2)}),
+    ]
+    lines = format_standings(rows, codes)
+    assert lines == text.standings_lines(rows, codes)
+    assert format_standings(rows) == lines  # the rows' own tie-breaks when none are named
+    assert lines[2].split()[-3:] == ["2½", "3.5", "1712"]
+    assert lines[3].split()[-3:] == ["2", "3.0", "1712.5"]
+
+    out = io.StringIO()
+    event = _event()
+    settings = replace(event.settings, tiebreaks=codes)
+    await ConsoleAnnouncer(out).standings(replace(event, settings=settings), rows, False)
+    assert out.getvalue().splitlines()[1:] == lines
