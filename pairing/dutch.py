@@ -12,12 +12,12 @@ the remainder as a homogeneous bracket.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from pairing.colours import ColourState, allocate
 from pairing.errors import NoValidPairing
-from pairing.matching import max_weight_matching, max_weight_perfect_matching
+from pairing.matching import matching_with_duals, max_weight_matching, max_weight_perfect_matching
 from pairing.model import (
     Board,
     Colour,
@@ -40,7 +40,7 @@ COMPLETION_DEGREE = 8
 # Weighted graphs with more edges than this are solved from a sparse subset (edges within SPARSE_WINDOW of
 # the natural partners), adding every edge the optimal duals say could improve the matching, until none.
 SPARSE_LIMIT = 6000
-SPARSE_WINDOW = 6
+SPARSE_WINDOW = 10
 
 
 @dataclass(frozen=True)
@@ -106,14 +106,12 @@ def with_implied_acceleration(tournament: Tournament) -> Tournament:
         return tournament
     if not any(line.startswith("192") and line.upper().rstrip().endswith("_BAKU") for line in tournament.header):
         return tournament
-    from dataclasses import replace
-
     ranked = sorted(tournament.players, key=lambda p: p.number)
     group = 2 * -(-len(ranked) // 4)
     accelerated = -(-tournament.total_rounds // 2)
     full = -(-accelerated // 2)
-    win, draw = tournament.scoring.win, tournament.scoring.draw
-    values = tuple(win if r <= full else draw for r in range(1, accelerated + 1))
+    win = tournament.scoring.win
+    values = tuple(win if r <= full else win / 2 for r in range(1, accelerated + 1))
     return replace(tournament, acceleration={p.number: values for p in ranked[:group]})
 
 
@@ -412,11 +410,10 @@ class _Bracket:
             return max_weight_matching(n, rich)
         chosen = [self._likely(a, b) for a, b, _ in rich]
         while True:
-            duals: list[int] = []
-            mate = max_weight_matching(n, [e for e, keep in zip(rich, chosen, strict=True) if keep], duals=duals)
+            mate, duals = matching_with_duals(n, [e for e, keep in zip(rich, chosen, strict=True) if keep])
             added = 0
             for k, (a, b, w) in enumerate(rich):
-                if not chosen[k] and duals[a] + duals[b] < 2 * w:
+                if not chosen[k] and not duals.covers(a, b, w):
                     chosen[k] = True
                     added += 1
             if not added:
@@ -504,7 +501,7 @@ class _Bracket:
                     used.update((a, b))
             remainder = [r for r in self.residents if local[r] not in used]
             limbo = [m for m in self.mdps if local[m] not in used]
-            in_bracket = [
+            remainder_pairs = [
                 (a, mate[a])
                 for a in range(len(self.vertices))
                 if a < mate[a] < len(self.vertices)
@@ -517,7 +514,7 @@ class _Bracket:
                 for m in limbo
                 for r in remainder
             }
-            pairs, floaters = self._homogeneous(remainder, len(in_bracket), used, cut, mate)
+            pairs, floaters = self._homogeneous(remainder, len(remainder_pairs), used, cut, mate)
             return fixed + pairs, sorted(limbo + floaters)
         count = len(members) // 2
         return self._homogeneous(members, count, set(), set(), None)

@@ -8,42 +8,64 @@ so arbitrarily large Python integers can encode lexicographic criteria as edge w
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 Edge = tuple[int, int, int]
 
 
-def max_weight_matching(
-    n: int, edges: Sequence[Edge], *, max_cardinality: bool = False, duals: list[int] | None = None
-) -> list[int]:
+@dataclass(frozen=True)
+class Duals:
+    """The optimal dual solution of a maximum-weight matching: vertex duals and nested blossom duals."""
+
+    vertex: list[int]
+    chains: list[tuple[int, ...]]
+    blossom: dict[int, int]
+
+    def covers(self, u: int, v: int, weight: int) -> bool:
+        """True when adding an edge u-v of this weight cannot improve the matching (its dual constraint holds)."""
+        total = self.vertex[u] + self.vertex[v] - 2 * weight
+        if total >= 0:
+            return True
+        for bu, bv in zip(self.chains[u], self.chains[v], strict=False):
+            if bu != bv:
+                break
+            total += 2 * self.blossom[bu]
+        return total >= 0
+
+
+def max_weight_matching(n: int, edges: Sequence[Edge], *, max_cardinality: bool = False) -> list[int]:
     """Return `mate` with mate[v] = partner of v or -1, for a maximum-weight matching.
 
     With `max_cardinality`, the matching has maximum cardinality first and maximum weight among those.
-    If `duals` is given (and `max_cardinality` is not), it receives the final vertex duals d: adding an edge
-    u-v with d[u] + d[v] >= 2 * weight(u, v) to the graph leaves the matching optimal.
     """
-    return _solve(n, edges, max_cardinality, warm=False, duals=duals)
+    return _solve(n, edges, max_cardinality, warm=False)
 
 
-def max_weight_perfect_matching(n: int, edges: Sequence[Edge], duals: list[int] | None = None) -> list[int] | None:
+def matching_with_duals(n: int, edges: Sequence[Edge]) -> tuple[list[int], Duals]:
+    """A maximum-weight matching and its optimal duals (to check edges left out of the graph)."""
+    out: list[Duals] = []
+    mate = _solve(n, edges, False, warm=False, duals=out)
+    return mate, out[0]
+
+
+def max_weight_perfect_matching(n: int, edges: Sequence[Edge]) -> list[int] | None:
     """A maximum-weight perfect matching as `mate`, or None when the graph has no perfect matching.
 
     Starts from feasible duals (each vertex at its heaviest edge) and a greedy matching of tight edges, which
     saves most augmentation stages when many edges share the top weight (as players far below a bracket do).
-    If `duals` is given it receives the final vertex duals d (scaled so that an edge u-v may be added to the
-    graph without changing the optimum whenever d[u] + d[v] >= 2 * weight(u, v)).
     """
-    mate = _solve(n, edges, True, warm=True, duals=duals)
+    mate = _solve(n, edges, True, warm=True)
     return None if -1 in mate else mate
 
 
 def _solve(
-    n: int, edges: Sequence[Edge], max_cardinality: bool, *, warm: bool, duals: list[int] | None = None
+    n: int, edges: Sequence[Edge], max_cardinality: bool, *, warm: bool, duals: list[Duals] | None = None
 ) -> list[int]:
     if n == 0:
         return []
     if not edges:
         if duals is not None:
-            duals[:] = [0] * n
+            duals.append(Duals([0] * n, [()] * n, {}))
         return [-1] * n
     nedge = len(edges)
     endpoint: list[int] = [0] * (2 * nedge)
@@ -97,8 +119,12 @@ def _solve(
             if mate[v] == -1 and dualvar[v] & 1:
                 dualvar[v] += 1
 
+    eu = endpoint[0::2]
+    ev = endpoint[1::2]
+    wt2 = [2 * w for w in wt]
+
     def slack(k: int) -> int:
-        return dualvar[endpoint[2 * k]] + dualvar[endpoint[2 * k + 1]] - 2 * wt[k]
+        return dualvar[eu[k]] + dualvar[ev[k]] - wt2[k]
 
     def blossom_leaves(b: int) -> list[int]:
         if b < n:
@@ -345,7 +371,7 @@ def _solve(
                         continue
                     kslack = 0
                     if not allowedge[k]:
-                        kslack = dualvar[v] + dualvar[w] - 2 * wt[k]
+                        kslack = dualvar[v] + dualvar[w] - wt2[k]
                         if kslack <= 0:
                             allowedge[k] = True
                     if allowedge[k]:
@@ -365,10 +391,13 @@ def _solve(
                             labelend[w] = p ^ 1
                     elif label[inblossom[w]] == 1:
                         b = inblossom[v]
-                        if bestedge[b] == -1 or kslack < slack(bestedge[b]):
+                        kb = bestedge[b]
+                        if kb == -1 or kslack < dualvar[eu[kb]] + dualvar[ev[kb]] - wt2[kb]:
                             bestedge[b] = k
-                    elif label[w] == 0 and (bestedge[w] == -1 or kslack < slack(bestedge[w])):
-                        bestedge[w] = k
+                    elif label[w] == 0:
+                        kw = bestedge[w]
+                        if kw == -1 or kslack < dualvar[eu[kw]] + dualvar[ev[kw]] - wt2[kw]:
+                            bestedge[w] = k
             if augmented:
                 break
             deltatype = -1
@@ -379,20 +408,21 @@ def _solve(
                 deltatype = 1
                 delta = min(dualvar[:n])
             for v in range(n):
-                if label[inblossom[v]] == 0 and bestedge[v] != -1:
-                    d = slack(bestedge[v])
+                kv = bestedge[v]
+                if kv != -1 and label[inblossom[v]] == 0:
+                    d = dualvar[eu[kv]] + dualvar[ev[kv]] - wt2[kv]
                     if deltatype == -1 or d < delta:
                         delta = d
                         deltatype = 2
-                        deltaedge = bestedge[v]
+                        deltaedge = kv
             for b in range(2 * n):
-                if blossomparent[b] == -1 and label[b] == 1 and bestedge[b] != -1:
-                    kslack = slack(bestedge[b])
-                    d = kslack // 2
+                kb = bestedge[b]
+                if kb != -1 and label[b] == 1 and blossomparent[b] == -1:
+                    d = (dualvar[eu[kb]] + dualvar[ev[kb]] - wt2[kb]) // 2
                     if deltatype == -1 or d < delta:
                         delta = d
                         deltatype = 3
-                        deltaedge = bestedge[b]
+                        deltaedge = kb
             for b in range(n, 2 * n):
                 if (
                     blossombase[b] >= 0
@@ -438,5 +468,14 @@ def _solve(
                 expand_blossom(b, True)
 
     if duals is not None:
-        duals[:] = dualvar[:n]
+        chains: list[tuple[int, ...]] = []
+        for v in range(n):
+            chain = []
+            b = blossomparent[v]
+            while b != -1:
+                chain.append(b)
+                b = blossomparent[b]
+            chains.append(tuple(reversed(chain)))
+        blossoms = {b: dualvar[b] for b in range(n, 2 * n) if blossombase[b] >= 0}
+        duals.append(Duals(dualvar[:n], chains, blossoms))
     return [endpoint[m] if m != -1 else -1 for m in mate]
