@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from bot.demo import DemoOptions, run_demo
+from bot.demo import DEFAULT_SEED, DemoOptions, run_demo
 from bot.errors import SwissbotError
 
 
@@ -22,7 +22,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--players", type=int, default=24, help="simulated members (default 24)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
-    parser.add_argument("--seed", type=int, default=1, help="makes members, games and results reproducible (default 1)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=f"makes members, games and results reproducible (default {DEFAULT_SEED})",
+    )
     parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: a temporary one)")
     parser.add_argument("--out", type=Path, default=Path("demo-output"), help="output folder (default ./demo-output)")
     parser.add_argument("--lichess-url", default=None, help="an already running `swissbot sandbox --autoplay`")
