@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
@@ -15,12 +15,12 @@ import chess.pgn
 from pairing import trf
 from pairing.model import Tournament
 from storage.audit import audit_log
-from storage.db import Database, fetchall, utc_text
+from storage.db import Connection, Database, fetchall, utc_text
 from storage.entries import entry_json, load_entries
 from storage.events import settings_json
 from storage.games import game_from_row
 from storage.history import History, build_tournament, load_history
-from storage.records import BoardRow, Entry, GameRow, RoundSummary
+from storage.records import BoardRow, Entry, GameRow, GameStatus, Result, RoundSummary
 
 FORMATS = ("trf", "pgn", "json")
 
@@ -45,50 +45,184 @@ async def export_trf(db: Database, event_id: int) -> str:
     return trf.dumps(replace(tournament, header=tuple(header)))
 
 
-def _names(history: History) -> dict[int, Entry]:
-    return {e.player.id: e for e in history.numbered.values()}
+LICHESS_URL = "https://lichess.org"
+
+# The PGN Termination Lichess writes for each game status.
+TERMINATIONS = {
+    "created": "Unterminated",
+    "started": "Unterminated",
+    "aborted": "Abandoned",
+    "noStart": "Abandoned",
+    "timeout": "Time forfeit",
+    "outoftime": "Time forfeit",
+    "cheat": "Rules infraction",
+}
+DRAW_STATUSES = frozenset({"draw", "stalemate", "insufficientMaterialClaim", "outoftime", "timeout"})
 
 
-def _game_pgn(history: History, summary: RoundSummary, board: BoardRow) -> str | None:
-    if board.game_data is None:
+@dataclass(frozen=True)
+class PlayedGame:
+    """One Lichess game of a board, as stored: the deciding game, or an attempt that was annulled."""
+
+    summary: RoundSummary
+    board: BoardRow
+    lichess_id: str
+    data: dict[str, Any]
+    created_at: datetime | None
+    deciding: bool
+    annulled: bool
+
+
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    if not text:
         return None
     try:
-        data: dict[str, Any] = json.loads(board.game_data)
+        data = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(data, dict):
+    return data if isinstance(data, dict) else None
+
+
+def plies_of(data: dict[str, Any]) -> int:
+    """How many half-moves the stored game has."""
+    moves = data.get("moves")
+    return len(moves.split()) if isinstance(moves, str) else 0
+
+
+def was_played(data: dict[str, Any]) -> bool:
+    """Both players moved: a game Lichess keeps (fewer than 2 plies is a no-show or an abort)."""
+    return plies_of(data) >= 2
+
+
+def lichess_result(data: dict[str, Any]) -> str:
+    """The game's result on Lichess as a PGN result ("*" while unfinished or aborted)."""
+    winner = data.get("winner")
+    if winner in ("white", "black"):
+        return "1-0" if winner == "white" else "0-1"
+    return "1/2-1/2" if data.get("status") in DRAW_STATUSES else "*"
+
+
+def played_games(history: History, games: dict[int, list[GameRow]]) -> list[PlayedGame]:
+    """Every game of the event in which both players moved, round by round, board by board, attempt by attempt."""
+    found: list[PlayedGame] = []
+    for summary in history.rounds:
+        for board in summary.boards:
+            candidates: list[tuple[str, str | None, datetime | None, bool, bool]] = []
+            seen = set()
+            for game in games.get(board.id, []):
+                if game.lichess_id is None:
+                    continue
+                seen.add(game.lichess_id)
+                deciding = board.result is not None and game.lichess_id == board.game_id
+                text = board.game_data if deciding and board.game_data else game.data
+                annulled = game.status is GameStatus.REPLACED
+                candidates.append((game.lichess_id, text, game.created_at, deciding, annulled))
+            if board.game_id and board.game_id not in seen and board.result is not None:
+                candidates.append((board.game_id, board.game_data, None, True, False))
+            for lichess_id, text, created, deciding, annulled in candidates:
+                data = _json_object(text)
+                if data is not None and was_played(data):
+                    found.append(PlayedGame(summary, board, lichess_id, data, created, deciding, annulled))
+    return found
+
+
+def _side(data: dict[str, Any], colour: str) -> dict[str, Any]:
+    players = data.get("players")
+    side = players.get(colour) if isinstance(players, dict) else None
+    return side if isinstance(side, dict) else {}
+
+
+def _player_name(entry: Entry | None, side: dict[str, Any]) -> str:
+    """The player's Lichess name (the linked account, else the game's), else the member's name."""
+    if entry is not None and entry.player.lichess_name:
+        return entry.player.lichess_name
+    user = side.get("user")
+    if isinstance(user, dict) and isinstance(user.get("name"), str):
+        return str(user["name"])
+    return entry.player.name if entry is not None else "?"
+
+
+def _rating(entry: Entry | None, side: dict[str, Any]) -> int | None:
+    """The rating Lichess shows in the game, else the event's rating of the player."""
+    rating = side.get("rating")
+    if isinstance(rating, int) and not isinstance(rating, bool):
+        return rating
+    return entry.rating if entry is not None else None
+
+
+def _created(game: PlayedGame) -> datetime | None:
+    created = game.data.get("createdAt")
+    if isinstance(created, int) and not isinstance(created, bool):
+        return datetime.fromtimestamp(created / 1000, UTC)
+    return game.created_at or game.summary.round.started_at
+
+
+def _comment(history: History, game: PlayedGame, recorded: str, own: str) -> str | None:
+    """Why this game's PGN result is not simply the one Lichess gave, if it is not."""
+    status = str(game.data.get("status", "?"))
+    if game.annulled:
+        moves = (plies_of(game.data) + 1) // 2
+        limit = history.event.settings.early_draw_moves
+        if own == "1/2-1/2" and moves < limit:
+            return (
+                f"Annulled: drawn ({status}) after {moves} moves, before move {limit} (the event's early-draw rule);"
+                " the board was played again."
+            )
+        return f"Annulled: {own} ({status}) after {moves} moves; the board was played again."
+    if not game.deciding or game.board.result is None:
         return None
-    entries = _names(history)
-    white, black = entries.get(board.white_id), entries.get(board.black_id)
+    if game.board.result is Result.DOUBLE_FORFEIT:
+        return f"The event scored this board -/- (both players forfeit); Lichess: {own} ({status})."
+    if recorded != own:
+        return f"The event recorded {game.board.result.value}; Lichess: {own} ({status})."
+    return None
+
+
+def game_pgn(history: History, game: PlayedGame, site: str = LICHESS_URL) -> str:
+    """One played game as PGN: the event's result for it, the players' Lichess names, its real URL."""
+    data = game.data
+    entries = {e.player.id: e for e in history.numbered.values()}
+    white, black = entries.get(game.board.white_id), entries.get(game.board.black_id)
+    white_side, black_side = _side(data, "white"), _side(data, "black")
+    own = lichess_result(data)
+    recorded = own
+    if game.deciding and game.board.result is not None and game.board.result is not Result.DOUBLE_FORFEIT:
+        recorded = game.board.result.pgn
+    pgn = chess.pgn.Game()
     fen = data.get("initialFen")
-    game = chess.pgn.Game()
     if isinstance(fen, str) and fen != chess.STARTING_FEN:
-        game.setup(chess.Board(fen))
-    game.headers["Event"] = history.event.settings.name
-    game_id = board.game_id or data.get("id")
-    game.headers["Site"] = f"https://lichess.org/{game_id}" if game_id else "?"
-    created = data.get("createdAt")
-    played = datetime.fromtimestamp(created / 1000, UTC) if isinstance(created, int) else summary.round.started_at
-    game.headers["Date"] = _date(played, ".") or "????.??.??"
-    game.headers["Round"] = f"{summary.round.number}.{board.board_no}"
-    game.headers["White"] = white.player.name if white else "?"
-    game.headers["Black"] = black.player.name if black else "?"
-    game.headers["Result"] = board.result.pgn if board.result else "*"
-    if white:
-        game.headers["WhiteElo"] = str(white.rating)
-    if black:
-        game.headers["BlackElo"] = str(black.rating)
+        pgn.setup(chess.Board(fen))
+    created = _created(game)
+    headers = pgn.headers
+    headers["Event"] = history.event.settings.name
+    headers["Site"] = f"{site.rstrip('/')}/{game.lichess_id}"
+    headers["Date"] = _date(created, ".") or "????.??.??"
+    headers["Round"] = f"{game.summary.round.number}.{game.board.board_no}"
+    headers["White"] = _player_name(white, white_side)
+    headers["Black"] = _player_name(black, black_side)
+    headers["Result"] = recorded
+    if created is not None:
+        headers["UTCDate"] = _date(created, ".")
+        headers["UTCTime"] = created.astimezone(UTC).strftime("%H:%M:%S")
+    for tag, rating in (("WhiteElo", _rating(white, white_side)), ("BlackElo", _rating(black, black_side))):
+        if rating is not None:
+            headers[tag] = str(rating)
     clock = data.get("clock")
     if isinstance(clock, dict) and "initial" in clock:
-        game.headers["TimeControl"] = f"{clock['initial']}+{clock.get('increment', 0)}"
-    if isinstance(data.get("status"), str):
-        game.headers["Termination"] = str(data["status"])
-    if board.result is not None and board.result.kind.value != "played":
-        game.headers["Annotator"] = f"swissbot: {board.result.kind.value.replace('_', ' ')}"
-    node: chess.pgn.GameNode = game
+        headers["TimeControl"] = f"{clock['initial']}+{clock.get('increment', 0)}"
+    else:
+        settings = history.event.settings
+        headers["TimeControl"] = f"{settings.clock_limit}+{settings.clock_increment}"
+    status = data.get("status")
+    termination = TERMINATIONS.get(status, "Normal") if isinstance(status, str) else "Unterminated"
+    headers["Termination"] = "Adjudication" if recorded != own else termination
+    comment = _comment(history, game, recorded, own)
+    if comment:
+        pgn.comment = comment
+    node: chess.pgn.GameNode = pgn
     moves = data.get("moves")
     if isinstance(moves, str):
-        position = game.board()
+        position = pgn.board()
         for san in moves.split():
             try:
                 move = position.parse_san(san)
@@ -98,21 +232,31 @@ def _game_pgn(history: History, summary: RoundSummary, board: BoardRow) -> str |
             node = node.add_variation(move)
             position.push(move)
     out = io.StringIO()
-    game.accept(chess.pgn.FileExporter(out, headers=True, comments=True, variations=False))
+    pgn.accept(chess.pgn.FileExporter(out, headers=True, comments=True, variations=False))
     return out.getvalue().strip() + "\n"
 
 
-async def export_pgn(db: Database, event_id: int) -> str:
-    """The PGN of every game that decided a board (from the stored game data), round by round."""
+async def _games_by_board(conn: Connection, event_id: int) -> dict[int, list[GameRow]]:
+    rows = await fetchall(
+        conn,
+        "SELECT g.* FROM games g JOIN boards b ON b.id = g.board_id WHERE b.event_id = ?"
+        " ORDER BY g.board_id, g.attempt",
+        (event_id,),
+    )
+    games: dict[int, list[GameRow]] = {}
+    for row in rows:
+        game = game_from_row(row)
+        games.setdefault(game.board_id, []).append(game)
+    return games
+
+
+async def export_pgn(db: Database, event_id: int, *, site: str = LICHESS_URL) -> str:
+    """The PGN of every game played on Lichess (both players moved), round by round; `site` is the Lichess the
+    games live on. Boards decided without a game (no-shows, forfeits) are left out: the TRF has them."""
     async with db.snapshot() as conn:
         history = await load_history(conn, event_id)
-    games = [
-        text
-        for summary in history.rounds
-        for board in summary.boards
-        if (text := _game_pgn(history, summary, board)) is not None
-    ]
-    return "\n".join(games)
+        games = await _games_by_board(conn, event_id)
+    return "\n".join(game_pgn(history, game, site) for game in played_games(history, games))
 
 
 def _time(moment: datetime | None) -> str | None:
@@ -147,16 +291,8 @@ async def export_json(db: Database, event_id: int) -> str:
     """Everything stored about the event: settings, entries, rounds, boards, games, byes, audit log."""
     async with db.snapshot() as conn:
         history = await load_history(conn, event_id)
-        rows = await fetchall(
-            conn,
-            "SELECT g.* FROM games g JOIN boards b ON b.id = g.board_id WHERE b.event_id = ? ORDER BY g.id",
-            (event_id,),
-        )
+        games = await _games_by_board(conn, event_id)
         entries = await load_entries(conn, event_id)
-    games: dict[int, list[GameRow]] = {}
-    for row in rows:
-        game = game_from_row(row)
-        games.setdefault(game.board_id, []).append(game)
     numbers = {e.player.id: n for n, e in history.numbered.items()}
     event = history.event
     tournament = build_tournament(history)
@@ -226,12 +362,12 @@ def _points(tournament: Tournament, number: int | None) -> str | None:
     return str(float(total))
 
 
-async def export_event(db: Database, event_id: int, fmt: str) -> str:
-    """The event in one of FORMATS."""
+async def export_event(db: Database, event_id: int, fmt: str, *, site: str = LICHESS_URL) -> str:
+    """The event in one of FORMATS (`site`: the Lichess the games live on, for the PGN's links)."""
     if fmt == "trf":
         return await export_trf(db, event_id)
     if fmt == "pgn":
-        return await export_pgn(db, event_id)
+        return await export_pgn(db, event_id, site=site)
     if fmt == "json":
         return await export_json(db, event_id)
     raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -15,12 +15,13 @@ import pytest
 from bot import cli_export
 from pairing import trf
 from pairing.model import Board, Pairing, RecordKind
-from storage.db import open_database
+from storage.db import Database, open_database
 from storage.events import start_event
-from storage.export import export_json, export_pgn, export_trf
+from storage.export import export_event, export_json, export_pgn, export_trf
 from storage.games import begin_game, game_created, update_game
+from storage.players import link_account
 from storage.records import GameStatus, Result
-from storage.results import record_result
+from storage.results import correct_result, record_result
 from storage.rounds import store_pairing
 from tests.storage.storage_helpers import ACTOR, T0, at, open_event
 
@@ -89,6 +90,130 @@ async def test_pgn_export_replays_the_stored_moves(tmp_path: Path) -> None:
     assert mate.end().board().is_checkmate()
     assert broken.headers["Result"] == "0-1" and len(list(broken.mainline_moves())) == 2
     assert "stop being legal" in broken.end().comment
+
+
+def lichess_game(
+    gid: str, white: str, black: str, status: str, moves: str, winner: str | None = None
+) -> dict[str, object]:
+    """A game as Lichess exports it (created 10 minutes after T0)."""
+    game: dict[str, object] = {
+        "id": gid,
+        "status": status,
+        "createdAt": int(T0.timestamp() * 1000) + 600_000,
+        "players": {
+            "white": {"user": {"name": white, "id": white.lower()}, "rating": 2101},
+            "black": {"user": {"name": black, "id": black.lower()}, "rating": 1702},
+        },
+        "clock": {"initial": 300, "increment": 3},
+        "moves": moves,
+    }
+    if winner:
+        game["winner"] = winner
+    return game
+
+
+REPETITION = "Nf3 Nf6 Ng1 Ng8 " * 4  # 16 plies, fivefold repetition: an early draw
+LONG_GAME = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O"
+
+
+async def play(db: Database, board_id: int, name: str, gid: str, status: GameStatus, data: dict[str, object]) -> None:
+    attempt = await begin_game(db, board_id, name, at=at(10))
+    await game_created(db, attempt.id, gid, at=at(10))
+    await update_game(db, attempt.id, status, at=at(20), data=data)
+
+
+async def build_round(path: Path) -> int:
+    """Round 1 of 10 players, one board of each kind: an early draw replayed, a black no-show, a challenge nobody
+    joined, an aborted game replayed, a game whose result an organiser corrected."""
+    db = await open_database(path)
+    try:
+        event, _, entries = await open_event(db, [2000 - 50 * n for n in range(10)], rounds=3)
+        await link_account(db, entries[0].player.discord_id, "Alice_L", at=at(2), actor=ACTOR)
+        await start_event(db, event.id, at=at(5), actor=ACTOR)
+        pairing = Pairing((Board(1, 6), Board(7, 2), Board(3, 8), Board(9, 4), Board(5, 10)))
+        b1, b2, b3, b4, b5 = (await store_pairing(db, event.id, 1, pairing, at=at(10), actor="bot")).boards
+        draw = lichess_game("Early001", "Alice_L", "six", "draw", REPETITION)
+        await play(db, b1.id, "b1-1", "Early001", GameStatus.REPLACED, draw)
+        win = lichess_game("Again001", "Alice_L", "six", "resign", LONG_GAME, "white")
+        await play(db, b1.id, "b1-2", "Again001", GameStatus.FINISHED, win)
+        await record_result(db, b1.id, Result.WHITE_WINS, at=at(30), actor="bot", game_id="Again001", game_data=win)
+        noshow = lichess_game("NoShow01", "seven", "two", "started", "e4")
+        await play(db, b2.id, "b2-1", "NoShow01", GameStatus.FINISHED, noshow)
+        await record_result(
+            db, b2.id, Result.WHITE_WINS_FORFEIT, at=at(30), actor="bot", game_id="NoShow01", game_data=noshow
+        )
+        nobody = await begin_game(db, b3.id, "b3-1", at=at(10))
+        await game_created(db, nobody.id, "Nobody01", at=at(10))
+        await record_result(db, b3.id, Result.DOUBLE_FORFEIT, at=at(30), actor="bot", game_id="Nobody01")
+        aborted = lichess_game("Abort001", "nine", "four", "aborted", "")
+        await play(db, b4.id, "b4-1", "Abort001", GameStatus.REPLACED, aborted)
+        loss = lichess_game("Again002", "nine", "four", "mate", "f3 e5 g4 Qh4#", "black")
+        await play(db, b4.id, "b4-2", "Again002", GameStatus.FINISHED, loss)
+        await record_result(db, b4.id, Result.BLACK_WINS, at=at(30), actor="bot", game_id="Again002", game_data=loss)
+        flagged = lichess_game("Fixed001", "five", "ten", "resign", LONG_GAME, "white")
+        await play(db, b5.id, "b5-1", "Fixed001", GameStatus.FINISHED, flagged)
+        await record_result(db, b5.id, Result.WHITE_WINS, at=at(30), actor="bot", game_id="Fixed001", game_data=flagged)
+        await correct_result(db, b5.id, Result.BLACK_WINS, at=at(40), actor=ACTOR, reason="fair play")
+        return event.id
+    finally:
+        await db.close()
+
+
+def read_all(text: str) -> list[chess.pgn.Game]:
+    handle, games = io.StringIO(text), []
+    while (game := chess.pgn.read_game(handle)) is not None:
+        assert not game.errors, game.errors
+        games.append(game)
+    return games
+
+
+async def test_pgn_holds_every_game_played_on_lichess_and_nothing_else(tmp_path: Path) -> None:
+    event_id = await build_round(tmp_path / "e.db")
+    db = await open_database(tmp_path / "e.db")
+    try:
+        text = await export_pgn(db, event_id, site="http://127.0.0.1:8080/")
+        via_event = await export_event(db, event_id, "pgn", site="http://127.0.0.1:8080")
+        trf_text = await export_trf(db, event_id)
+    finally:
+        await db.close()
+    assert via_event == text
+    games = read_all(text)
+    # The no-show (one ply), the challenge nobody joined and the aborted attempt are not games.
+    sites = [g.headers["Site"] for g in games]
+    assert sites == [f"http://127.0.0.1:8080/{gid}" for gid in ("Early001", "Again001", "Again002", "Fixed001")]
+    assert [g.headers["Round"] for g in games] == ["1.1", "1.1", "1.4", "1.5"]
+    assert [g.headers["Result"] for g in games] == ["1/2-1/2", "1-0", "0-1", "0-1"]
+    annulled, replayed, mate, corrected = games
+    assert annulled.comment.startswith("Annulled") and "before move 30" in annulled.comment
+    assert "played again" in annulled.comment
+    assert annulled.end().board().is_fivefold_repetition() and annulled.headers["Termination"] == "Normal"
+    assert replayed.comment == "" and replayed.headers["Termination"] == "Normal"
+    assert (replayed.headers["White"], replayed.headers["Black"]) == ("Alice_L", "six")  # Lichess names
+    assert (replayed.headers["WhiteElo"], replayed.headers["BlackElo"]) == ("2101", "1702")
+    assert replayed.headers["Date"] == replayed.headers["UTCDate"] == "2026.03.01"
+    assert replayed.headers["UTCTime"] == "18:10:00" and replayed.headers["TimeControl"] == "300+3"
+    assert mate.end().board().is_checkmate() and mate.headers["Termination"] == "Normal"
+    assert corrected.headers["Termination"] == "Adjudication" and "recorded 0-1" in corrected.comment
+    assert "Lichess: 1-0" in corrected.comment
+    # The boards decided without a game are in the TRF.
+    t = trf.parse(trf_text)
+    kinds = {n: t.player(n).rounds[0].kind for n in (7, 2, 3, 8)}
+    win, loss = RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS
+    assert kinds == {7: win, 2: loss, 3: loss, 8: loss}
+
+
+async def test_pgn_falls_back_to_the_event_for_what_the_game_data_lacks(tmp_path: Path) -> None:
+    """Without players or clock in the stored JSON: the event's names, ratings and time control."""
+    event_id = await build(tmp_path / "e.db")
+    db = await open_database(tmp_path / "e.db")
+    try:
+        games = read_all(await export_pgn(db, event_id))
+    finally:
+        await db.close()
+    broken = games[1]
+    assert (broken.headers["White"], broken.headers["Black"]) == ("P5", "P2")
+    assert (broken.headers["WhiteElo"], broken.headers["BlackElo"]) == ("1600", "1900")
+    assert broken.headers["TimeControl"] == "180+2" and broken.headers["Site"] == "https://lichess.org/Br0ken01"
 
 
 async def test_json_export_holds_everything(tmp_path: Path) -> None:
