@@ -37,6 +37,7 @@ from bot.sandbox.state import BOT_TOKEN
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from storage.db import open_database
+from storage.export import export_pgn
 
 DEMO_GUILD = 424242
 DEMO_CHANNEL = 434343
@@ -261,6 +262,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             )
             games = await store.board_game_data(conn, event_id)
         rows = await director.standings(event_id)
-        written = write_outputs(opts.out, event, history, rows, games)
+        pgn = await export_pgn(db, event_id, site=url)  # links to the Lichess the games were played on
+        written = write_outputs(opts.out, event, history, rows, games, pgn)
         people.say("wrote " + ", ".join(str(p) for p in written))
         return 0

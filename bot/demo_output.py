@@ -118,14 +118,20 @@ def standings_png(event: Event, rows: Sequence[StandingRow], *, final: bool) -> 
 
 
 def write_outputs(
-    out: Path, event: Event, history: History, rows: Sequence[StandingRow], games: Sequence[tuple[int, int, str | None]]
+    out: Path,
+    event: Event,
+    history: History,
+    rows: Sequence[StandingRow],
+    games: Sequence[tuple[int, int, str | None]],
+    pgn: str | None = None,
 ) -> list[Path]:
-    """Write tournament.trf, games.pgn, standings.txt and standings.png into `out`."""
+    """Write tournament.trf, games.pgn, standings.txt and standings.png into `out` (`pgn`: the games already
+    exported, e.g. by `storage.export.export_pgn`; else built from `games`)."""
     out.mkdir(parents=True, exist_ok=True)
     final = event.status.value == "finished"
     files = {
         "tournament.trf": event_trf(history).encode(),
-        "games.pgn": event_pgn(event, history, games).encode(),
+        "games.pgn": (event_pgn(event, history, games) if pgn is None else pgn).encode(),
         "standings.txt": standings_text(event, rows, event.finish_reason).encode(),
         "standings.png": standings_png(event, rows, final=final),
     }
