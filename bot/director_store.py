@@ -179,7 +179,7 @@ def _event(row: Any) -> Event:
         status=EventStatus(row["status"]),
         current_round=row["current_round"] or 0,
         created_at=parse_time(row["created_at"]),
-        finish_reason=row["finish_reason"],
+        finish_reason=row["logged_finish_reason"],
     )
 
 
@@ -187,7 +187,7 @@ _EVENT_SELECT = """
 SELECT e.*,
        (SELECT MAX(number) FROM rounds r WHERE r.event_id = e.id) AS current_round,
        (SELECT a.reason FROM audit_log a WHERE a.event_id = e.id AND a.action = 'finish'
-         ORDER BY a.id DESC LIMIT 1) AS finish_reason
+         ORDER BY a.id DESC LIMIT 1) AS logged_finish_reason
 FROM events e
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from storage.db import Connection, Database, Row, execute, fetchall, need_time, utc_text
+from storage.db import Connection, Database, Row, execute, fetchall, fetchone, need_time, utc_text
 from storage.records import AuditEntry
 
 Jsonable = object
@@ -99,3 +99,14 @@ async def audit_log(
     async with db.snapshot() as conn:
         rows = await fetchall(conn, sql, params)
     return [_entry(r) for r in reversed(rows)]
+
+
+async def logged(db: Database, *, event_id: int, action: str, subject: str) -> bool:
+    """Whether the log has an `action` on `subject` for the event (e.g. a reminder already sent)."""
+    async with db.snapshot() as conn:
+        row = await fetchone(
+            conn,
+            "SELECT 1 FROM audit_log WHERE event_id = ? AND action = ? AND subject = ? LIMIT 1",
+            (event_id, action, subject),
+        )
+    return row is not None

@@ -16,15 +16,21 @@ from storage.records import EarlyDrawPolicy, Entry, Event, EventSettings, EventS
 
 _TRANSITIONS: dict[EventStatus, frozenset[EventStatus]] = {
     EventStatus.DRAFT: frozenset({EventStatus.OPEN, EventStatus.CANCELLED}),
-    EventStatus.OPEN: frozenset({EventStatus.DRAFT, EventStatus.CANCELLED}),
+    EventStatus.OPEN: frozenset({EventStatus.DRAFT, EventStatus.PAUSED, EventStatus.FINISHED, EventStatus.CANCELLED}),
     EventStatus.RUNNING: frozenset({EventStatus.PAUSED, EventStatus.FINISHED, EventStatus.CANCELLED}),
-    EventStatus.PAUSED: frozenset({EventStatus.RUNNING, EventStatus.FINISHED, EventStatus.CANCELLED}),
+    EventStatus.PAUSED: frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.FINISHED, EventStatus.CANCELLED}),
     EventStatus.FINISHED: frozenset(),
     EventStatus.CANCELLED: frozenset(),
 }
 EDITABLE = frozenset({EventStatus.DRAFT, EventStatus.OPEN})
 JOINABLE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
 STARTED = frozenset({EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
+# Fixed once the first round is paired: changing them would change what was already paired.
+PAIRING_SETTINGS = ("system", "acceleration", "initial_colour")
+EVENT_SQL = (
+    "SELECT e.*, (SELECT COALESCE(MAX(r.number), 0) FROM rounds r WHERE r.event_id = e.id) AS current_round"
+    " FROM events e"
+)
 
 
 def validate_settings(settings: EventSettings) -> None:
@@ -107,7 +113,7 @@ def _columns(settings: EventSettings) -> dict[str, object]:
 
 
 def event_from_row(row: Row) -> Event:
-    """An events row as an Event."""
+    """An events row (selected with EVENT_SQL) as an Event."""
     settings = EventSettings(
         name=row["name"],
         guild_id=int(row["guild_id"]),
@@ -142,12 +148,14 @@ def event_from_row(row: Row) -> Event:
         started_at=parse_time(row["started_at"]),
         finished_at=parse_time(row["finished_at"]),
         next_round_at=parse_time(row["next_round_at"]),
+        current_round=int(row["current_round"]),
+        finish_reason=row["finish_reason"],
     )
 
 
 async def load_event(conn: Connection, event_id: int) -> Event:
     """The event inside an open transaction; NotFound if there is none."""
-    row = await fetchone(conn, "SELECT * FROM events WHERE id = ?", (event_id,))
+    row = await fetchone(conn, EVENT_SQL + " WHERE e.id = ?", (event_id,))
     if row is None:
         raise NotFound(f"there is no event {event_id}")
     return event_from_row(row)
@@ -188,19 +196,19 @@ async def list_events(
     db: Database, *, guild_id: int | None = None, statuses: frozenset[EventStatus] | None = None
 ) -> list[Event]:
     """Events, oldest first, optionally one club's and only some statuses."""
-    sql = "SELECT * FROM events"
+    sql = EVENT_SQL
     where: list[str] = []
     params: list[object] = []
     if guild_id is not None:
-        where.append("guild_id = ?")
+        where.append("e.guild_id = ?")
         params.append(guild_id)
     if statuses is not None:
-        where.append(f"status IN ({', '.join('?' for _ in statuses)})")
+        where.append(f"e.status IN ({', '.join('?' for _ in statuses)})")
         params.extend(sorted(s.value for s in statuses))
     if where:
         sql += " WHERE " + " AND ".join(where)
     async with db.snapshot() as conn:
-        rows = await fetchall(conn, sql + " ORDER BY id", params)
+        rows = await fetchall(conn, sql + " ORDER BY e.id", params)
     return [event_from_row(r) for r in rows]
 
 
@@ -208,6 +216,26 @@ async def latest_event(db: Database, *, guild_id: int | None = None) -> Event | 
     """The most recently created event (of one club), or None."""
     events = await list_events(db, guild_id=guild_id)
     return events[-1] if events else None
+
+
+async def _write_settings(
+    conn: Connection, event: Event, settings: EventSettings, *, at: datetime, actor: str, reason: str | None
+) -> Event:
+    columns = _columns(settings)
+    assignments = ", ".join(f"{name} = ?" for name in columns)
+    await execute(conn, f"UPDATE events SET {assignments} WHERE id = ?", [*columns.values(), event.id])
+    await audit.append(
+        conn,
+        at=at,
+        actor=actor,
+        action="event.edit",
+        subject=f"event:{event.id}",
+        event_id=event.id,
+        before=settings_json(event.settings),
+        after=settings_json(settings),
+        reason=reason,
+    )
+    return await load_event(conn, event.id)
 
 
 async def edit_event(
@@ -219,27 +247,37 @@ async def edit_event(
         event = await load_event(conn, event_id)
         if event.status not in EDITABLE:
             raise WrongStatus(f"event {event_id} is {event.status.value}: settings change only before the start")
-        columns = _columns(settings)
-        assignments = ", ".join(f"{name} = ?" for name in columns)
-        await execute(conn, f"UPDATE events SET {assignments} WHERE id = ?", [*columns.values(), event_id])
-        await audit.append(
-            conn,
-            at=at,
-            actor=actor,
-            action="event.edit",
-            subject=f"event:{event_id}",
-            event_id=event_id,
-            before=settings_json(event.settings),
-            after=settings_json(settings),
-            reason=reason,
-        )
-        return await load_event(conn, event_id)
+        return await _write_settings(conn, event, settings, at=at, actor=actor, reason=reason)
+
+
+async def edit_started_event(
+    db: Database, event_id: int, settings: EventSettings, *, at: datetime, actor: str, reason: str | None = None
+) -> Event:
+    """Change the settings of a running or paused event (audited, before → after).
+
+    The pairing system, acceleration and initial colour stay as they were paired, and the event keeps
+    at least the rounds already paired; the rest (schedule, clock of the games to come, limits, ...) may change.
+    """
+    validate_settings(settings)
+    async with db.transaction() as conn:
+        event = await load_event(conn, event_id)
+        if event.status not in (EventStatus.RUNNING, EventStatus.PAUSED):
+            raise WrongStatus(f"event {event_id} is {event.status.value}, not running or paused")
+        fixed = [name for name in PAIRING_SETTINGS if getattr(settings, name) != getattr(event.settings, name)]
+        if fixed:
+            raise WrongStatus(f"{', '.join(fixed).replace('_', ' ')} cannot change once the event has started")
+        if settings.rounds < event.current_round:
+            raise WrongStatus(f"event {event_id} has already paired {event.current_round} rounds")
+        return await _write_settings(conn, event, settings, at=at, actor=actor, reason=reason)
 
 
 async def set_event_status(
     db: Database, event_id: int, status: EventStatus, *, at: datetime, actor: str, reason: str | None = None
 ) -> Event:
-    """Move an event to another status (open, pause, resume, finish, cancel); `start_event` starts it."""
+    """Move an event to another status (open, pause, resume, finish, cancel); `start_event` starts it.
+
+    The reason of a finish is kept as the event's `finish_reason`.
+    """
     async with db.transaction() as conn:
         event = await load_event(conn, event_id)
         if status is event.status:
@@ -247,11 +285,13 @@ async def set_event_status(
         if status not in _TRANSITIONS[event.status]:
             raise WrongStatus(f"event {event_id} is {event.status.value} and cannot become {status.value}")
         finished = utc_text(at) if status in (EventStatus.FINISHED, EventStatus.CANCELLED) else None
+        finish_reason = reason if status is EventStatus.FINISHED else None
         await execute(
             conn,
             "UPDATE events SET status = ?, finished_at = COALESCE(?, finished_at),"
-            " next_round_at = CASE WHEN ? IS NULL THEN next_round_at END WHERE id = ?",
-            (status.value, finished, finished, event_id),
+            " next_round_at = CASE WHEN ? IS NULL THEN next_round_at END,"
+            " finish_reason = COALESCE(?, finish_reason) WHERE id = ?",
+            (status.value, finished, finished, finish_reason, event_id),
         )
         await audit.append(
             conn,

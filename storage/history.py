@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
@@ -57,6 +57,8 @@ def round_from_row(row: Row) -> RoundRow:
         paired_at=need_time(row["paired_at"]),
         started_at=parse_time(row["started_at"]),
         finished_at=parse_time(row["finished_at"]),
+        pairings_announced_at=parse_time(row["pairings_announced_at"]),
+        results_announced_at=parse_time(row["results_announced_at"]),
     )
 
 
@@ -143,6 +145,7 @@ class History:
     rounds: list[RoundSummary]
     requested: dict[int, frozenset[int]]
     forbidden: list[tuple[int, int]]
+    entries: list[Entry] = field(default_factory=list)  # every entry, numbered or not
 
     @property
     def decided_rounds(self) -> int:
@@ -175,6 +178,39 @@ async def load_history(conn: Connection, event_id: int) -> History:
         rounds=await load_rounds(conn, event_id),
         requested=await load_requested(conn, event_id),
         forbidden=[(int(r[0]), int(r[1])) for r in rows],
+        entries=entries,
+    )
+
+
+def _columns(history: History, rounds: Sequence[RoundSummary]) -> dict[int, list[RoundRecord]]:
+    """Each numbered player's records in `rounds` (an undecided board counts as not paired)."""
+    by_id = {e.player.id: n for n, e in history.numbered.items()}
+    columns: dict[int, list[RoundRecord]] = {n: [] for n in history.numbered}
+    for summary in rounds:
+        records = _records(summary, by_id)
+        for number, column in columns.items():
+            column.append(records.get(number, NOT_PAIRED))
+    return columns
+
+
+def _tournament(
+    history: History, columns: Mapping[int, Sequence[RoundRecord]], acceleration: Mapping[int, tuple[Points, ...]]
+) -> Tournament:
+    settings = history.event.settings
+    by_id = {e.player.id: n for n, e in history.numbered.items()}
+    forbidden = tuple(frozenset({by_id[a], by_id[b]}) for a, b in history.forbidden if a in by_id and b in by_id)
+    players = tuple(
+        Player(number=n, name=e.player.name, rating=e.rating, rounds=tuple(columns[n]))
+        for n, e in sorted(history.numbered.items())
+    )
+    return Tournament(
+        players=players,
+        total_rounds=settings.rounds,
+        scoring=Scoring(),
+        initial_colour=settings.initial_colour,
+        acceleration=dict(acceleration),
+        forbidden=forbidden,
+        name=settings.name,
     )
 
 
@@ -183,13 +219,8 @@ def build_tournament(history: History) -> Tournament:
     event = history.event
     settings = event.settings
     scoring = Scoring()
-    by_id = {e.player.id: n for n, e in history.numbered.items()}
     decided = history.decided_rounds
-    columns: dict[int, list[RoundRecord]] = {n: [] for n in history.numbered}
-    for summary in history.rounds[:decided]:
-        records = _records(summary, by_id)
-        for number, column in columns.items():
-            column.append(records.get(number, NOT_PAIRED))
+    columns = _columns(history, history.rounds[:decided])
     next_round = decided + 1
     pairable = (
         decided == history.next_round - 1
@@ -207,20 +238,22 @@ def build_tournament(history: History) -> Tournament:
         else:
             group_a = list(range(1, accelerated_group_size(len(history.numbered)) + 1))
         acceleration = {n: points for n in group_a}
-    forbidden = tuple(frozenset({by_id[a], by_id[b]}) for a, b in history.forbidden if a in by_id and b in by_id)
-    players = tuple(
-        Player(number=n, name=e.player.name, rating=e.rating, rounds=tuple(columns[n]))
-        for n, e in sorted(history.numbered.items())
-    )
-    return Tournament(
-        players=players,
-        total_rounds=settings.rounds,
-        scoring=scoring,
-        initial_colour=settings.initial_colour,
-        acceleration=acceleration,
-        forbidden=forbidden,
-        name=settings.name,
-    )
+    return _tournament(history, columns, acceleration)
+
+
+def results_tournament(history: History) -> Tournament:
+    """The event as played so far, for standings and crosstables.
+
+    Every stored round counts, each board once it has a result (an undecided board, like a round not
+    yet paired, counts as not paired); unlike `build_tournament`, no planned byes and no acceleration.
+    """
+    return _tournament(history, _columns(history, history.rounds), {})
+
+
+async def get_history(db: Database, event_id: int) -> History:
+    """An event's history, read in one snapshot."""
+    async with db.snapshot() as conn:
+        return await load_history(conn, event_id)
 
 
 async def load_tournament(db: Database, event_id: int) -> Tournament:

@@ -236,6 +236,32 @@ async def set_ban(
     return ban
 
 
+async def lift_ban(
+    db: Database, guild_id: int, player_id: int, *, at: datetime, actor: str, reason: str | None = None
+) -> Ban | None:
+    """End a running ban now, keeping its repeat count (a later ban still doubles); the old ban, or None
+    when there was none running."""
+    async with db.transaction() as conn:
+        row = await fetchone(conn, "SELECT * FROM bans WHERE guild_id = ? AND player_id = ?", (guild_id, player_id))
+        if row is None or not _ban_from_row(row).active(at):
+            return None
+        old = _ban_from_row(row)
+        await execute(
+            conn, "UPDATE bans SET until = ? WHERE guild_id = ? AND player_id = ?", (utc_text(at), guild_id, player_id)
+        )
+        await audit.append(
+            conn,
+            at=at,
+            actor=actor,
+            action="ban.lift",
+            subject=f"player:{player_id}",
+            before={"guild_id": guild_id, **(_ban_json(old) or {})},
+            after={"until": utc_text(at)},
+            reason=reason,
+        )
+    return old
+
+
 async def clear_ban(
     db: Database, guild_id: int, player_id: int, *, at: datetime, actor: str, reason: str | None = None
 ) -> Ban | None:

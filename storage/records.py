@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from pairing.model import Colour, Outcome, RecordKind, RoundRecord, result_records
@@ -65,7 +65,7 @@ class ResultKind(enum.Enum):
 
 
 class Result(enum.Enum):
-    """A board's result, from White's side."""
+    """A board's result, from White's side (the TRF-like notation the boards table stores)."""
 
     WHITE_WINS = "1-0"
     BLACK_WINS = "0-1"
@@ -139,24 +139,27 @@ BYE_RECORDS = frozenset(
 DEFAULT_RULES = ("noEarlyDraw", "noRematch", "noGiveTime", "noClaimWin")
 
 
+DEFAULT_ROUND_INTERVAL = 300  # seconds from the end of a round to the start of the next
+
+
 @dataclass(frozen=True)
 class EventSettings:
-    """Everything an organiser sets for an event.
+    """Everything an organiser sets for an event, and where it is announced (`guild_id`, `channel_id`).
 
     The schedule is one of: `round_interval` seconds after the previous round ends, the fixed
     `round_times` (one per round), or neither (manual: the organiser starts each round).
     """
 
     name: str
-    guild_id: int
-    channel_id: int
     rounds: int
-    clock_limit: int
-    clock_increment: int
+    clock_limit: int = 180
+    clock_increment: int = 2
+    guild_id: int = 0
+    channel_id: int = 0
     rated: bool = True
     system: str = "dutch"
     start_at: datetime | None = None
-    round_interval: int | None = None
+    round_interval: int | None = DEFAULT_ROUND_INTERVAL
     round_times: tuple[datetime, ...] = ()
     rating_min: int | None = None
     rating_max: int | None = None
@@ -165,7 +168,7 @@ class EventSettings:
     rules: tuple[str, ...] = DEFAULT_RULES
     early_draw_policy: EarlyDrawPolicy = EarlyDrawPolicy.REPLAY
     early_draw_moves: int = 30
-    no_show_seconds: int = 300
+    no_show_seconds: int = 600
     max_byes: int = 1
     late_join_bye: bool = True
     acceleration: bool = False
@@ -180,10 +183,37 @@ class EventSettings:
             return Schedule.INTERVAL
         return Schedule.MANUAL
 
+    def with_schedule(self, schedule: Schedule) -> EventSettings:
+        """These settings on another schedule (an interval keeps its length, or gets the default one)."""
+        if schedule is Schedule.MANUAL:
+            return replace(self, round_interval=None, round_times=())
+        if schedule is Schedule.INTERVAL:
+            return replace(self, round_interval=self.round_interval or DEFAULT_ROUND_INTERVAL, round_times=())
+        return replace(self, round_interval=None)
+
+    @property
+    def speed(self) -> str:
+        """The Lichess speed of the time control (the rating the limits apply to)."""
+        estimate = self.clock_limit + 40 * self.clock_increment
+        if estimate < 30:
+            return "ultraBullet"
+        if estimate < 180:
+            return "bullet"
+        if estimate < 480:
+            return "blitz"
+        if estimate < 1500:
+            return "rapid"
+        return "classical"
+
+    @property
+    def late_join_last_round(self) -> int:
+        """The last round before which joining is still allowed (more than half started closes it)."""
+        return self.rounds // 2 + 1
+
 
 @dataclass(frozen=True)
 class Event:
-    """An event row: its settings and where it stands."""
+    """An event row: its settings and where it stands (`current_round`: the last round paired)."""
 
     id: int
     settings: EventSettings
@@ -193,6 +223,23 @@ class Event:
     started_at: datetime | None = None
     finished_at: datetime | None = None
     next_round_at: datetime | None = None
+    current_round: int = 0
+    finish_reason: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The event's name."""
+        return self.settings.name
+
+    @property
+    def guild_id(self) -> int:
+        """The Discord server (club) the event belongs to."""
+        return self.settings.guild_id
+
+    @property
+    def channel_id(self) -> int:
+        """The channel its announcements go to."""
+        return self.settings.channel_id
 
 
 @dataclass(frozen=True)
@@ -248,6 +295,21 @@ class Entry:
         """The player's row id."""
         return self.player.id
 
+    @property
+    def discord_id(self) -> int:
+        """The player's Discord user id."""
+        return self.player.discord_id
+
+    @property
+    def lichess_id(self) -> str | None:
+        """The player's Lichess account id (lower case), once linked."""
+        return self.player.lichess_id
+
+    @property
+    def name(self) -> str:
+        """The name shown in pairings and standings."""
+        return self.player.name
+
 
 @dataclass(frozen=True)
 class RoundRow:
@@ -259,6 +321,8 @@ class RoundRow:
     paired_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    pairings_announced_at: datetime | None = None
+    results_announced_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -229,3 +229,26 @@ async def last_round(db: Database, event_id: int) -> RoundSummary | None:
     async with db.snapshot() as conn:
         last = await last_paired_round(conn, event_id)
         return None if last == 0 else await load_round(conn, event_id, last)
+
+
+async def mark_pairings_announced(db: Database, event_id: int, number: int, *, at: datetime) -> RoundRow:
+    """Record that a round's pairings were announced (the first time counts)."""
+    return await _mark_announced(db, event_id, number, "pairings_announced_at", at)
+
+
+async def mark_results_announced(db: Database, event_id: int, number: int, *, at: datetime) -> RoundRow:
+    """Record that a finished round's results and standings were announced (the first time counts)."""
+    return await _mark_announced(db, event_id, number, "results_announced_at", at)
+
+
+async def _mark_announced(db: Database, event_id: int, number: int, column: str, at: datetime) -> RoundRow:
+    async with db.transaction() as conn:
+        summary = await load_round(conn, event_id, number)
+        if column == "results_announced_at" and summary.round.status is not RoundStatus.FINISHED:
+            raise WrongStatus(f"round {number} is not finished")
+        await execute(
+            conn,
+            f"UPDATE rounds SET {column} = COALESCE({column}, ?) WHERE event_id = ? AND number = ?",
+            (utc_text(at), event_id, number),
+        )
+        return (await load_round(conn, event_id, number)).round

@@ -25,7 +25,9 @@ def at(minutes: float) -> datetime:
 
 def settings(**changes: Any) -> EventSettings:
     """Plain test settings: 5 rounds of 3+2, manual schedule."""
-    base = EventSettings(name="Club Swiss", guild_id=1, channel_id=2, rounds=5, clock_limit=180, clock_increment=2)
+    base = EventSettings(
+        name="Club Swiss", guild_id=1, channel_id=2, rounds=5, clock_limit=180, clock_increment=2, round_interval=None
+    )
     return replace(base, **changes)
 
 

@@ -49,7 +49,9 @@ async def test_migrations_from_empty_create_every_table(tmp_path: Path) -> None:
         await db.close()
     assert _tables(path) == TABLES
     with sqlite3.connect(path) as plain:
-        assert plain.execute("SELECT version, name FROM schema_migrations").fetchall() == [(1, "initial")]
+        shipped = [(m.version, m.name) for m in load_migrations()]
+        assert plain.execute("SELECT version, name FROM schema_migrations").fetchall() == shipped
+        assert shipped[0] == (1, "initial")
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
@@ -58,32 +60,34 @@ async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
         db = await open_database(path)
         await db.close()
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone() == (1,)
+        assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone() == (SCHEMA_VERSION,)
 
 
 async def test_a_later_migration_applies_on_top_and_is_recorded(tmp_path: Path) -> None:
     path = tmp_path / "upgrade.db"
     await (await open_database(path)).close()
-    steps = (*load_migrations(), Migration(2, "notes", "ALTER TABLE events ADD COLUMN notes TEXT;\n"))
+    later = SCHEMA_VERSION + 1
+    steps = (*load_migrations(), Migration(later, "notes", "ALTER TABLE events ADD COLUMN notes TEXT;\n"))
     db = await open_database(path, migrations=steps)
     try:
-        assert await db.schema_version() == 2
+        assert await db.schema_version() == later
     finally:
         await db.close()
     with sqlite3.connect(path) as conn:
         columns = {r[1] for r in conn.execute("PRAGMA table_info(events)")}
         assert "notes" in columns
-        assert conn.execute("SELECT name FROM schema_migrations WHERE version = 2").fetchone() == ("notes",)
+        assert conn.execute("SELECT name FROM schema_migrations WHERE version = ?", (later,)).fetchone() == ("notes",)
 
 
 async def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path) -> None:
     path = tmp_path / "broken.db"
     await (await open_database(path)).close()
-    bad = Migration(2, "bad", "CREATE TABLE extra (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n")
+    broken_sql = "CREATE TABLE extra (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n"
+    bad = Migration(SCHEMA_VERSION + 1, "bad", broken_sql)
     with pytest.raises(DatabaseUnavailable):
         await open_database(path, migrations=(*load_migrations(), bad))
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone() == (1,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         assert "extra" not in {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
 
 
