@@ -99,6 +99,13 @@ async def create_link_code(
     return _code_from_row(row)
 
 
+async def get_link_code(db: Database, discord_id: int) -> LinkCode | None:
+    """The user's link code, expired or not (None if there is none)."""
+    async with db.snapshot() as conn:
+        row = await fetchone(conn, "SELECT * FROM link_codes WHERE discord_id = ?", (discord_id,))
+    return None if row is None else _code_from_row(row)
+
+
 async def pending_link_code(db: Database, discord_id: int, *, at: datetime) -> LinkCode | None:
     """The user's link code if it has not expired at `at`."""
     async with db.snapshot() as conn:

@@ -252,3 +252,13 @@ async def _mark_announced(db: Database, event_id: int, number: int, column: str,
             (utc_text(at), event_id, number),
         )
         return (await load_round(conn, event_id, number)).round
+
+
+async def rounds_to_announce(db: Database) -> list[RoundRow]:
+    """Finished rounds (of every event) whose results were not announced yet, by event then round."""
+    async with db.snapshot() as conn:
+        rows = await fetchall(
+            conn,
+            "SELECT * FROM rounds WHERE status = 'finished' AND results_announced_at IS NULL ORDER BY event_id, number",
+        )
+    return [round_from_row(r) for r in rows]

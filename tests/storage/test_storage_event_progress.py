@@ -17,7 +17,7 @@ from storage.entries import request_bye
 from storage.errors import WrongStatus
 from storage.events import edit_started_event, get_event, list_events, set_event_status, start_event
 from storage.history import get_history, results_tournament
-from storage.players import get_ban, lift_ban, set_ban
+from storage.players import create_link_code, get_ban, get_link_code, lift_ban, pending_link_code, set_ban
 from storage.records import EventStatus, Result, Schedule
 from storage.results import record_result
 from storage.rounds import (
@@ -25,6 +25,7 @@ from storage.rounds import (
     get_round,
     mark_pairings_announced,
     mark_results_announced,
+    rounds_to_announce,
     store_pairing,
 )
 from tests.storage.storage_helpers import ACTOR, T0, at, open_db, open_event, settings
@@ -88,10 +89,16 @@ async def store_pairing_after(db: Database, event_id: int) -> None:
     await store_pairing(db, event_id, 2, Pairing((Board(2, 1), Board(3, 4))), at=at(6), actor="bot")
 
 
-async def test_lifting_a_ban_keeps_its_count(db: Database) -> None:
+async def test_lifting_a_ban_keeps_its_count_and_an_expired_code_can_be_read(db: Database) -> None:
     _, players, _ = await open_event(db, [1500, 1400])
     player = players[0].id
     assert await lift_ban(db, 1, player, at=at(1), actor=ACTOR) is None
+    assert await get_link_code(db, players[1].discord_id) is None
+    await create_link_code(db, players[1].discord_id, "p2", "code-1", at=at(0), expires_at=at(5))
+    code = await get_link_code(db, players[1].discord_id)
+    assert code is not None and code.code == "code-1" and code.expires_at == at(5)
+    assert await pending_link_code(db, players[1].discord_id, at=at(6)) is None  # expired, but still there
+    assert await get_link_code(db, players[1].discord_id) == code
     await set_ban(db, 1, player, until=at(60), count=2, reason="no-show", at=at(0), actor="bot")
     lifted = await lift_ban(db, 1, player, at=at(10), actor=ACTOR, reason="forgiven")
     assert lifted is not None and lifted.until == at(60)
@@ -114,8 +121,10 @@ async def test_announcement_markers_keep_the_first_time(db: Database) -> None:
         await record_result(db, board.id, Result.DRAW, at=at(9), actor="bot")
     await finish_round(db, event_id, 1, at=at(9), actor="bot")
     assert (await get_round(db, event_id, 1)).round.results_announced_at is None
+    assert [(r.event_id, r.number) for r in await rounds_to_announce(db)] == [(event_id, 1)]
     await mark_results_announced(db, event_id, 1, at=at(10))
     assert (await mark_results_announced(db, event_id, 1, at=at(11))).results_announced_at == at(10)
+    assert await rounds_to_announce(db) == []
     assert (await get_round(db, event_id, 1)).round.results_announced_at == at(10)
 
 
