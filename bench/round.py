@@ -1,0 +1,498 @@
+"""Benchmark of a round end to end: from the last result of round N on Lichess to round N+1 announced.
+
+Usage: .venv/bin/python bench/round.py [--players 100] [--rounds 6] [--repeats 3] [--seed 1]
+                                       [--in-process] [--no-write]
+
+A 100-player event runs on the local Lichess (`swissbot sandbox`, in its own process unless `--in-process`)
+with the real director, storage and gateway, a manual clock and an announcer that records. Every game of
+round N is played to a normal result through the sandbox's control API; then the clock starts and the
+director does what its jobs do: `poll_round` (export the games, adjudicate, store the results, standings)
+and `start_round(N+1)` (load the history, pair, store, create every game, announce). The waits that are
+configuration, not work (the poll interval and the round interval), are left out. The phases come from
+wrapping the storage and pairing functions the director calls, the gateway's calls and the announcer;
+the Lichess requests come from the sandbox's request log. The table goes to docs/benchmarks.md under
+'## A round end to end' (other sections are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+# Run as `python bench/round.py`: make `import pairing` find the package, not bench/pairing.py.
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+
+import aiohttp  # noqa: E402
+
+import pairing.dutch  # noqa: E402
+import storage.history  # noqa: E402
+import storage.rounds  # noqa: E402
+from bot.announce import RecordingAnnouncer  # noqa: E402
+from bot.clock import ManualClock  # noqa: E402
+from bot.director import Director  # noqa: E402
+from bot.director_models import (  # noqa: E402
+    Actor,
+    Event,
+    EventSettings,
+    JobKind,
+    RoundSchedule,
+    RoundView,
+    StandingRow,
+)
+from bot.lichess import Challenge, GameData, LichessGateway  # noqa: E402
+from bot.sandbox.server import run_sandbox  # noqa: E402
+from bot.sandbox.state import BOT_TOKEN  # noqa: E402
+from bot.settings import DirectorSettings  # noqa: E402
+from storage.db import open_database  # noqa: E402
+
+DOC = ROOT / "docs" / "benchmarks.md"
+HEADING = "## A round end to end"
+ORGANISER = Actor(1, "bench-organiser", True)
+
+
+# --- timing ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Timeline:
+    """Named spans of wall time (`time.perf_counter`)."""
+
+    spans: list[tuple[str, float, float]] = field(default_factory=list)
+
+    def add(self, name: str, start: float) -> None:
+        """A span that started at `start` and ends now."""
+        self.spans.append((name, start, time.perf_counter()))
+
+    def within(self, name: str, since: float, until: float) -> list[tuple[float, float]]:
+        """The spans called `name` that started in [since, until]."""
+        return [(s, e) for n, s, e in self.spans if n == name and since <= s <= until]
+
+    def total(self, name: str, since: float, until: float) -> float:
+        """Their summed duration."""
+        return sum(e - s for s, e in self.within(name, since, until))
+
+
+def instrument(timeline: Timeline, module: ModuleType, name: str, label: str) -> int:
+    """Time every call of `module.name`, wherever bot/storage modules imported it; how many names were patched."""
+    original = getattr(module, name)
+    wrapper: Callable[..., Any]
+    if asyncio.iscoroutinefunction(original):
+
+        async def timed_async(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await original(*args, **kwargs)
+            finally:
+                timeline.add(label, start)
+
+        wrapper = timed_async
+    else:
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                timeline.add(label, start)
+
+        wrapper = timed
+    patched = 0
+    for mod in list(sys.modules.values()):
+        if mod is None or not (mod is module or mod.__name__.split(".")[0] in ("bot", "storage")):
+            continue
+        for attr, value in list(vars(mod).items()):
+            if value is original:
+                setattr(mod, attr, wrapper)
+                patched += 1
+    return patched
+
+
+class TimedGateway(LichessGateway):
+    """The real gateway, timing the calls a round makes."""
+
+    timeline: Timeline
+
+    async def create_game(self, *args: Any, **kwargs: Any) -> Challenge:
+        """Create a game (timed)."""
+        start = time.perf_counter()
+        try:
+            return await super().create_game(*args, **kwargs)
+        finally:
+            self.timeline.add("lichess create", start)
+
+    async def export_games(self, *args: Any, **kwargs: Any) -> list[GameData]:
+        """Export games (timed)."""
+        start = time.perf_counter()
+        try:
+            return await super().export_games(*args, **kwargs)
+        finally:
+            self.timeline.add("lichess export", start)
+
+
+@dataclass
+class TimedAnnouncer(RecordingAnnouncer):
+    """Records every announcement, with when it was made."""
+
+    timeline: Timeline = field(default_factory=Timeline)
+
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        """Record (timed)."""
+        start = time.perf_counter()
+        await super().round_paired(event, round)
+        self.timeline.add("announce pairings", start)
+
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        """Record (timed)."""
+        start = time.perf_counter()
+        await super().standings(event, rows, final)
+        self.timeline.add("announce standings", start)
+
+
+# --- the local Lichess -------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def local_lichess(seed: int, in_process: bool) -> AsyncIterator[str]:
+    """The sandbox's URL: served in this event loop, or by a `swissbot sandbox` process."""
+    if in_process:
+        async with run_sandbox(seed=seed) as sandbox:
+            yield sandbox.url
+        return
+    # `swissbot sandbox` through its own module: it imports only the sandbox.
+    args = [sys.executable, "-m", "bot.cli_sandbox", "--host", "127.0.0.1", "--port", "0", "--seed", str(seed)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.to_thread(proc.stdout.readline)
+        if "listening on" not in line:
+            raise RuntimeError(f"swissbot sandbox did not start: {line.strip()}")
+        yield line.rsplit(" ", 1)[-1].strip()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+class Control:
+    """The sandbox's control API."""
+
+    def __init__(self, http: aiohttp.ClientSession, url: str) -> None:
+        self.http = http
+        self.url = url
+
+    async def post(self, path: str, body: dict[str, Any]) -> Any:
+        """POST a JSON body; the JSON reply."""
+        async with self.http.post(self.url + path, json=body) as reply:
+            if reply.status >= 300:
+                raise RuntimeError(f"POST {path}: {reply.status} {await reply.text()}")
+            return await reply.json()
+
+    async def requests(self) -> list[dict[str, Any]]:
+        """The Lichess requests the sandbox has answered so far."""
+        async with self.http.get(self.url + "/sandbox/requests") as reply:
+            data: list[dict[str, Any]] = await reply.json()
+            return data
+
+
+ENDPOINTS = (
+    (re.compile(r"^/api/games/user/[^/]+$"), "/api/games/user/{username}"),
+    (re.compile(r"^/api/user/[^/]+$"), "/api/user/{username}"),
+    (re.compile(r"^/api/team/of/[^/]+$"), "/api/team/of/{username}"),
+    (re.compile(r"^/api/team/[^/]+/users$"), "/api/team/{teamId}/users"),
+    (re.compile(r"^/game/export/[^/]+$"), "/game/export/{gameId}"),
+)
+
+
+def endpoint(method: str, path: str) -> str:
+    """`METHOD /path` with names and ids replaced by their parameter."""
+    for pattern, template in ENDPOINTS:
+        if pattern.match(path):
+            return f"{method} {template}"
+    return f"{method} {path}"
+
+
+# --- one event ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One round's pairing, from the last result of the round before to every game created and announced."""
+
+    round: int
+    boards: int
+    phases: dict[str, float]
+    requests: Counter[str]
+
+    @property
+    def total(self) -> float:
+        """Seconds from the last result available to the round announced."""
+        return self.phases["total"]
+
+
+PHASES = (
+    "export results",
+    "store results, standings",
+    "load history",
+    "pair",
+    "store pairing",
+    "create games",
+    "of which Lichess",
+    "announce",
+    "other",
+)
+
+
+async def join_members(director: Director, control: Control, players: int, seed: int, event_id: int) -> None:
+    """`players` members with Lichess accounts, linked through the bio code, joined."""
+    rng = random.Random(seed)
+    for i in range(players):
+        name = f"bench{i + 1:03d}"
+        rating = rng.randint(1200, 2400)
+        await control.post("/sandbox/users", {"username": name, "rating": rating})
+        actor = Actor(10_000 + i, name)
+        challenge = await director.start_link(actor, name)
+        await control.post("/sandbox/users", {"username": name, "rating": rating, "bio": challenge.code})
+        await director.complete_link(actor)
+        await director.join(actor, event_id)
+
+
+async def play_round(director: Director, control: Control, event_id: int, number: int, seed: int) -> None:
+    """Every game of the round played to a normal end (win, loss or a long draw), seeded."""
+    view = await director.pairings(event_id, number)
+    for board in view.boards:
+        if board.game_id is None:
+            raise RuntimeError(f"round {number} board {board.number} has no game")
+        rng = random.Random(f"{seed}:{number}:{board.number}")
+        roll = rng.random()
+        body: dict[str, Any]
+        if roll < 0.7:
+            body = {"winner": "white" if roll < 0.38 else "black", "status": "resign", "plies": rng.randint(40, 120)}
+        else:
+            body = {"winner": None, "status": "draw", "plies": rng.randint(60, 120)}
+        await control.post(f"/sandbox/games/{board.game_id}/play", body)
+
+
+def phases(timeline: Timeline, start: float, polled: float, resumed: float, end: float) -> dict[str, float]:
+    """The phases of one measured stretch: [start, polled] reads the results, [resumed, end] starts the round."""
+    export = timeline.total("lichess export", start, polled)
+    load = timeline.total("load history", resumed, end)
+    pair = timeline.total("pair", resumed, end)
+    store = timeline.total("store pairing", resumed, end)
+    creates = timeline.within("lichess create", resumed, end)
+    create = (creates[-1][1] - creates[0][0]) if creates else 0.0
+    announce = end - creates[-1][1] if creates else timeline.total("announce pairings", resumed, end)
+    out = {
+        "export results": export,
+        "store results, standings": (polled - start) - export,
+        "load history": load,
+        "pair": pair,
+        "store pairing": store,
+        "create games": create,
+        "of which Lichess": sum(e - s for s, e in creates),
+        "announce": announce,
+    }
+    out["other"] = (end - resumed) - (load + pair + store + create + announce)
+    out["total"] = (polled - start) + (end - resumed)
+    return out
+
+
+async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> list[Sample]:
+    """One event: round 1 started, then each round played and the next one paired; a sample per round."""
+    samples: list[Sample] = []
+    async with AsyncExitStack() as stack:
+        url = await stack.enter_async_context(local_lichess(seed, args.in_process))
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="swissbot-bench-"))
+        db = await open_database(Path(folder) / "bench.sqlite3")
+        stack.push_async_callback(db.close)
+        gateway = TimedGateway(url, BOT_TOKEN, rate_limit_pause=1.0, retry_backoff=0.2, timeout=30.0)
+        gateway.timeline = timeline
+        stack.push_async_callback(gateway.close)
+        http = await stack.enter_async_context(aiohttp.ClientSession())
+        control = Control(http, url)
+        clock = ManualClock()
+        announcer = TimedAnnouncer(timeline=timeline)
+        director = Director(db, gateway, announcer, clock, DirectorSettings())
+        settings = EventSettings(
+            name="Bench Open",
+            rounds=args.rounds,
+            clock_limit=180,
+            clock_increment=2,
+            start_at=clock.now() + timedelta(minutes=30),
+            schedule=RoundSchedule.INTERVAL,
+            round_interval_minutes=1,
+            noshow_minutes=10,
+        )
+        event = await director.create_event(ORGANISER, 1, 2, settings)
+        await director.open_event(ORGANISER, event.id)
+        await join_members(director, control, args.players, seed, event.id)
+        assert settings.start_at is not None
+        clock.set(settings.start_at)
+        for number in range(1, args.rounds + 1):
+            if number > 1:
+                await play_round(director, control, event.id, number - 1, seed)
+            before = len(await control.requests())
+            start = time.perf_counter()
+            if number > 1:
+                await director.poll_round(event.id)
+            polled = time.perf_counter()
+            # Waiting for the round's start time is not work: jump to it.
+            for job in await director.due_jobs():
+                if job.kind is JobKind.START_ROUND and job.event_id == event.id and job.round_number == number:
+                    clock.set(job.due_at)
+            resumed = time.perf_counter()
+            await director.start_round(event.id, number)
+            end = time.perf_counter()
+            log = (await control.requests())[before:]
+            await check_started(director, announcer, event.id, number)
+            board_count = len((await director.pairings(event.id, number)).boards)
+            calls = Counter(endpoint(r["method"], r["path"]) for r in log)
+            samples.append(Sample(number, board_count, phases(timeline, start, polled, resumed, end), calls))
+            print(f"  round {number}: {board_count} boards, {samples[-1].total:.2f} s", flush=True)
+    return samples
+
+
+async def check_started(director: Director, announcer: TimedAnnouncer, event_id: int, number: int) -> None:
+    """The round is paired, every board has its game, and the pairings were announced."""
+    view = await director.pairings(event_id, number)
+    if view.number != number or not view.boards or any(b.game_id is None for b in view.boards):
+        raise RuntimeError(f"round {number} was not started")
+    if not any(args[1].number == number for args in announcer.of("round_paired")):
+        raise RuntimeError(f"round {number} was not announced")
+
+
+# --- the report --------------------------------------------------------------------------------------
+
+
+def median_by_round(runs: list[list[Sample]]) -> list[tuple[int, int, dict[str, float], float, float]]:
+    """Per round: boards, the median of each phase, and the fastest and slowest total."""
+    rows = []
+    for index, first in enumerate(runs[0]):
+        same = [run[index] for run in runs]
+        med = {name: statistics.median(s.phases[name] for s in same) for name in (*PHASES, "total")}
+        rows.append((first.round, first.boards, med, min(s.total for s in same), max(s.total for s in same)))
+    return rows
+
+
+def label(number: int) -> str:
+    """`start → 1` for the first round, `N → N+1` after."""
+    return "start → 1" if number == 1 else f"{number - 1} → {number}"
+
+
+def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str, int]) -> str:
+    """The docs/benchmarks.md section."""
+    mode = "in-process `run_sandbox` (same event loop)" if args.in_process else "a `swissbot sandbox` subprocess"
+    missing = [name for name, count in patched.items() if count == 0]
+    lines = [
+        HEADING,
+        "",
+        f"A {args.players}-player, {args.rounds}-round event against the local Lichess on loopback ({mode}),"
+        " with the real director, SQLite storage (a temporary file), Dutch engine and gateway, a manual clock and"
+        f" a recording announcer (`bench/round.py`, seeds {args.seed}..{args.seed + args.repeats - 1}, one event"
+        " each). Every game of round N is played to a normal result (win, loss or draw after move 30) through"
+        " the sandbox's control API; the clock starts when the last game is over on the local Lichess, and"
+        " stops when round N+1 is paired, stored, has every game created and its pairings announced:"
+        " `poll_round` (export the games, adjudicate, store the results, standings) then `start_round(N+1)`."
+        " The configured waits are not counted: up to one poll interval before the results are read, and the"
+        " round interval before the next round starts.",
+        "",
+        "Phases (median seconds over the events): *export results* is the export request; *store results,"
+        " standings* the rest of `poll_round`; *load history* (`storage.history.load_tournament`), *pair*"
+        " (`pairing.dutch.pair`, in a thread) and *store pairing* (`storage.rounds.store_pairing`) are those"
+        " calls; *create games* runs from the first challenge request to the last reply (*of which Lichess*:"
+        " the time inside the requests, the rest is the attempt rows written before and after each request);"
+        " *announce* from then to the end (round started, round view read, pairings and DMs posted, audit);"
+        " *other* is the rest of `start_round` (reading the event and entries, the pre-pairing hook).",
+        "",
+        f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}); "
+        "other work was running on the machine, so single numbers move by some tens of percent.",
+        "",
+    ]
+    if missing:
+        lines += [f"Not measured separately (the director no longer calls them): {', '.join(missing)}.", ""]
+    lines += [
+        "| round | boards | " + " | ".join(PHASES) + " | total (min to max) |",
+        "|---|---:|" + "---:|" * len(PHASES) + "---:|",
+    ]
+    for number, boards, med, low, high in median_by_round(runs):
+        cells = " | ".join(f"{med[name]:.3f}" for name in PHASES)
+        lines.append(f"| {label(number)} | {boards} | {cells} | **{med['total']:.2f}** ({low:.2f} to {high:.2f}) |")
+    endpoints = sorted({name for sample in runs[0] for name in sample.requests})
+    lines += [
+        "",
+        f"Lichess requests in each stretch (seed {args.seed}; the sandbox's `GET /sandbox/requests`, by endpoint):",
+        "",
+        "| round | " + " | ".join(f"`{e}`" for e in endpoints) + " | all |",
+        "|---|" + "---:|" * (len(endpoints) + 1),
+    ]
+    for sample in runs[0]:
+        counts = " | ".join(str(sample.requests.get(e, 0)) for e in endpoints)
+        lines.append(f"| {label(sample.round)} | {counts} | {sum(sample.requests.values())} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_section(text: str) -> None:
+    """Replace (or add) this section of docs/benchmarks.md, keeping every other section."""
+    if DOC.exists():
+        old = DOC.read_text()
+    else:
+        old = "# Benchmarks\n\n## Pairing\n\n_Not measured yet: `python bench/pairing.py` writes this section._\n"
+    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", flags=re.M | re.S)
+    new = pattern.sub(lambda _: text + "\n", old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + text
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    DOC.write_text(new.rstrip("\n") + "\n")
+
+
+async def bench(args: argparse.Namespace) -> int:
+    """Run the events and print (and write) the report."""
+    timeline = Timeline()
+    patched = {
+        "load history": instrument(timeline, storage.history, "load_tournament", "load history"),
+        "pair": instrument(timeline, pairing.dutch, "pair", "pair"),
+        "store pairing": instrument(timeline, storage.rounds, "store_pairing", "store pairing"),
+    }
+    runs = []
+    for seed in range(args.seed, args.seed + args.repeats):
+        print(f"event with seed {seed}: {args.players} players, {args.rounds} rounds", flush=True)
+        runs.append(await run_event(args, seed, timeline))
+    text = report(args, runs, patched)
+    print(text)
+    if not args.no_write:
+        write_section(text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--repeats", type=int, default=3, help="events, one per seed")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--in-process", action="store_true", help="serve the sandbox in this event loop")
+    parser.add_argument("--no-write", action="store_true", help="print the report only")
+    args = parser.parse_args(argv)
+    if args.players < 2 or args.rounds < 2 or args.repeats < 1:
+        parser.error("at least 2 players, 2 rounds and 1 repeat")
+    return asyncio.run(bench(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
