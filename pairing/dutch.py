@@ -361,22 +361,25 @@ class _Bracket:
 
     # -- solving --------------------------------------------------------------------------------
 
-    def _solve(self, order: dict[Pair, int], order_bits: int, removed: set[int], cut: set[Pair]) -> list[int]:
+    def _solve(self, order: _OrderKeys, removed: set[int], cut: set[Pair]) -> list[int]:
         """Best perfect matching of the bracket's graph (players `removed` left out, edges in `cut` forbidden)."""
         c9 = self._c9 if self.c9 else {}
-        shift = order_bits + 1
+        shift = order.bits + 1
         plain = self.plain
         keep = [v for v in range(self.size) if v not in removed]
         index = {v: k for k, v in enumerate(keep)}
-        rich = []
+        base: list[Edge] = []
+        ends: list[Pair] = []
         for (a, b), w in self._criteria.items():
             if a in removed or b in removed or (a, b) in cut:
                 continue
             if c9:
                 w += c9.get((a, b), 0)
-            rich.append((index[a], index[b], ((w - plain) << shift) + order.get((a, b), 0)))
-        got = self._fast(len(keep), rich, keep, cut)
+            base.append((index[a], index[b], (w - plain) << shift))
+            ends.append((a, b))
+        got = self._fast(len(keep), base, ends, order, keep, cut)
         if got is None:
+            rich = [(ka, kb, w + order(a, b)) for (ka, kb, w), (a, b) in zip(base, ends, strict=True)]
             got = self._dense(len(keep), rich, keep, cut)
         if got is None:
             raise NoValidPairing("no pairing satisfies the absolute criteria for the remaining players")
@@ -385,14 +388,16 @@ class _Bracket:
             mate[v] = keep[got[k]]
         return mate
 
-    def _fast(self, n: int, rich: list[Edge], keep: list[int], cut: set[Pair]) -> list[int] | None:
+    def _fast(
+        self, n: int, base: list[Edge], ends: list[Pair], order: _OrderKeys, keep: list[int], cut: set[Pair]
+    ) -> list[int] | None:
         """Best matching of the weighted edges alone, completed by completion-only edges; None if it cannot be.
 
         Every weighted edge is worth more than a completion-only edge (weight 0 after removing the common
         completion term), so a best matching of the weighted edges that can be completed is a best perfect
         matching of the whole graph.
         """
-        mate = self._best_weighted(n, rich)
+        mate = self._best_weighted(n, base, ends, order)
         free = [k for k in range(n) if mate[k] == -1]
         if not free:
             return mate
@@ -404,16 +409,26 @@ class _Bracket:
                 return mate
         return None
 
-    def _best_weighted(self, n: int, rich: list[Edge]) -> list[int]:
-        """Maximum-weight matching; large graphs start from a sparse subset and add what the duals ask for."""
-        if len(rich) <= SPARSE_LIMIT:
+    def _best_weighted(self, n: int, base: list[Edge], ends: list[Pair], order: _OrderKeys) -> list[int]:
+        """Maximum-weight matching; large graphs start from a sparse subset and add what the duals ask for.
+
+        Edge weights are the criteria part in `base` plus the generation-order key of the pair, computed when
+        needed so that a large bracket never holds all of its big weights at once.
+        """
+        if len(base) <= SPARSE_LIMIT:
+            rich = [(ka, kb, w + order(a, b)) for (ka, kb, w), (a, b) in zip(base, ends, strict=True)]
             return max_weight_matching(n, rich)
-        chosen = [self._likely(a, b) for a, b, _ in rich]
+        chosen = [self._likely(a, b) for a, b in ends]
         while True:
-            mate, duals = matching_with_duals(n, [e for e, keep in zip(rich, chosen, strict=True) if keep])
+            edges = [
+                (ka, kb, w + order(a, b))
+                for (ka, kb, w), (a, b), keep in zip(base, ends, chosen, strict=True)
+                if keep
+            ]
+            mate, duals = matching_with_duals(n, edges)
             added = 0
-            for k, (a, b, w) in enumerate(rich):
-                if not chosen[k] and not duals.covers(a, b, w):
+            for k, ((ka, kb, w), (a, b)) in enumerate(zip(base, ends, strict=True)):
+                if not chosen[k] and not duals.covers(ka, kb, w + order(a, b)):
                     chosen[k] = True
                     added += 1
             if not added:
@@ -484,11 +499,11 @@ class _Bracket:
         members = self.members
         local = {x: a for a, x in enumerate(self.vertices)}
         if self.mdps:
-            order, bits = self._mdp_keys(local)
-            mate = self._solve(order, bits, set(), set())
+            order = self._mdp_keys(local)
+            mate = self._solve(order, set(), set())
             if self._single_floater(mate) != self.c9:
                 self.c9 = not self.c9
-                mate = self._solve(order, bits, set(), set())
+                mate = self._solve(order, set(), set())
             fixed: list[Pair] = []
             used: set[int] = set()
             for m in self.mdps:
@@ -526,8 +541,8 @@ class _Bracket:
         for _attempt in range(3):
             if len(group) < 2 or count == 0:
                 break
-            order, bits = self._homogeneous_keys(group, count, local)
-            mate = self._solve(order, bits, removed, cut)
+            order = self._homogeneous_keys(group, count, local)
+            mate = self._solve(order, removed, cut)
             gset = {local[x] for x in group}
             got = sum(1 for a in gset if mate[a] in gset and a < mate[a])
             if got == count and (removed or self._single_floater(mate) == self.c9):
@@ -552,39 +567,81 @@ class _Bracket:
         members = {a for a, x in enumerate(self.vertices) if x in self.member_set}
         return sum(1 for a in members if mate[a] not in members) == 1
 
-    def _homogeneous_keys(self, group: list[int], p: int, local: dict[int, int]) -> tuple[dict[Pair, int], int]:
+    def _homogeneous_keys(self, group: list[int], p: int, local: dict[int, int]) -> _OrderKeys:
         """Exchange and transposition order of Article 4.2-4.3 as additive edge keys (bigger is earlier)."""
-        n = len(group)
-        bsn = {local[x]: k + 1 for k, x in enumerate(group)}
-        base = n + 1
-        bounds = [1, n, 1 << (p + 1), 1 << (n + 1), base ** (n + 1)]
-        levels = _Levels(bounds, n // 2 + 1)
-        keys: dict[Pair, int] = {}
-        members = sorted(bsn)
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
-                lo, hi = sorted((bsn[a], bsn[b]))
-                vals = [
-                    1 if lo <= p else 0,
-                    -lo,
-                    -(1 << lo) if lo <= p else 0,
-                    (1 << (n - lo)) if lo > p else 0,
-                    (n - hi) * base ** (n - lo),
-                ]
-                keys[(min(a, b), max(a, b))] = levels.pack(vals)
-        return keys, levels.width
+        return _HomogeneousKeys({local[x]: k + 1 for k, x in enumerate(group)}, p)
 
-    def _mdp_keys(self, local: dict[int, int]) -> tuple[dict[Pair, int], int]:
+    def _mdp_keys(self, local: dict[int, int]) -> _OrderKeys:
         """MDP-set choice (Article 4.4) then the S2 transposition for the MDPs (Article 4.2)."""
-        m0 = len(self.mdps)
-        n = len(self.residents)
+        mdps = {local[m]: i for i, m in enumerate(self.mdps)}
+        return _MdpKeys(mdps, {local[r]: j for j, r in enumerate(self.residents)})
+
+
+class _OrderKeys:
+    """Additive edge keys encoding the FIDE generation order among equally good candidates."""
+
+    bits = 0
+
+    def __call__(self, a: int, b: int) -> int:
+        return 0
+
+
+class _HomogeneousKeys(_OrderKeys):
+    """Homogeneous bracket or remainder with S1 = BSN 1..p (Articles 4.2, 4.3).
+
+    For a candidate, the earliest exchange that generates it keeps the smaller BSN of every pair in S1, so
+    the exchange rules (fewest moved, smallest sum difference, highest moved out, lowest moved in) and the
+    transposition order (S1 members' partners lexicographically smallest) become sums over the pairs.
+    """
+
+    def __init__(self, bsn: dict[int, int], p: int) -> None:
+        n = len(bsn)
+        self.bsn = bsn
+        self.n = n
+        self.p = p
         base = n + 1
-        bounds = [1 << (m0 + 1), base ** (m0 + 1)]
-        levels = _Levels(bounds, m0 + 1)
-        keys: dict[Pair, int] = {}
-        for i, m in enumerate(self.mdps):
-            for j, r in enumerate(self.residents):
-                a, b = local[m], local[r]
-                vals = [1 << (m0 - i - 1), (n - j) * base ** (m0 - i - 1)]
-                keys[(min(a, b), max(a, b))] = levels.pack(vals)
-        return keys, levels.width
+        self.powers = [base**k for k in range(n + 1)]
+        self.levels = _Levels([1, n, 1 << (p + 1), 1 << (n + 1), base ** (n + 1)], n // 2 + 1)
+        self.bits = self.levels.width
+
+    def __call__(self, a: int, b: int) -> int:
+        x, y = self.bsn.get(a), self.bsn.get(b)
+        if x is None or y is None:
+            return 0
+        lo, hi = (x, y) if x < y else (y, x)
+        n, p = self.n, self.p
+        first = lo <= p
+        return self.levels.pack(
+            [
+                1 if first else 0,
+                -lo,
+                -(1 << lo) if first else 0,
+                0 if first else 1 << (n - lo),
+                (n - hi) * self.powers[n - lo],
+            ]
+        )
+
+
+class _MdpKeys(_OrderKeys):
+    """Heterogeneous bracket: the first valid MDP set, then the S2 transposition for the MDPs (4.2, 4.4)."""
+
+    def __init__(self, mdps: dict[int, int], residents: dict[int, int]) -> None:
+        self.mdps = mdps
+        self.residents = residents
+        self.m0 = len(mdps)
+        self.n = len(residents)
+        base = self.n + 1
+        self.powers = [base**k for k in range(self.m0 + 1)]
+        self.levels = _Levels([1 << (self.m0 + 1), base ** (self.m0 + 1)], self.m0 + 1)
+        self.bits = self.levels.width
+
+    def __call__(self, a: int, b: int) -> int:
+        i = self.mdps.get(a)
+        j = self.residents.get(b)
+        if i is None or j is None:
+            i = self.mdps.get(b)
+            j = self.residents.get(a)
+            if i is None or j is None:
+                return 0
+        rank = self.m0 - i - 1
+        return self.levels.pack([1 << rank, (self.n - j) * self.powers[rank]])

@@ -43,9 +43,7 @@ def test_corpus_conformance(capsys: pytest.CaptureFixture[str]) -> None:
     assert identical >= RATCHET, f"{summary}, below the ratchet {RATCHET}; differing: {differing}"
 
 
-@pytest.mark.parametrize(
-    "name", ["r1", "r2", "r3", "r4", "dutch_2025_C5", "dutch_2025_C9", "baku10b"]
-)
+@pytest.mark.parametrize("name", ["r1", "r2", "r3", "r4", "dutch_2025_C5", "dutch_2025_C9", "baku10b"])
 def test_worked_examples(name: str) -> None:
     assert _pair_lines(EXAMPLES / f"{name}.trf") == _expected(EXAMPLES / f"{name}.out")
 
@@ -70,6 +68,13 @@ FOUR_ROUND_ONE = _trf(*(_player(n, "0.0") for n in range(1, 5)))
 
 def test_round_one_pairs_top_half_against_bottom_half() -> None:
     assert pair(trf.parse(FOUR_ROUND_ONE)).lines() == ["2", "1 3", "4 2"]
+
+
+def test_forbidden_pair_moves_to_the_next_transposition() -> None:
+    # S1 = {1, 2}, S2 = {3, 4}; 1-3 is forbidden (XXP), so the next transposition 4-3 gives 1-4 and 2-3.
+    # Colours (rule 5): 1 is odd and gets the initial White; 2 is even and gets Black.
+    text = FOUR_ROUND_ONE + "XXP 1 3\n"
+    assert pair(trf.parse(text)).lines() == ["2", "1 4", "3 2"]
 
 
 def test_no_valid_pairing_is_reported() -> None:
