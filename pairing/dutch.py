@@ -241,9 +241,7 @@ class _Round:
 class _Bracket:
     """One bracket: MDPs plus residents, with the players below for completion and look-ahead."""
 
-    def __init__(
-        self, rnd: _Round, mdps: list[int], residents: list[int], nxt: list[int], lower: list[int]
-    ) -> None:
+    def __init__(self, rnd: _Round, mdps: list[int], residents: list[int], nxt: list[int], lower: list[int]) -> None:
         self.rnd = rnd
         self.mdps = mdps
         self.residents = residents
@@ -291,9 +289,9 @@ class _Bracket:
             1,  # C8 pairs
             2 * base8 ** len(n_scores),  # C8 scores
             max_unplayed + 1,  # C9
-            2, 2, 2, 2,  # C10-C13
-            2, 1, 2, 1,  # C14-C17
-            unpaired_sd, unpaired_sd, unpaired_sd, unpaired_sd,  # C18-C21
+            *(2, 2, 2, 2),  # C10-C13
+            *(2, 1, 2, 1),  # C14-C17
+            *(unpaired_sd,) * 4,  # C18-C21
         ]
         self.levels = _Levels(bounds, self.size // 2)
         pack = self.levels.pack
@@ -421,9 +419,7 @@ class _Bracket:
         chosen = [self._likely(a, b) for a, b in ends]
         while True:
             edges = [
-                (ka, kb, w + order(a, b))
-                for (ka, kb, w), (a, b), keep in zip(base, ends, chosen, strict=True)
-                if keep
+                (ka, kb, w + order(a, b)) for (ka, kb, w), (a, b), keep in zip(base, ends, chosen, strict=True) if keep
             ]
             mate, duals = matching_with_duals(n, edges)
             added = 0
@@ -524,11 +520,7 @@ class _Bracket:
                 and self.vertices[a] in self.member_set
                 and self.vertices[mate[a]] in self.member_set
             ]
-            cut = {
-                (min(local[m], local[r]), max(local[m], local[r]))
-                for m in limbo
-                for r in remainder
-            }
+            cut = {(min(local[m], local[r]), max(local[m], local[r])) for m in limbo for r in remainder}
             pairs, floaters = self._homogeneous(remainder, len(remainder_pairs), used, cut, mate)
             return fixed + pairs, sorted(limbo + floaters)
         count = len(members) // 2

@@ -220,11 +220,7 @@ def _solve(
                     if inblossom[j] == b:
                         i, j = j, i
                     bj = inblossom[j]
-                    if (
-                        bj != b
-                        and label[bj] == 1
-                        and (bestedgeto[bj] == -1 or slack(kk) < slack(bestedgeto[bj]))
-                    ):
+                    if bj != b and label[bj] == 1 and (bestedgeto[bj] == -1 or slack(kk) < slack(bestedgeto[bj])):
                         bestedgeto[bj] = kk
             blossombestedges[bv] = None
             bestedge[bv] = -1
