@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
-from bot.director_models import BoardView, Event, RoundView, StandingRow
+from bot.director_models import BoardView, RoundView, StandingRow
 from bot.rendering.text import standings_lines
+from storage.records import Event
 
 
 class Announcer(Protocol):

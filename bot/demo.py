@@ -23,13 +23,11 @@ from typing import TextIO
 
 import aiohttp
 
-from bot import director_store as store
 from bot.announce import ConsoleAnnouncer
 from bot.clock import FastClock
 from bot.demo_output import write_outputs
 from bot.director import Director
-from bot.director_models import Actor, EarlyDrawPolicy, EventSettings, EventStatus, RoundSchedule
-from bot.director_results import History
+from bot.director_models import Actor
 from bot.errors import SwissbotError
 from bot.lichess import LichessGateway
 from bot.sandbox.server import run_sandbox
@@ -38,6 +36,8 @@ from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from storage.db import open_database
 from storage.export import export_pgn
+from storage.history import get_history
+from storage.records import EarlyDrawPolicy, EventSettings, EventStatus
 
 DEMO_GUILD = 424242
 DEMO_CHANNEL = 434343
@@ -48,10 +48,45 @@ EVENT_NAME = "swissbot demo"
 DEFAULT_SEED = 7
 MAX_JOB_ERRORS = 200  # a job that fails this often means a bug, not a passing Lichess hiccup
 NAMES = (
-    "Anand", "Botvinnik", "Capablanca", "Dvoretsky", "Euwe", "Fischer", "Gelfand", "Hou", "Ivanchuk", "Judit",
-    "Karpov", "Lasker", "Morphy", "Najdorf", "Oparin", "Petrosian", "Quinteros", "Reshevsky", "Smyslov", "Tal",
-    "Unzicker", "Vachier", "Wei", "Xie", "Yusupov", "Zukertort", "Alekhine", "Bronstein", "Carlsen", "Ding",
-    "Eljanov", "Firouzja", "Giri", "Harikrishna", "Ivanisevic", "Jobava", "Kasparov", "Leko", "Mamedyarov",
+    "Anand",
+    "Botvinnik",
+    "Capablanca",
+    "Dvoretsky",
+    "Euwe",
+    "Fischer",
+    "Gelfand",
+    "Hou",
+    "Ivanchuk",
+    "Judit",
+    "Karpov",
+    "Lasker",
+    "Morphy",
+    "Najdorf",
+    "Oparin",
+    "Petrosian",
+    "Quinteros",
+    "Reshevsky",
+    "Smyslov",
+    "Tal",
+    "Unzicker",
+    "Vachier",
+    "Wei",
+    "Xie",
+    "Yusupov",
+    "Zukertort",
+    "Alekhine",
+    "Bronstein",
+    "Carlsen",
+    "Ding",
+    "Eljanov",
+    "Firouzja",
+    "Giri",
+    "Harikrishna",
+    "Ivanisevic",
+    "Jobava",
+    "Kasparov",
+    "Leko",
+    "Mamedyarov",
     "Nakamura",
 )
 
@@ -165,10 +200,9 @@ def demo_settings(opts: DemoOptions, start: datetime) -> EventSettings:
         clock_limit=180,
         clock_increment=2,
         start_at=start,
-        schedule=RoundSchedule.INTERVAL,
-        round_interval_minutes=1.0,
-        noshow_minutes=4.0,
-        early_draw=EarlyDrawPolicy.REPLAY,
+        round_interval=60,
+        no_show_seconds=240,
+        early_draw_policy=EarlyDrawPolicy.REPLAY,
         max_byes=1,
     )
 
@@ -252,15 +286,8 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         await scheduler.shutdown()
 
         event = await director.event(event_id)
-        async with db.snapshot() as conn:
-            history = History(
-                event,
-                await store.entries(conn, event_id),
-                await store.boards(conn, event_id),
-                await store.round_byes(conn, event_id),
-                await store.forbidden_pairs(conn, event_id),
-            )
-            games = await store.board_game_data(conn, event_id)
+        history = await get_history(db, event_id)
+        games = [(b.round, b.board_no, b.game_data) for b in history.boards]
         rows = await director.standings(event_id)
         pgn = await export_pgn(db, event_id, site=url)  # links to the Lichess the games were played on
         written = write_outputs(opts.out, event, history, rows, games, pgn)

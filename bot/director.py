@@ -1,50 +1,43 @@
 """The tournament director: every use case of an event, combining pairing, storage and Lichess.
 
-Nothing here knows Discord. Each scheduler-driven method re-reads the database and does only what is
-still missing, so a restart at any moment (or a job run twice) changes nothing that was already done.
+Nothing here knows Discord, and nothing here runs SQL: every read and write goes through `storage`'s
+repository functions (several of them in one `db.transaction()` when they belong together). Each
+scheduler-driven method re-reads the database and does only what is still missing, so a restart at any
+moment (or a job run twice) changes nothing that was already done.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
-from bot import director_store as store
 from bot.announce import Announcer
 from bot.clock import Clock
 from bot.director_models import (
     SYSTEM_ACTOR,
     Actor,
-    BoardResult,
     BoardView,
     ByeKind,
     ByeView,
     Correction,
     Crosstable,
-    Entry,
-    EntryStatus,
-    Event,
-    EventSettings,
-    EventStatus,
     Job,
     JobKind,
     LinkChallenge,
     LinkedAccount,
     MyGame,
     PlayerRef,
-    RoundSchedule,
-    RoundStatus,
     RoundView,
     StandingRow,
 )
-from bot.director_results import Decision, History, build_tournament, decide
-from bot.director_store import BoardRow, EntryRow, GameRow
+from bot.director_results import Decision, decide
 from bot.errors import (
     AlreadyJoined,
     AlreadyLinked,
@@ -70,36 +63,57 @@ from bot.lichess import LichessError, LichessGateway, LichessUser, LichessUserNo
 from bot.settings import DirectorSettings
 from pairing import dutch
 from pairing.errors import NoValidPairing, PairingError
+from pairing.model import RecordKind
 from pairing.standings import compute_standings
 from pairing.tiebreak_codes import parse_tiebreak
+from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
+from storage import games as storage_games
+from storage import players as storage_players
+from storage import results as storage_results
 from storage import rounds as storage_rounds
-from storage.db import Connection, Database
-from storage.history import load_tournament
-from storage.records import DEFAULT_RULES
+from storage.db import Database
+from storage.export import export_event
+from storage.history import History, get_history, load_tournament, results_tournament
+from storage.records import (
+    BoardRow,
+    Entry,
+    EntryStatus,
+    Event,
+    EventSettings,
+    EventStatus,
+    GameRow,
+    GameStatus,
+    PlayerRow,
+    Result,
+    RoundStatus,
+    RoundSummary,
+    Schedule,
+)
 
 LOG = logging.getLogger(__name__)
 
 BeforePairingHook = Callable[[int, int], Awaitable[None]]
 ACTIVE_EVENT_STATUSES = (EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED)
+OVER = (EventStatus.FINISHED, EventStatus.CANCELLED)
 _RESULT_ALIASES = {
-    "1-0": BoardResult.WHITE_WINS,
-    "0-1": BoardResult.BLACK_WINS,
-    "1/2-1/2": BoardResult.DRAW,
-    "½-½": BoardResult.DRAW,
-    "=": BoardResult.DRAW,
-    "+/-": BoardResult.WHITE_FORFEIT_WIN,
-    "+-": BoardResult.WHITE_FORFEIT_WIN,
-    "-/+": BoardResult.BLACK_FORFEIT_WIN,
-    "-+": BoardResult.BLACK_FORFEIT_WIN,
-    "-/-": BoardResult.DOUBLE_FORFEIT,
-    "--": BoardResult.DOUBLE_FORFEIT,
+    "1-0": Result.WHITE_WINS,
+    "0-1": Result.BLACK_WINS,
+    "1/2-1/2": Result.DRAW,
+    "½-½": Result.DRAW,
+    "=": Result.DRAW,
+    "+/-": Result.WHITE_WINS_FORFEIT,
+    "+-": Result.WHITE_WINS_FORFEIT,
+    "-/+": Result.BLACK_WINS_FORFEIT,
+    "-+": Result.BLACK_WINS_FORFEIT,
+    "-/-": Result.DOUBLE_FORFEIT,
+    "--": Result.DOUBLE_FORFEIT,
 }
 
 
-def parse_result(text: str) -> BoardResult:
+def parse_result(text: str) -> Result:
     """A result as an organiser types it: 1-0, 0-1, 1/2-1/2 (or ½-½), +/- and -/+ (forfeits), -/-."""
     found = _RESULT_ALIASES.get(text.strip().replace(" ", ""))
     if found is None:
@@ -109,6 +123,12 @@ def parse_result(text: str) -> BoardResult:
 
 def _who(actor: Actor) -> str:
     return f"{actor.name} ({actor.discord_id})" if actor.discord_id else actor.name
+
+
+def _sentence(text: str) -> str:
+    """A storage error's message as a sentence for a user."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 class Director:
@@ -145,20 +165,35 @@ class Director:
         if not actor.is_organiser:
             raise NotOrganiser()
 
-    async def _event(self, conn: Connection, event_id: int) -> Event:
-        found = await store.get_event(conn, event_id)
-        if found is None:
-            raise EventNotFound(f"There is no event #{event_id}.")
-        return found
+    @asynccontextmanager
+    async def _reading(self) -> AsyncIterator[None]:
+        """Several reads that must see one state (the repository functions nest in it)."""
+        async with self.db.snapshot():
+            yield
 
-    async def _history(self, conn: Connection, event: Event) -> History:
-        return History(
-            event,
-            await store.entries(conn, event.id),
-            await store.boards(conn, event.id),
-            await store.round_byes(conn, event.id),
-            await store.forbidden_pairs(conn, event.id),
-        )
+    @asynccontextmanager
+    async def _writing(self) -> AsyncIterator[None]:
+        """Several changes that stand or fall together (the repository functions nest in it)."""
+        async with self.db.transaction():
+            yield
+
+    async def _event(self, event_id: int) -> Event:
+        try:
+            return await storage_events.get_event(self.db, event_id)
+        except storage_errors.NotFound:
+            raise EventNotFound(f"There is no event #{event_id}.") from None
+
+    async def _history(self, event_id: int) -> History:
+        try:
+            return await get_history(self.db, event_id)
+        except storage_errors.NotFound:
+            raise EventNotFound(f"There is no event #{event_id}.") from None
+
+    async def _round(self, event: Event, number: int) -> RoundSummary:
+        try:
+            return await storage_rounds.get_round(self.db, event.id, number)
+        except storage_errors.NotFound:
+            raise RoundNotFound(f"Round {number} of {event.name} is not paired.") from None
 
     async def _user(self, username: str) -> LichessUser:
         try:
@@ -179,16 +214,16 @@ class Director:
         if user.is_bot:
             raise LichessAccountRefused(f"{user.username} is a BOT account; BOT accounts cannot play in events.")
 
-    async def _linked(self, conn: Connection, actor: Actor) -> store.PlayerRow:
-        player = await store.player_by_discord(conn, actor.discord_id)
+    async def _linked(self, actor: Actor) -> PlayerRow:
+        player = await storage_players.player_by_discord(self.db, actor.discord_id)
         if player is None or player.lichess_id is None:
             raise NotLinked()
         return player
 
-    async def _player_in_event(self, conn: Connection, event_id: int, who: str) -> EntryRow:
+    async def _player_in_event(self, event_id: int, who: str) -> Entry:
         """An entry found by Lichess name, Discord id or starting number."""
         key = who.strip().lstrip("@").lower()
-        for e in await store.entries(conn, event_id):
+        for e in await storage_entries.list_entries(self.db, event_id):
             if key in (e.lichess_id, e.name.lower(), str(e.discord_id)) or (
                 e.number is not None and key == f"#{e.number}"
             ):
@@ -202,51 +237,45 @@ class Director:
         user = await self._user(lichess_username)
         self._refuse_account(user)
         now = self.clock.now()
-        async with self.db.transaction() as conn:
-            mine = await store.player_by_discord(conn, actor.discord_id)
+        async with self._writing():
+            mine = await storage_players.player_by_discord(self.db, actor.discord_id)
             if mine is not None and mine.lichess_id is not None:
                 raise AlreadyLinked(f"You are already linked to {mine.lichess_name}.")
-            other = await store.player_by_lichess(conn, user.id)
+            other = await storage_players.player_by_lichess(self.db, user.id)
             if other is not None and other.discord_id != actor.discord_id:
                 raise AlreadyLinked(f"The Lichess account {user.username} is linked to another member.")
-            await store.ensure_player(conn, actor.discord_id, actor.name, now)
+            await storage_players.ensure_player(self.db, actor.discord_id, actor.name, at=now)
             code = self.settings.link_code_prefix + secrets.token_hex(4)
             expires = now + timedelta(seconds=self.settings.link_code_lifetime)
-            await store.put_link_code(conn, actor.discord_id, user.id, code, now, expires)
+            await storage_players.create_link_code(self.db, actor.discord_id, user.id, code, at=now, expires_at=expires)
         return LinkChallenge(code, user.username, expires)
 
     async def complete_link(self, actor: Actor) -> LinkedAccount:
         """Read the bio back; link when the code is there (one account per user and vice versa)."""
         now = self.clock.now()
-        async with self.db.snapshot() as conn:
-            pending = await store.get_link_code(conn, actor.discord_id)
+        pending = await storage_players.get_link_code(self.db, actor.discord_id)
         if pending is None:
             raise LinkCodeMissing("Start with /link and your Lichess username.")
-        lichess_id, code, expires = pending
-        if now > expires:
+        if now > pending.expires_at:
             raise LinkCodeMissing("Your code expired: run /link again for a new one.")
-        user = await self._user(lichess_id)
+        user = await self._user(pending.lichess_id)
         self._refuse_account(user)
-        if code not in user.bio:
+        if pending.code not in user.bio:
             raise LinkCodeMissing(
-                f"The code {code} is not in the bio of {user.username} yet (lichess.org/account/profile)."
+                f"The code {pending.code} is not in the bio of {user.username} yet (lichess.org/account/profile)."
             )
-        async with self.db.transaction() as conn:
-            player = await store.ensure_player(conn, actor.discord_id, actor.name, now)
+        async with self._writing():
+            player = await storage_players.ensure_player(self.db, actor.discord_id, actor.name, at=now)
             if player.lichess_id is not None:
                 raise AlreadyLinked(f"You are already linked to {player.lichess_name}.")
-            other = await store.player_by_lichess(conn, user.id)
-            if other is not None:
+            if await storage_players.player_by_lichess(self.db, user.id) is not None:
                 raise AlreadyLinked(f"The Lichess account {user.username} is linked to another member.")
-            await store.set_link(conn, player.id, user.id, user.username, now)
-            await store.delete_link_code(conn, actor.discord_id)
-            await store.audit(conn, now, _who(actor), "player.link", None, f"player:{player.id}", after=user.id)
+            await storage_players.link_account(self.db, actor.discord_id, user.username, at=now, actor=_who(actor))
         return LinkedAccount(actor.discord_id, user.id, user.username, now)
 
     async def linked_account(self, discord_id: int) -> LinkedAccount | None:
         """The verified Lichess account of a Discord user, if any."""
-        async with self.db.snapshot() as conn:
-            player = await store.player_by_discord(conn, discord_id)
+        player = await storage_players.player_by_discord(self.db, discord_id)
         if player is None or player.lichess_id is None or player.linked_at is None:
             return None
         return LinkedAccount(discord_id, player.lichess_id, player.lichess_name or player.lichess_id, player.linked_at)
@@ -254,19 +283,19 @@ class Director:
     async def join(self, actor: Actor, event_id: int) -> Entry:
         """Enter an event (rating limits, account state, bans, team, late join with one half-point bye)."""
         now = self.clock.now()
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            player = await self._linked(conn, actor)
-            current = await store.entry(conn, event_id, player.id)
-            ban = await store.ban(conn, event.guild_id, player.id)
+        async with self._reading():
+            event = await self._event(event_id)
+            player = await self._linked(actor)
+            current = await storage_entries.find_entry(self.db, event_id, player.id)
+            ban = await storage_players.get_ban(self.db, event.guild_id, player.id)
         if event.status not in ACTIVE_EVENT_STATUSES:
             raise JoiningClosed(f"{event.name} is not open for entries.")
         if event.current_round > event.settings.rounds // 2:
             raise JoiningClosed(f"More than half of the rounds of {event.name} have started: joining is closed.")
-        if current is not None and current.status == EntryStatus.ACTIVE.value:
+        if current is not None and current.status is EntryStatus.ACTIVE:
             raise AlreadyJoined(f"You are already in {event.name}.")
-        if ban is not None and ban[0] > now:
-            raise Banned(ban[0])
+        if ban is not None and ban.active(now):
+            raise Banned(ban.until)
         assert player.lichess_id is not None
         user = await self._user(player.lichess_id)
         self._refuse_account(user)
@@ -284,52 +313,45 @@ class Director:
                 raise NotTeamMember(f"{event.name} is for members of the Lichess team {event.settings.team}.")
         late_bye = 1 if current is None and event.status is not EventStatus.OPEN and event.current_round >= 1 else None
         try:
-            await storage_entries.join_event(
+            entry = await storage_entries.join_event(
                 self.db, event_id, player.id, rating, at=now, actor=_who(actor), late_bye_round=late_bye
             )
         except storage_errors.AlreadyJoined as exc:
             raise AlreadyJoined(str(exc)) from None
         except (storage_errors.EntryBarred, storage_errors.WrongStatus) as exc:
-            raise JoiningClosed(str(exc).capitalize() + ".") from None
+            raise JoiningClosed(_sentence(str(exc))) from None
         self._changed()
-        return await self._entry_view(event_id, player.id)
+        return entry
 
-    async def _entry_view(self, event_id: int, player_id: int) -> Entry:
-        async with self.db.snapshot() as conn:
-            row = await store.entry(conn, event_id, player_id)
-        assert row is not None
-        return _entry(row)
+    async def _active_entry(self, actor: Actor, event: Event) -> Entry:
+        player = await self._linked(actor)
+        entry = await storage_entries.find_entry(self.db, event.id, player.id)
+        if entry is None or entry.status is not EntryStatus.ACTIVE:
+            raise NotEntered(f"You are not playing in {event.name}.")
+        return entry
 
     async def withdraw(self, actor: Actor, event_id: int) -> Entry:
         """Leave an event: not paired again, points kept; may rejoin while joining is open."""
         now = self.clock.now()
-        async with self.db.transaction() as conn:
-            event = await self._event(conn, event_id)
-            player = await self._linked(conn, actor)
-            row = await store.entry(conn, event_id, player.id)
-            if row is None or row.status != EntryStatus.ACTIVE.value:
-                raise NotEntered(f"You are not playing in {event.name}.")
-            await store.set_entry_status(conn, event_id, player.id, EntryStatus.WITHDRAWN.value)
-            await store.audit(
-                conn, now, _who(actor), "entry.withdraw", event_id, f"player:{player.id}", "active", "withdrawn"
+        async with self._writing():
+            entry = await self._active_entry(actor, await self._event(event_id))
+            left = await storage_entries.set_entry_status(
+                self.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=_who(actor)
             )
         self._changed()
-        return await self._entry_view(event_id, player.id)
+        return left
 
     async def request_bye(self, actor: Actor, event_id: int, round_number: int | None = None) -> int:
         """Ask for a half-point bye in a coming round (the next one by default); returns the round."""
         now = self.clock.now()
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            player = await self._linked(conn, actor)
-            row = await store.entry(conn, event_id, player.id)
-        if row is None or row.status != EntryStatus.ACTIVE.value:
-            raise NotEntered(f"You are not playing in {event.name}.")
+        async with self._reading():
+            event = await self._event(event_id)
+            entry = await self._active_entry(actor, event)
         target = round_number if round_number is not None else event.current_round + 1
         try:
-            await storage_entries.request_bye(self.db, event_id, player.id, target, at=now, actor=_who(actor))
+            await storage_entries.request_bye(self.db, event_id, entry.player_id, target, at=now, actor=_who(actor))
         except storage_errors.ByeNotAllowed as exc:
-            raise ByeLimitReached(str(exc).capitalize() + ".") from None
+            raise ByeLimitReached(_sentence(str(exc))) from None
         self._changed()
         return target
 
@@ -337,70 +359,67 @@ class Director:
 
     async def list_events(self, guild_id: int, statuses: Sequence[EventStatus] | None = None) -> list[Event]:
         """The club's events, newest first."""
-        async with self.db.snapshot() as conn:
-            return await store.list_events(conn, guild_id, [s.value for s in statuses] if statuses else None)
+        wanted = frozenset(statuses) if statuses else None
+        return list(reversed(await storage_events.list_events(self.db, guild_id=guild_id, statuses=wanted)))
 
     async def event(self, event_id: int) -> Event:
         """One event."""
-        async with self.db.snapshot() as conn:
-            return await self._event(conn, event_id)
+        return await self._event(event_id)
 
     async def entries(self, event_id: int) -> list[Entry]:
         """The event's players by starting number."""
-        async with self.db.snapshot() as conn:
-            await self._event(conn, event_id)
-            return [_entry(e) for e in await store.entries(conn, event_id)]
+        try:
+            return await storage_entries.list_entries(self.db, event_id)
+        except storage_errors.NotFound:
+            raise EventNotFound(f"There is no event #{event_id}.") from None
 
     async def standings(self, event_id: int) -> list[StandingRow]:
         """The standings now, with the event's tie-breaks (disqualified players unranked, listed last)."""
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            history = await self._history(conn, event)
-        return _standings(history)
+        return _standings(await self._history(event_id))
 
     async def pairings(self, event_id: int, round_number: int | None = None) -> RoundView:
         """A round (the current one by default) with names, links and results."""
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
+        async with self._reading():
+            event = await self._event(event_id)
             number = round_number if round_number is not None else event.current_round
-            return await self._round_view(conn, event, number)
+            return await self._round_view(event, number)
 
-    async def _round_view(self, conn: Connection, event: Event, number: int) -> RoundView:
-        rounds = {r.number: r for r in await store.rounds(conn, event.id)}
-        if number not in rounds:
-            raise RoundNotFound(f"Round {number} of {event.name} is not paired.")
-        rnd = rounds[number]
-        people = {e.player_id: e for e in await store.entries(conn, event.id)}
-        games = _latest_games(await store.games_of_round(conn, event.id, number))
+    async def _round_view(self, event: Event, number: int) -> RoundView:
+        summary = await self._round(event, number)
+        people = {e.player_id: e for e in await storage_entries.list_entries(self.db, event.id)}
+        games = _latest_games(await storage_games.games_of_round(self.db, event.id, number))
         boards = []
-        for b in await store.boards(conn, event.id, number):
+        for b in summary.boards:
             game = games.get(b.id)
             game_id = b.game_id if b.result is not None and b.game_id else (game.lichess_id if game else None)
             url = f"{self.lichess.base_url}/{game_id}" if game_id else None
             boards.append(
                 BoardView(b.board_no, _ref(people[b.white_id]), _ref(people[b.black_id]), game_id, url, b.result)
             )
-        byes = []
-        for rnd_no, player_id, kind in await store.round_byes(conn, event.id):
-            if rnd_no == number and kind in ("pab", "half_bye") and player_id in people:
-                byes.append(ByeView(_ref(people[player_id]), ByeKind.PAB if kind == "pab" else ByeKind.HALF))
+        byes = [
+            ByeView(_ref(people[player_id]), ByeKind.PAB if kind is RecordKind.PAB else ByeKind.HALF)
+            for player_id, kind in sorted(summary.byes.items())
+            if kind in (RecordKind.PAB, RecordKind.HALF_BYE) and player_id in people
+        ]
+        rnd = summary.round
         return RoundView(event.id, number, rnd.status, rnd.started_at, tuple(boards), tuple(byes))
 
     async def my_game(self, actor: Actor, event_id: int | None = None) -> MyGame | None:
         """The actor's board in the current round of an event (their running event by default)."""
-        async with self.db.snapshot() as conn:
-            player = await self._linked(conn, actor)
+        async with self._reading():
+            player = await self._linked(actor)
             if event_id is None:
-                for candidate in await store.list_events(conn, None, ["running", "paused"]):
-                    if await store.entry(conn, candidate.id, player.id) is not None:
+                running = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
+                for candidate in reversed(await storage_events.list_events(self.db, statuses=running)):
+                    if await storage_entries.find_entry(self.db, candidate.id, player.id) is not None:
                         event_id = candidate.id
                         break
                 else:
                     return None
-            event = await self._event(conn, event_id)
+            event = await self._event(event_id)
             if event.current_round == 0:
                 return None
-            view = await self._round_view(conn, event, event.current_round)
+            view = await self._round_view(event, event.current_round)
         for board in view.boards:
             if actor.discord_id in (board.white.discord_id, board.black.discord_id):
                 white = board.white.discord_id == actor.discord_id
@@ -411,58 +430,35 @@ class Director:
 
     async def crosstable(self, event_id: int) -> Crosstable:
         """Each player's results by round: opponent number, colour and score, or the kind of bye."""
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            history = await self._history(conn, event)
-        tournament = build_tournament(history)
-        refs = {e.number: _ref(e) for e in history.entries if e.number is not None}
+        history = await self._history(event_id)
         rows = []
-        for p in tournament.players:
-            cells = []
-            for rec in p.rounds:
-                points = tournament.scoring.points(rec)
-                mark = "1" if points == 1 else "½" if points == Fraction(1, 2) else "0"
-                if rec.opponent is not None:
-                    colour = rec.colour.value if rec.colour else ""
-                    mark = {"forfeit_win": "+", "forfeit_loss": "-"}.get(rec.kind.value, mark)
-                    cells.append(f"{rec.opponent}{colour}{mark}")
-                else:
-                    cells.append({"pab": "U", "half_bye": "H", "full_bye": "F"}.get(rec.kind.value, "-"))
-            total = sum((tournament.scoring.points(r) for r in p.rounds), Fraction(0))
-            rows.append((refs[p.number], tuple(cells), total))
-        return Crosstable(event.settings.rounds, tuple(rows))
+        if _started(history):
+            tournament = results_tournament(history)
+            for p in tournament.players:
+                cells = []
+                for rec in p.rounds:
+                    points = tournament.scoring.points(rec)
+                    mark = "1" if points == 1 else "½" if points == Fraction(1, 2) else "0"
+                    if rec.opponent is not None:
+                        colour = rec.colour.value if rec.colour else ""
+                        mark = {"forfeit_win": "+", "forfeit_loss": "-"}.get(rec.kind.value, mark)
+                        cells.append(f"{rec.opponent}{colour}{mark}")
+                    else:
+                        cells.append({"pab": "U", "half_bye": "H", "full_bye": "F"}.get(rec.kind.value, "-"))
+                total = sum((tournament.scoring.points(r) for r in p.rounds), Fraction(0))
+                rows.append((_ref(history.numbered[p.number]), tuple(cells), total))
+        return Crosstable(history.event.settings.rounds, tuple(rows))
 
     # -- organisers ------------------------------------------------------------------------------
 
     @staticmethod
     def _validate(settings: EventSettings) -> None:
+        """The director's own limits first (rounds, system, tie-break codes), then storage's checks."""
         problems = []
-        if not settings.name.strip():
-            problems.append("the name is empty")
         if not 1 <= settings.rounds <= 50:
             problems.append("rounds must be between 1 and 50")
-        if (
-            settings.clock_limit < 0
-            or settings.clock_increment < 0
-            or settings.clock_limit + settings.clock_increment == 0
-        ):
-            problems.append("the clock needs a positive limit or increment")
         if settings.system != "dutch":
             problems.append(f"unknown pairing system {settings.system!r} (dutch)")
-        if settings.schedule is RoundSchedule.FIXED and len(settings.fixed_times) != settings.rounds:
-            problems.append("fixed times need one time per round")
-        if settings.schedule is RoundSchedule.INTERVAL and settings.round_interval_minutes <= 0:
-            problems.append("the round interval must be positive")
-        if settings.noshow_minutes <= 0:
-            problems.append("the no-show deadline must be positive")
-        if settings.max_byes < 0:
-            problems.append("the bye limit cannot be negative")
-        if (
-            settings.rating_min is not None
-            and settings.rating_max is not None
-            and settings.rating_min > settings.rating_max
-        ):
-            problems.append("the minimum rating is above the maximum")
         for code in settings.tiebreaks:
             try:
                 parse_tiebreak(code)
@@ -470,35 +466,35 @@ class Director:
                 problems.append(str(exc))
         if problems:
             raise InvalidSetting("Invalid event settings: " + "; ".join(problems) + ".")
+        try:
+            storage_events.validate_settings(settings)
+        except storage_errors.InvalidInput as exc:
+            raise InvalidSetting(_sentence(str(exc))) from None
 
     async def create_event(self, actor: Actor, guild_id: int, channel_id: int, settings: EventSettings) -> Event:
         """Create an event (a draft until opened)."""
         self._organiser(actor)
+        settings = replace(settings, guild_id=guild_id, channel_id=channel_id)
         self._validate(settings)
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            event_id = await store.insert_event(conn, guild_id, channel_id, settings, actor.discord_id, now)
-            await store.audit(
-                conn, now, _who(actor), "event.create", event_id, f"event:{event_id}", after=settings.name
-            )
-            return await self._event(conn, event_id)
+        return await storage_events.create_event(self.db, settings, created_by=actor.discord_id, at=self.clock.now())
 
     async def edit_event(self, actor: Actor, event_id: int, settings: EventSettings) -> Event:
-        """Change an event's settings (the number of rounds only before it starts)."""
+        """Change an event's settings (once started: not its pairing system, acceleration or paired rounds)."""
         self._organiser(actor)
+        event = await self._event(event_id)
+        settings = replace(settings, guild_id=event.guild_id, channel_id=event.channel_id)
         self._validate(settings)
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            event = await self._event(conn, event_id)
-            if event.status in (EventStatus.FINISHED, EventStatus.CANCELLED):
-                raise InvalidState(f"{event.name} is over.")
-            if event.current_round and settings.rounds < event.current_round:
-                raise InvalidSetting(f"{event.name} has already paired {event.current_round} rounds.")
-            await store.update_event_settings(conn, event_id, settings)
-            await store.audit(
-                conn, now, _who(actor), "event.edit", event_id, f"event:{event_id}", event.settings.name, settings.name
-            )
-            updated = await self._event(conn, event_id)
+        if event.status in OVER:
+            raise InvalidState(f"{event.name} is over.")
+        if event.current_round and settings.rounds < event.current_round:
+            raise InvalidSetting(f"{event.name} has already paired {event.current_round} rounds.")
+        edit = (
+            storage_events.edit_event if event.status in storage_events.EDITABLE else storage_events.edit_started_event
+        )
+        try:
+            updated = await edit(self.db, event_id, settings, at=self.clock.now(), actor=_who(actor))
+        except storage_errors.WrongStatus as exc:
+            raise InvalidState(_sentence(str(exc))) from None
         self._changed()
         return updated
 
@@ -506,14 +502,12 @@ class Director:
         """Accept entries; the first round is due at the start time (if any)."""
         self._organiser(actor)
         now = self.clock.now()
-        async with self.db.transaction() as conn:
-            event = await self._event(conn, event_id)
+        async with self._writing():
+            event = await self._event(event_id)
             if event.status is not EventStatus.DRAFT:
                 raise InvalidState(f"{event.name} is already {event.status.value}.")
-            await store.set_event_status(conn, event_id, EventStatus.OPEN)
-            await store.set_event_times(conn, event_id, next_round_at=event.settings.start_at)
-            await store.audit(conn, now, _who(actor), "event.status", event_id, f"event:{event_id}", "draft", "open")
-            event = await self._event(conn, event_id)
+            await storage_events.set_event_status(self.db, event_id, EventStatus.OPEN, at=now, actor=_who(actor))
+            event = await storage_events.set_next_round_at(self.db, event_id, event.settings.start_at)
         await self.announcer.event_opened(event)
         self._changed()
         return event
@@ -521,9 +515,9 @@ class Director:
     async def start_event(self, actor: Actor, event_id: int) -> Event:
         """Start now, instead of at the start time (pairs round 1)."""
         self._organiser(actor)
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            active = [e for e in await store.entries(conn, event_id) if e.status == "active"]
+        async with self._reading():
+            event = await self._event(event_id)
+            active = _active(await storage_entries.list_entries(self.db, event_id))
         if event.status is EventStatus.DRAFT:
             await self.open_event(actor, event_id)
         elif event.status is not EventStatus.OPEN:
@@ -535,8 +529,7 @@ class Director:
         return await self.event(event_id)
 
     async def _set_next_round_at(self, event_id: int, when: datetime | None) -> None:
-        async with self.db.transaction() as conn:
-            await store.set_event_times(conn, event_id, next_round_at=when)
+        await storage_events.set_next_round_at(self.db, event_id, when)
         self._changed()
 
     async def pause(self, actor: Actor, event_id: int) -> Event:
@@ -547,8 +540,7 @@ class Director:
     async def resume(self, actor: Actor, event_id: int) -> Event:
         """Undo a pause: a round whose time has passed starts at once."""
         self._organiser(actor)
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
+        event = await self._event(event_id)
         target = EventStatus.RUNNING if event.current_round else EventStatus.OPEN
         return await self._set_status(actor, event_id, target, (EventStatus.PAUSED,))
 
@@ -560,37 +552,26 @@ class Director:
         allowed: Sequence[EventStatus],
         reason: str | None = None,
     ) -> Event:
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            event = await self._event(conn, event_id)
+        async with self._writing():
+            event = await self._event(event_id)
             if event.status not in allowed:
                 raise InvalidState(f"{event.name} is {event.status.value}.")
-            await store.set_event_status(conn, event_id, status)
-            await store.audit(
-                conn,
-                now,
-                _who(actor),
-                "event.status",
-                event_id,
-                f"event:{event_id}",
-                event.status.value,
-                status.value,
-                reason,
+            updated = await storage_events.set_event_status(
+                self.db, event_id, status, at=self.clock.now(), actor=_who(actor), reason=reason
             )
-            updated = await self._event(conn, event_id)
         self._changed()
         return updated
 
     async def next_round(self, actor: Actor, event_id: int) -> RoundView:
         """Start the next round now (manual scheduling, or to skip the wait)."""
         self._organiser(actor)
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            rounds = await store.rounds(conn, event_id)
+        async with self._reading():
+            event = await self._event(event_id)
+            rounds = await storage_rounds.list_rounds(self.db, event_id)
         if event.status not in (EventStatus.OPEN, EventStatus.RUNNING):
             raise InvalidState(f"{event.name} is {event.status.value}.")
-        if rounds and rounds[-1].status is not RoundStatus.FINISHED:
-            raise InvalidState(f"Round {rounds[-1].number} of {event.name} is still being played.")
+        if rounds and rounds[-1].round.status is not RoundStatus.FINISHED:
+            raise InvalidState(f"Round {rounds[-1].round.number} of {event.name} is still being played.")
         number = len(rounds) + 1
         if number > event.settings.rounds:
             raise InvalidState(f"{event.name} has no round {number}.")
@@ -608,20 +589,22 @@ class Director:
             raise InvalidSetting("A correction needs a reason.")
         now = self.clock.now()
         async with self._lock(event_id):
-            async with self.db.transaction() as conn:
-                event = await self._event(conn, event_id)
-                found = [b for b in await store.boards(conn, event_id, round_number) if b.board_no == board]
-                if not found:
-                    if round_number not in {r.number for r in await store.rounds(conn, event_id)}:
-                        raise RoundNotFound(f"Round {round_number} of {event.name} is not paired.")
-                    raise BoardNotFound(f"Round {round_number} has no board {board}.")
-                row = found[0]
-                await store.set_board_result(conn, row.id, new, None, None, now)
-                subject = f"round:{round_number}:board:{board}"
-                old = row.result.value if row.result else None
-                await store.audit(conn, now, _who(actor), "result.correct", event_id, subject, old, new.value, reason)
-                later = [r.number for r in await store.rounds(conn, event_id) if r.number > round_number]
-            correction = Correction(event_id, round_number, board, row.result, new, later[0] if later else None)
+            async with self._writing():
+                event = await self._event(event_id)
+                try:
+                    row = await storage_rounds.board_by_number(self.db, event_id, round_number, board)
+                except storage_errors.NotFound:
+                    if not 1 <= round_number <= event.current_round:
+                        raise RoundNotFound(f"Round {round_number} of {event.name} is not paired.") from None
+                    raise BoardNotFound(f"Round {round_number} has no board {board}.") from None
+                if row.result is None:
+                    await storage_results.record_result(
+                        self.db, row.id, new, at=now, actor=_who(actor), game_id=row.game_id, reason=reason
+                    )
+                else:
+                    await storage_results.correct_result(self.db, row.id, new, at=now, actor=_who(actor), reason=reason)
+            later = round_number + 1 if round_number < event.current_round else None
+            correction = Correction(event_id, round_number, board, row.result, new, later)
             if correction.later_round_paired is not None:
                 await self.announcer.notice(event, correction.message)
             view = await self.pairings(event_id, round_number)
@@ -637,64 +620,55 @@ class Director:
     async def forbid(self, actor: Actor, event_id: int, a: str, b: str) -> None:
         """Two players (Lichess names) must not be paired together."""
         self._organiser(actor)
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            first = await self._player_in_event(conn, event_id, a)
-            second = await self._player_in_event(conn, event_id, b)
+        async with self._writing():
+            await self._event(event_id)
+            first = await self._player_in_event(event_id, a)
+            second = await self._player_in_event(event_id, b)
             if first.player_id == second.player_id:
                 raise InvalidSetting("A player cannot be forbidden from playing themselves.")
-            await store.insert_forbidden(conn, event_id, first.player_id, second.player_id, now)
-            await store.audit(
-                conn, now, _who(actor), "pair.forbid", event_id, f"{first.lichess_id}:{second.lichess_id}"
+            await storage_entries.add_forbidden_pair(
+                self.db, event_id, first.player_id, second.player_id, at=self.clock.now(), actor=_who(actor)
             )
 
     async def remove(self, actor: Actor, event_id: int, player: str) -> Entry:
         """Remove a player from the event (not paired again, cannot rejoin)."""
         self._organiser(actor)
-        return await self._set_entry(actor, event_id, player, EntryStatus.BANNED, "entry.remove", None)
+        return await self._set_entry(actor, event_id, player, EntryStatus.BANNED, None)
 
     async def disqualify(self, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
         """Take a player out of the ranking (everyone's scores unchanged)."""
         self._organiser(actor)
-        return await self._set_entry(actor, event_id, player, EntryStatus.DISQUALIFIED, "entry.disqualify", reason)
+        return await self._set_entry(actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
 
     async def _set_entry(
-        self, actor: Actor, event_id: int, player: str, status: EntryStatus, action: str, reason: str | None
+        self, actor: Actor, event_id: int, player: str, status: EntryStatus, reason: str | None
     ) -> Entry:
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            await self._event(conn, event_id)
-            row = await self._player_in_event(conn, event_id, player)
-            await store.set_entry_status(conn, event_id, row.player_id, status.value)
-            await store.audit(
-                conn, now, _who(actor), action, event_id, f"player:{row.player_id}", row.status, status.value, reason
+        async with self._writing():
+            await self._event(event_id)
+            entry = await self._player_in_event(event_id, player)
+            changed = await storage_entries.set_entry_status(
+                self.db, event_id, entry.player_id, status, at=self.clock.now(), actor=_who(actor), reason=reason
             )
         self._changed()
-        return await self._entry_view(event_id, row.player_id)
+        return changed
 
     async def unban(self, actor: Actor, guild_id: int, player: str) -> None:
-        """Lift a no-show ban (by Lichess name or Discord id)."""
+        """Lift a no-show ban (by Lichess name or Discord id); a later no-show still doubles it."""
         self._organiser(actor)
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            found = await store.player_by_lichess(conn, player.strip().lstrip("@"))
+        async with self._writing():
+            found = await storage_players.player_by_lichess(self.db, player.strip().lstrip("@"))
             if found is None and player.strip().isdigit():
-                found = await store.player_by_discord(conn, int(player.strip()))
+                found = await storage_players.player_by_discord(self.db, int(player.strip()))
             if found is None:
                 raise NotEntered(f"{player} is not a linked member.")
-            current = await store.ban(conn, guild_id, found.id)
-            if current is None or current[0] <= now:
+            lifted = await storage_players.lift_ban(self.db, guild_id, found.id, at=self.clock.now(), actor=_who(actor))
+            if lifted is None:
                 raise InvalidState(f"{player} is not banned.")
-            await store.lift_ban(conn, guild_id, found.id, now)
-            await store.audit(
-                conn, now, _who(actor), "ban.lift", None, f"player:{found.id}", current[0].isoformat(), None
-            )
 
     async def finish(self, actor: Actor, event_id: int) -> Event:
         """End the event now, with final standings."""
         self._organiser(actor)
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
+        event = await self._event(event_id)
         if event.status not in ACTIVE_EVENT_STATUSES:
             raise InvalidState(f"{event.name} is {event.status.value}.")
         async with self._lock(event_id):
@@ -708,37 +682,29 @@ class Director:
         return await self._set_status(actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
 
     async def export(self, event_id: int, fmt: str) -> bytes:
-        """The event as `trf`, `pgn` or `json`."""
-        from bot.demo_output import event_json, event_pgn, event_trf
-
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            history = await self._history(conn, event)
-            games = await store.board_game_data(conn, event_id)
-        if fmt == "trf":
-            return event_trf(history).encode()
-        if fmt == "pgn":
-            return event_pgn(event, history, games).encode()
-        if fmt == "json":
-            return json.dumps(event_json(event, history, _standings(history)), indent=2, default=str).encode()
-        raise InvalidSetting(f"Unknown export format {fmt!r}: trf, pgn or json.")
+        """The event as `trf`, `pgn` or `json` (storage's export)."""
+        await self._event(event_id)
+        try:
+            return (await export_event(self.db, event_id, fmt)).encode()
+        except ValueError:
+            raise InvalidSetting(f"Unknown export format {fmt!r}: trf, pgn or json.") from None
 
     # -- the round cycle (scheduler) ---------------------------------------------------------------
 
     async def start_round(self, event_id: int, round_number: int) -> None:
         """Pair, store, create every game, announce; idempotent (does only what is missing)."""
         async with self._lock(event_id):
-            async with self.db.snapshot() as conn:
-                event = await self._event(conn, event_id)
-                rounds = await store.rounds(conn, event_id)
-            if any(r.number == round_number for r in rounds):
+            async with self._reading():
+                event = await self._event(event_id)
+                rounds = await storage_rounds.list_rounds(self.db, event_id)
+            if any(r.round.number == round_number for r in rounds):
                 await self._ensure_games(event_id, round_number)
                 return
             if event.status not in (EventStatus.OPEN, EventStatus.RUNNING):
                 return
             if round_number != len(rounds) + 1 or round_number > event.settings.rounds:
                 return
-            if rounds and rounds[-1].status is not RoundStatus.FINISHED:
+            if rounds and rounds[-1].round.status is not RoundStatus.FINISHED:
                 return
             if self.before_pairing is not None:
                 await self.before_pairing(event_id, round_number)
@@ -749,9 +715,9 @@ class Director:
     async def _pair(self, event_id: int, round_number: int) -> bool:
         """Pair and store a round; False if the event ended (or had to wait) instead."""
         now = self.clock.now()
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            active = [e for e in await store.entries(conn, event_id) if e.status == "active"]
+        async with self._reading():
+            event = await self._event(event_id)
+            active = _active(await storage_entries.list_entries(self.db, event_id))
         if event.status is EventStatus.OPEN:
             if len(active) < self.settings.min_players:
                 later = now + timedelta(seconds=max(self.settings.retry_after, 60.0))
@@ -774,8 +740,12 @@ class Director:
         except PairingError as exc:
             await self.announcer.notice(event, f"Round {round_number} could not be paired ({exc}); retrying.")
             raise
-        await storage_rounds.store_pairing(self.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name)
-        await self._set_next_round_at(event_id, None)
+        async with self._writing():
+            await storage_rounds.store_pairing(
+                self.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name
+            )
+            await storage_events.set_next_round_at(self.db, event_id, None)
+        self._changed()
         return True
 
     def challenge_name(self, event: Event, round_number: int, board: int, attempt: int) -> str:
@@ -785,48 +755,43 @@ class Director:
 
     async def _ensure_games(self, event_id: int, round_number: int) -> None:
         """Create the Lichess game of every undecided board that lacks one; start the round when all exist."""
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            people = {e.player_id: e for e in await store.entries(conn, event_id)}
-            boards = await store.boards(conn, event_id, round_number)
-            all_games = await store.games_of_round(conn, event_id, round_number)
-            rnd = next(r for r in await store.rounds(conn, event_id) if r.number == round_number)
+        async with self._reading():
+            event = await self._event(event_id)
+            people = {e.player_id: e for e in await storage_entries.list_entries(self.db, event_id)}
+            summary = await self._round(event, round_number)
+            all_games = await storage_games.games_of_round(self.db, event_id, round_number)
         latest = _latest_games(all_games)
         known_ids = {g.lichess_id for g in all_games if g.lichess_id}
         failures: list[str] = []
-        for board in boards:
+        for board in summary.boards:
             if board.result is not None:
                 continue
             game = latest.get(board.id)
-            if game is not None and game.status in ("created", "finished"):
+            if game is not None and game.status in (GameStatus.CREATED, GameStatus.FINISHED):
                 continue
-            white, black = people[board.white_id].lichess_id, people[board.black_id].lichess_id
+            white, black = _lichess_id(people[board.white_id]), _lichess_id(people[board.black_id])
             try:
                 created = await self._create_game(event, board, game, white, black, known_ids)
             except LichessError as exc:
                 failures.append(f"board {board.board_no}: {exc}")
                 break  # Lichess is in trouble: leave the rest for the next attempt
-            if created:
-                known_ids.add(created)
+            known_ids.add(created)
         if failures:
             await self.announcer.notice(
                 event, f"Lichess did not create every game of round {round_number} ({failures[0]}); retrying shortly."
             )
             return
-        if rnd.status is RoundStatus.PAIRED:
-            now = self.clock.now()
-            async with self.db.transaction() as conn:
-                await store.set_round(conn, event_id, round_number, RoundStatus.PLAYING, started_at=now)
-                await store.audit(conn, now, SYSTEM_ACTOR.name, "round.start", event_id, f"round:{round_number}")
+        if summary.round.status is RoundStatus.PAIRED:
+            await storage_rounds.mark_round_started(self.db, event_id, round_number, at=self.clock.now())
         await self._announce_round(event, round_number)
 
     async def _announce_round(self, event: Event, round_number: int) -> None:
-        """Post a started round's pairings (and DM the players) once; recorded so a restart does not lose it."""
-        subject = f"round:{round_number}"
-        async with self.db.snapshot() as conn:
-            if await store.audited(conn, event.id, "round.announce", subject):
-                return
-            view = await self._round_view(conn, await self._event(conn, event.id), round_number)
+        """Post a started round's pairings (and DM the players) once; marked after the announcer returns, so a
+        restart before that announces them again rather than never."""
+        summary = await self._round(event, round_number)
+        if summary.round.pairings_announced_at is not None:
+            return
+        view = await self.pairings(event.id, round_number)
         await self.announcer.round_paired(event, view)
         for board_view in view.boards:
             for me, other, colour in (
@@ -838,48 +803,43 @@ class Director:
                         me.discord_id,
                         f"{event.name} round {round_number}: you play {other.name} with {colour}: {board_view.url}",
                     )
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            await store.audit(conn, now, SYSTEM_ACTOR.name, "round.announce", event.id, subject)
+        await storage_rounds.mark_pairings_announced(self.db, event.id, round_number, at=self.clock.now())
 
     async def _create_game(
         self, event: Event, board: BoardRow, game: GameRow | None, white: str, black: str, known: set[str]
-    ) -> str | None:
+    ) -> str:
         """Resolve a pending attempt or start a new one; the game's id is stored at once."""
         now = self.clock.now()
-        if game is None or game.status == "replaced":
+        found: str | None = None
+        if game is not None and game.status is GameStatus.CREATING:
+            # We may have died after Lichess created it: look before creating again.
+            row = game
+            found = await self._find_created(white, black, game.challenge_name, known)
+        else:
+            if game is not None and game.status is GameStatus.FAILED:
+                # A failed create's fate can be unknown: it may have reached Lichess after all.
+                found = await self._find_created(white, black, game.challenge_name, known)
             attempt = 1 if game is None else game.attempt + 1
             name = self.challenge_name(event, board.round, board.board_no, attempt)
-            async with self.db.transaction() as conn:
-                row_id = await store.insert_game(conn, board.id, attempt, name, now)
-        else:
-            # 'creating' (we may have died after Lichess created it) or 'failed': look before creating again.
-            row_id, name = game.id, game.challenge_name
-            found = await self._find_created(white, black, name, known)
-            if found is not None:
-                async with self.db.transaction() as conn:
-                    await store.set_game(conn, row_id, "created", now, found)
-                return found
-            if game.status == "failed":
-                async with self.db.transaction() as conn:
-                    await store.set_game(conn, row_id, "creating", now)
+            row = await storage_games.begin_game(self.db, board.id, name, at=now)
+        if found is not None:
+            await storage_games.game_created(self.db, row.id, found, at=now)
+            return found
         try:
             challenge = await self.lichess.create_game(
                 white,
                 black,
                 clock_limit=event.settings.clock_limit,
                 clock_increment=event.settings.clock_increment,
-                name=name,
+                name=row.challenge_name,
                 rated=event.settings.rated,
-                rules=DEFAULT_RULES,
+                rules=event.settings.rules,
                 exclude=known,
             )
         except LichessError:
-            async with self.db.transaction() as conn:
-                await store.set_game(conn, row_id, "failed", self.clock.now())
+            await storage_games.game_failed(self.db, row.id, at=self.clock.now())
             raise
-        async with self.db.transaction() as conn:
-            await store.set_game(conn, row_id, "created", self.clock.now(), challenge.game_id)
+        await storage_games.game_created(self.db, row.id, challenge.game_id, at=self.clock.now())
         return challenge.game_id
 
     async def _find_created(self, white: str, black: str, name: str, known: set[str]) -> str | None:
@@ -894,23 +854,21 @@ class Director:
         self._changed()
 
     async def _poll(self, event_id: int) -> None:
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
-            rounds = await store.rounds(conn, event_id)
-        if (
-            not rounds
-            or rounds[-1].status is RoundStatus.FINISHED
-            or event.status in (EventStatus.FINISHED, EventStatus.CANCELLED)
-        ):
+        async with self._reading():
+            event = await self._event(event_id)
+            last = await storage_rounds.last_round(self.db, event_id)
+        if last is None or last.round.status is RoundStatus.FINISHED or event.status in OVER:
             return
-        number = rounds[-1].number
+        number = last.round.number
         await self._ensure_games(event_id, number)
-        async with self.db.snapshot() as conn:
-            rnd = next(r for r in await store.rounds(conn, event_id) if r.number == number)
-            boards = [b for b in await store.boards(conn, event_id, number) if b.result is None]
-            latest = _latest_games(await store.games_of_round(conn, event_id, number))
-            people = {e.player_id: e for e in await store.entries(conn, event_id)}
-        live = {b.id: latest[b.id] for b in boards if b.id in latest and latest[b.id].status == "created"}
+        async with self._reading():
+            summary = await self._round(event, number)
+            games = await storage_games.games_of_round(self.db, event_id, number)
+            people = {e.player_id: e for e in await storage_entries.list_entries(self.db, event_id)}
+        rnd = summary.round
+        latest = _latest_games(games)
+        boards = [b for b in summary.boards if b.result is None]
+        live = {b.id: latest[b.id] for b in boards if b.id in latest and latest[b.id].status is GameStatus.CREATED}
         if boards and rnd.started_at is not None and live:
             try:
                 exported = await self.lichess.export_games([g.lichess_id for g in live.values() if g.lichess_id])
@@ -919,7 +877,7 @@ class Director:
                 return
             data = {g.id: g for g in exported}
             now = self.clock.now()
-            noshow = timedelta(minutes=event.settings.noshow_minutes)
+            noshow = timedelta(seconds=event.settings.no_show_seconds)
             decisions: list[tuple[BoardRow, GameRow, Decision, Any]] = []
             for board in boards:
                 game = live.get(board.id)
@@ -928,82 +886,80 @@ class Director:
                 got = data.get(game.lichess_id)
                 # From when the game really exists on Lichess: the row's last update made it 'created'.
                 deadline = max(rnd.started_at, game.updated_at) + noshow
+                replayed = any(g.board_id == board.id and g.attempt < game.attempt and g.lichess_id for g in games)
                 decision = decide(
                     got,
                     deadline_passed=now >= deadline,
-                    policy=event.settings.early_draw,
+                    policy=event.settings.early_draw_policy,
                     early_draw_moves=event.settings.early_draw_moves,
-                    attempt=game.attempt,
+                    recreated_before=replayed,
                 )
                 if decision.result is not None or decision.replay or decision.review:
                     decisions.append((board, game, decision, dict(got.raw) if got else None))
             if decisions:
                 await self._apply(event, decisions, people)
-        async with self.db.snapshot() as conn:
-            remaining = [b for b in await store.boards(conn, event_id, number) if b.result is None]
-        if not remaining:
+        if all(b.result is not None for b in (await self._round(event, number)).boards):
             await self._finish_round(event_id, number)
 
     async def _apply(
-        self, event: Event, decisions: list[tuple[BoardRow, GameRow, Decision, Any]], people: dict[int, EntryRow]
+        self, event: Event, decisions: list[tuple[BoardRow, GameRow, Decision, Any]], people: dict[int, Entry]
     ) -> None:
         now = self.clock.now()
         notices: list[str] = []
         dms: list[tuple[int, str]] = []
         replays = False
-        async with self.db.transaction() as conn:
+        system = SYSTEM_ACTOR.name
+        async with self._writing():
             for board, game, decision, raw in decisions:
                 subject = f"round:{board.round}:board:{board.board_no}"
                 if decision.replay:
-                    await store.set_game(conn, game.id, "replaced", now, data=raw)
-                    await store.audit(
-                        conn,
-                        now,
-                        SYSTEM_ACTOR.name,
-                        "game.replay",
-                        event.id,
-                        subject,
-                        game.lichess_id,
-                        None,
-                        decision.detail,
+                    await storage_games.update_game(self.db, game.id, GameStatus.REPLACED, at=now, data=raw)
+                    await storage_audit.record_action(
+                        self.db,
+                        at=now,
+                        actor=system,
+                        action="game.replay",
+                        subject=subject,
+                        event_id=event.id,
+                        before=game.lichess_id,
+                        reason=decision.detail,
                     )
                     notices.append(f"Round {board.round} board {board.board_no}: {decision.detail}.")
                     replays = True
                     continue
                 if decision.review:
-                    if not await store.audited(conn, event.id, "result.review", subject):
-                        await store.audit(
-                            conn,
-                            now,
-                            SYSTEM_ACTOR.name,
-                            "result.review",
-                            event.id,
-                            subject,
-                            None,
-                            None,
-                            decision.detail,
+                    if not await storage_audit.logged(
+                        self.db, event_id=event.id, action="result.review", subject=subject
+                    ):
+                        await storage_audit.record_action(
+                            self.db,
+                            at=now,
+                            actor=system,
+                            action="result.review",
+                            subject=subject,
+                            event_id=event.id,
+                            reason=decision.detail,
                         )
                         notices.append(
                             f"Round {board.round} board {board.board_no}: {decision.detail} (/swiss result)."
                         )
                     continue
                 assert decision.result is not None
-                await store.set_board_result(conn, board.id, decision.result, game.lichess_id, raw, now)
-                await store.set_game(conn, game.id, "finished" if raw else "aborted", now, data=raw)
-                await store.audit(
-                    conn,
-                    now,
-                    SYSTEM_ACTOR.name,
-                    "result.record",
-                    event.id,
-                    subject,
-                    None,
-                    decision.result.value,
-                    decision.detail,
+                await storage_results.record_result(
+                    self.db,
+                    board.id,
+                    decision.result,
+                    at=now,
+                    actor=system,
+                    game_id=game.lichess_id,
+                    game_data=raw,
+                    reason=decision.detail,
                 )
+                ended = GameStatus.FINISHED if raw else GameStatus.ABORTED
+                await storage_games.update_game(self.db, game.id, ended, at=now, data=raw)
                 for colour in decision.absent:
                     entry = people[board.white_id if colour == "white" else board.black_id]
-                    dms.append(await self._noshow_penalty(conn, event, entry, board.round, now))
+                    dms.append(await self._noshow_penalty(event, entry, board.round, now))
         for text in notices:
             await self.announcer.notice(event, text)
         for discord_id, text in dms:
@@ -1011,51 +967,33 @@ class Director:
         if replays:
             await self._ensure_games(event.id, decisions[0][0].round)
         if any(d.result is not None for _, _, d, _ in decisions):
-            async with self.db.snapshot() as conn:
-                view = await self._round_view(conn, event, decisions[0][0].round)
-            await self.announcer.results_updated(event, view)
+            await self.announcer.results_updated(event, await self.pairings(event.id, decisions[0][0].round))
 
-    async def _noshow_penalty(
-        self, conn: Connection, event: Event, entry: EntryRow, round_number: int, now: datetime
-    ) -> tuple[int, str]:
+    async def _noshow_penalty(self, event: Event, entry: Entry, round_number: int, now: datetime) -> tuple[int, str]:
         """Withdraw a player who never moved and ban them from joining the club's events for a while."""
-        subject = f"player:{entry.player_id}"
-        if entry.status == EntryStatus.ACTIVE.value:
-            await store.set_entry_status(conn, event.id, entry.player_id, EntryStatus.ABSENT.value)
-            await store.audit(
-                conn,
-                now,
-                SYSTEM_ACTOR.name,
-                "entry.absent",
+        system = SYSTEM_ACTOR.name
+        if entry.status is EntryStatus.ACTIVE:
+            await storage_entries.set_entry_status(
+                self.db,
                 event.id,
-                subject,
-                "active",
-                "absent",
-                f"no-show in round {round_number}",
+                entry.player_id,
+                EntryStatus.ABSENT,
+                at=now,
+                actor=system,
+                reason=f"no-show in round {round_number}",
             )
-        previous = await store.ban(conn, event.guild_id, entry.player_id)
-        count = previous[1] if previous else 0
-        hours = self.settings.ban_policy.hours(count)
-        until = now + timedelta(hours=hours)
-        await store.put_ban(
-            conn,
+        previous = await storage_players.get_ban(self.db, event.guild_id, entry.player_id)
+        count = previous.count if previous else 0
+        until = now + timedelta(hours=self.settings.ban_policy.hours(count))
+        await storage_players.set_ban(
+            self.db,
             event.guild_id,
             entry.player_id,
-            until,
-            count + 1,
-            f"no-show in {event.name} round {round_number}",
-            now,
-        )
-        await store.audit(
-            conn,
-            now,
-            SYSTEM_ACTOR.name,
-            "ban.set",
-            event.id,
-            subject,
-            None,
-            until.isoformat(),
-            f"no-show, ban #{count + 1}",
+            until=until,
+            count=count + 1,
+            reason=f"no-show in {event.name} round {round_number}",
+            at=now,
+            actor=system,
         )
         return entry.discord_id, (
             f"You did not play your game in {event.name} round {round_number}: you are withdrawn from the event"
@@ -1063,43 +1001,55 @@ class Director:
         )
 
     async def _finish_round(self, event_id: int, number: int) -> None:
+        """Mark a decided round finished (and when the next one starts), then announce its results."""
         now = self.clock.now()
-        async with self.db.transaction() as conn:
-            event = await self._event(conn, event_id)
-            rnd = next(r for r in await store.rounds(conn, event_id) if r.number == number)
-            if rnd.status is RoundStatus.FINISHED:
-                return
-            if rnd.started_at is None:
-                await store.set_round(conn, event_id, number, RoundStatus.PLAYING, started_at=now)
-            await store.set_round(conn, event_id, number, RoundStatus.FINISHED, finished_at=now)
-            await store.audit(conn, now, SYSTEM_ACTOR.name, "round.finish", event_id, f"round:{number}")
-            last = number >= event.settings.rounds
-            if not last:
-                await store.set_event_times(conn, event_id, next_round_at=self._next_start(event, number, now))
-        event = await self.event(event_id)
-        if last:
-            await self._finish_event(event_id, f"all {event.settings.rounds} rounds played")
+        async with self._writing():
+            event = await self._event(event_id)
+            summary = await self._round(event, number)
+            if summary.round.status is not RoundStatus.FINISHED:
+                await storage_rounds.finish_round(self.db, event_id, number, at=now, actor=SYSTEM_ACTOR.name)
+                if number < event.settings.rounds:
+                    await storage_events.set_next_round_at(self.db, event_id, self._next_start(event, number, now))
+        await self._announce_results(event_id, number)
+
+    async def announce_results(self, event_id: int, number: int) -> None:
+        """Announce a finished round's results and standings if that has not been done (a restart's catch-up)."""
+        async with self._lock(event_id):
+            await self._announce_results(event_id, number)
+        self._changed()
+
+    async def _announce_results(self, event_id: int, number: int) -> None:
+        """The standings after a finished round (the final ones after the last round), once: marked in the
+        database after the announcer returns, so a restart before that announces them rather than never."""
+        event = await self._event(event_id)
+        summary = await self._round(event, number)
+        if summary.round.status is not RoundStatus.FINISHED or summary.round.results_announced_at is not None:
             return
-        await self.announcer.standings(event, await self.standings(event_id), False)
+        if number >= event.settings.rounds:
+            if event.status not in OVER:
+                await self._finish_event(event_id, f"all {event.settings.rounds} rounds played")
+            elif event.status is EventStatus.FINISHED:  # finished, but stopped before the announcement
+                reason = event.finish_reason or f"all {event.settings.rounds} rounds played"
+                await self.announcer.event_finished(event, await self.standings(event_id), reason)
+        elif event.status not in OVER:  # once over, the final standings say it all
+            await self.announcer.standings(event, await self.standings(event_id), False)
+        await storage_rounds.mark_results_announced(self.db, event_id, number, at=self.clock.now())
 
     def _next_start(self, event: Event, finished_round: int, now: datetime) -> datetime | None:
         s = event.settings
-        if s.schedule is RoundSchedule.INTERVAL:
-            return now + timedelta(minutes=s.round_interval_minutes)
-        if s.schedule is RoundSchedule.FIXED and finished_round < len(s.fixed_times):
-            return max(now, s.fixed_times[finished_round])
+        if s.schedule is Schedule.INTERVAL and s.round_interval is not None:
+            return now + timedelta(seconds=s.round_interval)
+        if s.schedule is Schedule.FIXED and finished_round < len(s.round_times):
+            return max(now, s.round_times[finished_round])
         return None
 
     async def _finish_event(self, event_id: int, reason: str, actor: Actor = SYSTEM_ACTOR) -> None:
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            event = await self._event(conn, event_id)
-            if event.status in (EventStatus.FINISHED, EventStatus.CANCELLED):
+        async with self._writing():
+            event = await self._event(event_id)
+            if event.status in OVER:
                 return
-            await store.set_event_status(conn, event_id, EventStatus.FINISHED)
-            await store.set_event_times(conn, event_id, finished_at=now, next_round_at=None)
-            await store.audit(
-                conn, now, _who(actor), "finish", event_id, f"event:{event_id}", event.status.value, "finished", reason
+            await storage_events.set_event_status(
+                self.db, event_id, EventStatus.FINISHED, at=self.clock.now(), actor=_who(actor), reason=reason
             )
         event = await self.event(event_id)
         await self.announcer.event_finished(event, await self.standings(event_id), reason)
@@ -1107,22 +1057,23 @@ class Director:
 
     async def noshow_deadline(self, event_id: int, round_number: int) -> None:
         """Adjudicate the boards whose game never started; withdraw and ban the absent."""
-        async with self.db.snapshot() as conn:
-            event = await self._event(conn, event_id)
+        event = await self._event(event_id)
         if event.current_round == round_number:
             await self.poll_round(event_id)
 
     async def remind(self, event_id: int, round_number: int) -> None:
         """Remind the active players that a round is coming (once)."""
-        now = self.clock.now()
-        async with self.db.transaction() as conn:
-            event = await self._event(conn, event_id)
-            if await store.audited(conn, event_id, "round.remind", f"round:{round_number}"):
+        subject = f"round:{round_number}"
+        async with self._writing():
+            event = await self._event(event_id)
+            if await storage_audit.logged(self.db, event_id=event_id, action="round.remind", subject=subject):
                 return
-            await store.audit(conn, now, SYSTEM_ACTOR.name, "round.remind", event_id, f"round:{round_number}")
-            times = await store.event_times(conn, event_id)
-            players = [e for e in await store.entries(conn, event_id) if e.status == "active"]
-        when = times.get("next_round_at")
+            await storage_audit.record_action(
+                self.db, at=self.clock.now(), actor=SYSTEM_ACTOR.name, action="round.remind", subject=subject,
+                event_id=event_id,
+            )  # fmt: skip
+            players = _active(await storage_entries.list_entries(self.db, event_id))
+        when = event.next_round_at
         at = f" at {when:%H:%M} UTC" if when else " soon"
         for entry in players:
             await self.announcer.dm(entry.discord_id, f"{event.name}: round {round_number} starts{at}.")
@@ -1131,26 +1082,36 @@ class Director:
         """Every job the database implies right now (the scheduler's whole state)."""
         now = now or self.clock.now()
         jobs: list[Job] = []
-        async with self.db.snapshot() as conn:
-            for event in await store.list_events(conn, None, [s.value for s in ACTIVE_EVENT_STATUSES]):
-                rounds = await store.rounds(conn, event.id)
+        async with self._reading():
+            unannounced = {(r.event_id, r.number) for r in await storage_rounds.rounds_to_announce(self.db)}
+            for event_id, number in sorted(unannounced):
+                jobs.append(Job(JobKind.ANNOUNCE, event_id, number, now))
+            waiting = {event_id for event_id, _ in unannounced}
+            active = frozenset(ACTIVE_EVENT_STATUSES)
+            for event in await storage_events.list_events(self.db, statuses=active):
+                if event.id in waiting:
+                    continue  # the last round's results go out before anything else happens
+                rounds = [r.round for r in await storage_rounds.list_rounds(self.db, event.id)]
                 last = rounds[-1] if rounds else None
                 if last is not None and last.status is not RoundStatus.FINISHED:
                     jobs.append(Job(JobKind.POLL, event.id, last.number, now))
                     if last.started_at is not None:
-                        deadline = last.started_at + timedelta(minutes=event.settings.noshow_minutes)
+                        deadline = last.started_at + timedelta(seconds=event.settings.no_show_seconds)
                         if deadline > now:
                             jobs.append(Job(JobKind.NOSHOW, event.id, last.number, deadline))
                     continue
                 if event.status is EventStatus.PAUSED or len(rounds) >= event.settings.rounds:
                     continue
-                start = (await store.event_times(conn, event.id)).get("next_round_at")
+                start = event.next_round_at
                 if start is None:
                     continue
                 number = len(rounds) + 1
                 jobs.append(Job(JobKind.START_ROUND, event.id, number, start))
                 remind_at = start - timedelta(seconds=self.settings.reminder_before)
-                if start > now and not await store.audited(conn, event.id, "round.remind", f"round:{number}"):
+                subject = f"round:{number}"
+                if start > now and not await storage_audit.logged(
+                    self.db, event_id=event.id, action="round.remind", subject=subject
+                ):
                     jobs.append(Job(JobKind.REMIND, event.id, number, max(remind_at, now)))
         return sorted(jobs, key=lambda j: (j.due_at, j.event_id, j.kind.value))
 
@@ -1162,6 +1123,8 @@ class Director:
             await self.poll_round(job.event_id)
         elif job.kind is JobKind.NOSHOW:
             await self.noshow_deadline(job.event_id, job.round_number)
+        elif job.kind is JobKind.ANNOUNCE:
+            await self.announce_results(job.event_id, job.round_number)
         else:
             await self.remind(job.event_id, job.round_number)
 
@@ -1169,21 +1132,18 @@ class Director:
 # -- module helpers ------------------------------------------------------------------------------------
 
 
-def _entry(row: EntryRow) -> Entry:
-    return Entry(
-        row.event_id,
-        row.number or 0,
-        row.discord_id,
-        row.lichess_id,
-        row.name,
-        row.rating,
-        EntryStatus(row.status),
-        row.joined_round,
-    )
+def _active(entries: Sequence[Entry]) -> list[Entry]:
+    return [e for e in entries if e.status is EntryStatus.ACTIVE]
 
 
-def _ref(row: EntryRow) -> PlayerRef:
-    return PlayerRef(row.number or 0, row.name, row.discord_id, row.rating)
+def _lichess_id(entry: Entry) -> str:
+    if entry.lichess_id is None:  # entries are made for linked players only; an unlink cannot get here
+        raise InvalidState(f"{entry.name} has no linked Lichess account.")
+    return entry.lichess_id
+
+
+def _ref(entry: Entry) -> PlayerRef:
+    return PlayerRef(entry.number or 0, entry.name, entry.discord_id, entry.rating)
 
 
 def _latest_games(games: Sequence[GameRow]) -> dict[int, GameRow]:
@@ -1194,17 +1154,20 @@ def _latest_games(games: Sequence[GameRow]) -> dict[int, GameRow]:
     return latest
 
 
+def _started(history: History) -> bool:
+    """Starting numbers are given (before the start, `History.numbered` holds provisional ones)."""
+    return any(e.number is not None for e in history.entries)
+
+
 def _standings(history: History) -> list[StandingRow]:
-    tournament = build_tournament(history)
-    by_number = {e.number: e for e in history.entries if e.number is not None}
-    disqualified = [n for n, e in by_number.items() if e.status == EntryStatus.DISQUALIFIED.value]
-    if not tournament.players:
-        return [StandingRow(None, _ref(e), Fraction(0)) for e in history.entries if e.status == "active"]
+    if not _started(history):
+        return [StandingRow(None, _ref(e), Fraction(0)) for e in _active(history.entries)]
+    tournament = results_tournament(history)
+    by_number = history.numbered
+    disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
     rows = compute_standings(tournament, history.event.settings.tiebreaks, exclude=disqualified)
     out = [
-        StandingRow(
-            r.rank, _ref(by_number[r.number]), r.points, dict(r.tiebreaks), EntryStatus(by_number[r.number].status)
-        )
+        StandingRow(r.rank, _ref(by_number[r.number]), r.points, dict(r.tiebreaks), by_number[r.number].status)
         for r in rows
     ]
     scores = {p.number: sum((tournament.scoring.points(x) for x in p.rounds), Fraction(0)) for p in tournament.players}

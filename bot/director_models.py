@@ -1,4 +1,8 @@
-"""The director's public values: what the Discord layer and the demo receive and pass."""
+"""The director's own values: who calls it, and the views of rounds, standings and jobs it returns.
+
+The stored records it also passes (Event, EventSettings, Entry, Result and the status enums) are
+`storage.records`'s; import them from there.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,26 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 
-from storage.records import DEFAULT_TIEBREAKS
+from storage.records import EntryStatus, Event, Result, RoundStatus
+
+__all__ = [
+    "SYSTEM_ACTOR",
+    "Actor",
+    "BoardView",
+    "ByeKind",
+    "ByeView",
+    "Correction",
+    "Crosstable",
+    "Event",  # storage.records.Event, kept importable from here for bot.demo_output
+    "Job",
+    "JobKind",
+    "LinkChallenge",
+    "LinkedAccount",
+    "MyGame",
+    "PlayerRef",
+    "RoundView",
+    "StandingRow",
+]
 
 
 @dataclass(frozen=True)
@@ -20,96 +43,6 @@ class Actor:
 
 
 SYSTEM_ACTOR = Actor(0, "swissbot", True)
-
-
-class EventStatus(enum.Enum):
-    """Where an event is in its life."""
-
-    DRAFT = "draft"
-    OPEN = "open"
-    RUNNING = "running"
-    PAUSED = "paused"
-    FINISHED = "finished"
-    CANCELLED = "cancelled"
-
-
-class RoundSchedule(enum.Enum):
-    """How rounds after the first start."""
-
-    INTERVAL = "interval"
-    FIXED = "fixed"
-    MANUAL = "manual"
-
-
-class EarlyDrawPolicy(enum.Enum):
-    """What a draw before `early_draw_moves` counts as (noEarlyDraw only blocks agreed and claimed draws)."""
-
-    REPLAY = "replay"  # a new game for the board
-    FORFEIT = "forfeit"  # a double forfeit
-    REVIEW = "review"  # the board waits for an organiser's result
-
-
-@dataclass(frozen=True)
-class EventSettings:
-    """Everything an organiser sets for an event."""
-
-    name: str
-    rounds: int
-    clock_limit: int = 180
-    clock_increment: int = 2
-    rated: bool = True
-    system: str = "dutch"
-    start_at: datetime | None = None
-    schedule: RoundSchedule = RoundSchedule.INTERVAL
-    round_interval_minutes: float = 5.0
-    fixed_times: tuple[datetime, ...] = ()
-    rating_min: int | None = None
-    rating_max: int | None = None
-    team: str | None = None
-    tiebreaks: tuple[str, ...] = DEFAULT_TIEBREAKS
-    max_byes: int = 1
-    accelerated: bool = False
-    early_draw: EarlyDrawPolicy = EarlyDrawPolicy.REPLAY
-    early_draw_moves: int = 30
-    noshow_minutes: float = 10.0
-
-    @property
-    def speed(self) -> str:
-        """The Lichess speed of the time control (the rating the limits apply to)."""
-        estimate = self.clock_limit + 40 * self.clock_increment
-        if estimate < 30:
-            return "ultraBullet"
-        if estimate < 180:
-            return "bullet"
-        if estimate < 480:
-            return "blitz"
-        if estimate < 1500:
-            return "rapid"
-        return "classical"
-
-    @property
-    def late_join_last_round(self) -> int:
-        """The last round before which joining is still allowed (more than half started closes it)."""
-        return self.rounds // 2 + 1
-
-
-@dataclass(frozen=True)
-class Event:
-    """An event as the director shows it."""
-
-    id: int
-    guild_id: int
-    channel_id: int
-    settings: EventSettings
-    status: EventStatus
-    current_round: int = 0
-    created_at: datetime | None = None
-    finish_reason: str | None = None
-
-    @property
-    def name(self) -> str:
-        """The event's name."""
-        return self.settings.name
 
 
 @dataclass(frozen=True)
@@ -131,46 +64,6 @@ class LinkedAccount:
     verified_at: datetime
 
 
-class EntryStatus(enum.Enum):
-    """A player's state in an event."""
-
-    ACTIVE = "active"
-    WITHDRAWN = "withdrawn"  # by the player; may rejoin while joining is open
-    ABSENT = "absent"  # withdrawn automatically after a no-show
-    BANNED = "banned"  # removed by an organiser
-    DISQUALIFIED = "disqualified"  # out of the ranking
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A player in an event."""
-
-    event_id: int
-    number: int
-    discord_id: int
-    lichess_id: str
-    name: str
-    rating: int
-    status: EntryStatus
-    joined_round: int = 1
-
-
-class BoardResult(enum.Enum):
-    """A board's result as recorded (TRF-like notation)."""
-
-    WHITE_WINS = "1-0"
-    BLACK_WINS = "0-1"
-    DRAW = "1/2-1/2"
-    WHITE_FORFEIT_WIN = "+/-"
-    BLACK_FORFEIT_WIN = "-/+"
-    DOUBLE_FORFEIT = "-/-"
-
-    @property
-    def is_forfeit(self) -> bool:
-        """True when no game counted over the board."""
-        return self in (BoardResult.WHITE_FORFEIT_WIN, BoardResult.BLACK_FORFEIT_WIN, BoardResult.DOUBLE_FORFEIT)
-
-
 @dataclass(frozen=True)
 class PlayerRef:
     """A player as boards and standings show them."""
@@ -190,7 +83,7 @@ class BoardView:
     black: PlayerRef
     game_id: str | None
     url: str | None
-    result: BoardResult | None
+    result: Result | None
     detail: str = ""
 
 
@@ -208,14 +101,6 @@ class ByeView:
 
     player: PlayerRef
     kind: ByeKind
-
-
-class RoundStatus(enum.Enum):
-    """Where a round is."""
-
-    PAIRED = "paired"
-    PLAYING = "playing"
-    FINISHED = "finished"
 
 
 @dataclass(frozen=True)
@@ -272,8 +157,8 @@ class Correction:
     event_id: int
     round_number: int
     board: int
-    old: BoardResult | None
-    new: BoardResult
+    old: Result | None
+    new: Result
     later_round_paired: int | None
 
     @property
@@ -293,6 +178,7 @@ class JobKind(enum.Enum):
     POLL = "poll"
     NOSHOW = "noshow"
     REMIND = "remind"
+    ANNOUNCE = "announce"  # a finished round's results and standings, not announced yet
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,11 @@ class History:
         return count
 
     @property
+    def boards(self) -> list[BoardRow]:
+        """Every board of every stored round, in round then board order."""
+        return [board for summary in self.rounds for board in summary.boards]
+
+    @property
     def next_round(self) -> int:
         """The round to pair next (last stored round + 1)."""
         return (self.rounds[-1].round.number if self.rounds else 0) + 1

@@ -11,7 +11,6 @@ from discord.ext import commands
 from bot.clock import Clock, SystemClock
 from bot.config import Config, ConfigError, Secrets
 from bot.director import Director
-from bot.director_models import Event
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.autocomplete import EventCache
 from bot.discord.cogs.member import MemberCog
@@ -19,6 +18,7 @@ from bot.discord.cogs.organiser import OrganiserCog
 from bot.discord.errors import on_app_command_error
 from bot.discord.views import JoinButton
 from bot.scheduling import Scheduler
+from storage.records import Event
 
 log = logging.getLogger("swissbot.discord")
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.director_models import EarlyDrawPolicy, EventSettings, RoundSchedule
 from bot.errors import InvalidSetting
+from storage.records import EarlyDrawPolicy, EventSettings, Schedule
 
 TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S")
 DISCORD_TIMESTAMP = re.compile(r"^<t:(-?\d+)(?::[tTdDfFR])?>$")
@@ -74,28 +74,30 @@ def settings_changes(
         "clock_increment": increment,
         "rated": rated,
         "system": system,
-        "round_interval_minutes": interval,
+        "round_interval": _seconds(interval),
         "rating_min": rating_min,
         "rating_max": rating_max,
         "max_byes": max_byes,
-        "accelerated": accelerated,
-        "noshow_minutes": noshow,
+        "acceleration": accelerated,
+        "no_show_seconds": _seconds(noshow),
         "reminder_minutes": reminder,
     }
     changes.update({key: value for key, value in plain.items() if value is not None})
     if start is not None:
         changes["start_at"] = parse_when(start)
-    if schedule is not None:
-        changes["schedule"] = RoundSchedule(schedule)
+    if interval is not None:
+        changes["schedule"] = Schedule.INTERVAL
     if fixed_times is not None:
-        changes["fixed_times"] = parse_times(fixed_times)
-        changes.setdefault("schedule", RoundSchedule.FIXED)
+        changes["round_times"] = parse_times(fixed_times)
+        changes["schedule"] = Schedule.FIXED
+    if schedule is not None:
+        changes["schedule"] = Schedule(schedule)
     if team is not None:
         changes["team"] = team.strip() or None
     if tiebreaks is not None:
         changes["tiebreaks"] = parse_codes(tiebreaks)
     if early_draw is not None:
-        changes["early_draw"] = EarlyDrawPolicy(early_draw)
+        changes["early_draw_policy"] = EarlyDrawPolicy(early_draw)
     if (
         changes.get("rating_min") is not None
         and changes.get("rating_max") is not None
@@ -106,8 +108,15 @@ def settings_changes(
 
 
 def apply_changes(settings: EventSettings, changes: dict[str, Any]) -> EventSettings:
-    """`settings` with the changes applied."""
-    return replace(settings, **changes)
+    """`settings` with the changes applied (a `schedule` change last, so it keeps a new interval or times)."""
+    fields = dict(changes)
+    schedule = fields.pop("schedule", None)
+    changed = replace(settings, **fields)
+    return changed if schedule is None else changed.with_schedule(schedule)
+
+
+def _seconds(minutes: float | None) -> int | None:
+    return None if minutes is None else round(minutes * 60)
 
 
 def describe_settings(settings: EventSettings) -> str:

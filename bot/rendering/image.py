@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.director_models import Crosstable, Event, StandingRow
+from bot.director_models import Crosstable, StandingRow
 from bot.rendering.text import crosstable_table, legend, standings_table, standings_title
+from storage.records import Event
 
 FONT_SIZE = 15
 TITLE_SIZE = 20

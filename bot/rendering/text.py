@@ -6,19 +6,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bot.director_models import (
-    BoardResult,
-    BoardView,
-    ByeKind,
-    Crosstable,
-    EntryStatus,
-    Event,
-    PlayerRef,
-    RoundView,
-    StandingRow,
-)
+from bot.director_models import BoardView, ByeKind, Crosstable, PlayerRef, RoundView, StandingRow
 from pairing.standings import format_value
 from pairing.tiebreak_codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
+from storage.records import EntryStatus, Event, Result
 
 MESSAGE_LIMIT = 2000
 EMBED_TITLE_LIMIT = 256
@@ -35,12 +26,12 @@ ELLIPSIS = "…"
 BYE_LABELS = {ByeKind.PAB: "bye (1)", ByeKind.HALF: "bye (½)", ByeKind.ZERO: "bye (0)"}
 STATUS_MARKS = {"withdrawn": "wd", "absent": "abs", "banned": "rm", "disqualified": "dq"}
 RESULT_LABELS = {
-    BoardResult.WHITE_WINS: "1-0",
-    BoardResult.BLACK_WINS: "0-1",
-    BoardResult.DRAW: "½-½",
-    BoardResult.WHITE_FORFEIT_WIN: "+ -",
-    BoardResult.BLACK_FORFEIT_WIN: "- +",
-    BoardResult.DOUBLE_FORFEIT: "- -",
+    Result.WHITE_WINS: "1-0",
+    Result.BLACK_WINS: "0-1",
+    Result.DRAW: "½-½",
+    Result.WHITE_WINS_FORFEIT: "+ -",
+    Result.BLACK_WINS_FORFEIT: "- +",
+    Result.DOUBLE_FORFEIT: "- -",
 }
 
 

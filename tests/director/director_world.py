@@ -14,12 +14,13 @@ import aiohttp
 from bot.announce import RecordingAnnouncer
 from bot.clock import ManualClock
 from bot.director import Director
-from bot.director_models import Actor, EventSettings, RoundSchedule
+from bot.director_models import Actor
 from bot.lichess import LichessGateway
 from bot.sandbox.server import Sandbox, run_sandbox
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from storage.db import Database, open_database
+from storage.records import EventSettings
 
 ORGANISER = Actor(1, "org", True)
 GUILD = 1000
@@ -55,11 +56,14 @@ class World:
             clock_limit=180,
             clock_increment=2,
             start_at=self.clock.now() + timedelta(minutes=5),
-            schedule=RoundSchedule.INTERVAL,
-            round_interval_minutes=2,
-            noshow_minutes=5,
+            round_interval=120,
+            no_show_seconds=300,
         )
-        event = await self.director.create_event(ORGANISER, GUILD, CHANNEL, replace(base, **settings))
+        schedule = settings.pop("schedule", None)
+        wanted = replace(base, **settings)
+        if schedule is not None:
+            wanted = wanted.with_schedule(schedule)
+        event = await self.director.create_event(ORGANISER, GUILD, CHANNEL, wanted)
         await self.director.open_event(ORGANISER, event.id)
         actors = []
         for i in range(players):

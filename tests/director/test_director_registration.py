@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.director_models import Actor, EntryStatus
+from bot.director_models import Actor
 from bot.errors import (
     AlreadyJoined,
     AlreadyLinked,
@@ -18,6 +18,7 @@ from bot.errors import (
     NotTeamMember,
     RatingOutOfRange,
 )
+from storage.records import EntryStatus
 from tests.director.director_world import GUILD, ORGANISER, World
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot import director_store as store
-from bot.director_models import BoardResult, EarlyDrawPolicy, EntryStatus, RoundSchedule, RoundStatus
 from bot.errors import BoardNotFound, InvalidSetting, JoiningClosed
+from storage.audit import audit_log
+from storage.players import get_ban, player_by_discord
+from storage.records import EarlyDrawPolicy, EntryStatus, Result, RoundStatus, Schedule
 from tests.director.director_world import GUILD, ORGANISER, World
 
 
@@ -33,13 +34,13 @@ async def test_standings_are_announced_after_every_round(world: World) -> None:
 @pytest.mark.parametrize(
     ("status", "plies", "result", "absent"),
     [
-        ("started", 0, BoardResult.BLACK_FORFEIT_WIN, "white"),
-        ("started", 1, BoardResult.WHITE_FORFEIT_WIN, "black"),
-        (None, 0, BoardResult.DOUBLE_FORFEIT, "both"),
+        ("started", 0, Result.BLACK_WINS_FORFEIT, "white"),
+        ("started", 1, Result.WHITE_WINS_FORFEIT, "black"),
+        (None, 0, Result.DOUBLE_FORFEIT, "both"),
     ],
 )
 async def test_noshows_forfeit_withdraw_and_ban(
-    quiet_world: World, status: str | None, plies: int, result: BoardResult, absent: str
+    quiet_world: World, status: str | None, plies: int, result: Result, absent: str
 ) -> None:
     w = quiet_world
     event_id, _ = await w.event(players=6, rounds=2)
@@ -79,12 +80,11 @@ async def test_repeated_noshow_doubles_the_ban(quiet_world: World) -> None:
         w.clock.advance(6 * 60)
         await w.scheduler.run_due()
         white = (await w.director.pairings(event_id, 1)).boards[0].white
-        async with w.db.snapshot() as conn:
-            player = await store.player_by_discord(conn, white.discord_id or 0)
-            assert player is not None
-            ban = await store.ban(conn, GUILD, player.id)
+        player = await player_by_discord(w.db, white.discord_id or 0)
+        assert player is not None
+        ban = await get_ban(w.db, GUILD, player.id)
         assert ban is not None
-        bans.append(((ban[0] - w.clock.now()).total_seconds() / 3600, ban[1]))
+        bans.append(((ban.until - w.clock.now()).total_seconds() / 3600, ban.count))
         await w.director.unban(ORGANISER, GUILD, white.name)
     assert bans == [(24.0, 1), (48.0, 2)]
 
@@ -92,7 +92,7 @@ async def test_repeated_noshow_doubles_the_ban(quiet_world: World) -> None:
 @pytest.mark.parametrize("policy", list(EarlyDrawPolicy))
 async def test_early_draws_under_each_policy(quiet_world: World, policy: EarlyDrawPolicy) -> None:
     w = quiet_world
-    event_id, _ = await w.event(players=2, rounds=1, early_draw=policy)
+    event_id, _ = await w.event(players=2, rounds=1, early_draw_policy=policy)
     await w.start(event_id)
     first = (await w.director.pairings(event_id)).boards[0].game_id
     await w.play(event_id, 1, None, status="draw", plies=20)
@@ -104,9 +104,9 @@ async def test_early_draws_under_each_policy(quiet_world: World, policy: EarlyDr
         assert names == ["Club Swiss #1 R1 B1", "Club Swiss #1 R1 B1 G2"]
         await w.play(event_id, 1, None, status="draw", plies=80)  # a long draw stands
         await w.scheduler.run_due()
-        assert (await w.director.pairings(event_id)).boards[0].result is BoardResult.DRAW
+        assert (await w.director.pairings(event_id)).boards[0].result is Result.DRAW
     elif policy is EarlyDrawPolicy.FORFEIT:
-        assert board.result is BoardResult.DOUBLE_FORFEIT
+        assert board.result is Result.DOUBLE_FORFEIT
         assert {e.status for e in await w.director.entries(event_id)} == {EntryStatus.ACTIVE}  # not no-shows
     else:
         assert board.result is None
@@ -114,7 +114,7 @@ async def test_early_draws_under_each_policy(quiet_world: World, policy: EarlyDr
         await w.scheduler.run_due()
         assert len([n for n in w.announcer.of("notice") if "organiser" in n[1]]) == 1  # told once
         await w.director.set_result(ORGANISER, event_id, 1, 1, "1/2-1/2", "reviewed: a real repetition")
-        assert (await w.director.pairings(event_id)).boards[0].result is BoardResult.DRAW
+        assert (await w.director.pairings(event_id)).boards[0].result is Result.DRAW
     assert len(w.sandbox.state.games) == (2 if policy is EarlyDrawPolicy.REPLAY else 1)
 
 
@@ -129,16 +129,15 @@ async def test_correction_is_audited_and_the_later_round_is_not_repaired(quiet_w
     board = (await w.director.pairings(event_id, 1)).boards[0]
     before = {r.player.name: r.points for r in await w.director.standings(event_id)}
     correction = await w.director.set_result(ORGANISER, event_id, 1, 1, "0-1", "wrong result reported")
-    assert correction.old is BoardResult.WHITE_WINS and correction.new is BoardResult.BLACK_WINS
+    assert correction.old is Result.WHITE_WINS and correction.new is Result.BLACK_WINS
     assert correction.later_round_paired == 2
     assert any("not re-paired" in n[1] for n in w.announcer.of("notice"))
     after = {r.player.name: r.points for r in await w.director.standings(event_id)}
     assert after[board.white.name] == before[board.white.name] - 1
     assert after[board.black.name] == before[board.black.name] + 1
     assert await w.director.pairings(event_id, 2) == round2
-    async with w.db.snapshot() as conn:
-        log = [a for a in await store.audit_entries(conn, event_id) if a["action"] == "result.correct"]
-    assert len(log) == 1 and '"1-0"' in log[0]["before"] and log[0]["reason"] == "wrong result reported"
+    log = await audit_log(w.db, event_id=event_id, action="result.correct")
+    assert len(log) == 1 and '"1-0"' in (log[0].before or "") and log[0].reason == "wrong result reported"
     with pytest.raises(InvalidSetting):
         await w.director.set_result(ORGANISER, event_id, 1, 1, "2-0", "typo")
     with pytest.raises(BoardNotFound):
@@ -191,7 +190,7 @@ async def test_pause_and_resume(quiet_world: World) -> None:
 
 async def test_manual_rounds_start_when_the_organiser_says(quiet_world: World) -> None:
     w = quiet_world
-    event_id, _ = await w.event(players=4, rounds=2, schedule=RoundSchedule.MANUAL)
+    event_id, _ = await w.event(players=4, rounds=2, schedule=Schedule.MANUAL)
     await w.start(event_id)
     await w.play_all(event_id)
     await w.scheduler.run_due()
@@ -221,7 +220,7 @@ async def test_lichess_errors_mid_round_lose_nothing(quiet_world: World, status:
     assert len(names) == len(set(names)) == 4  # every board has exactly one game
     await w.play_all(event_id)
     await w.run_until(lambda: w.finished(event_id), step=20)
-    assert all(b.result is BoardResult.WHITE_WINS for b in (await w.director.pairings(event_id, 1)).boards)
+    assert all(b.result is Result.WHITE_WINS for b in (await w.director.pairings(event_id, 1)).boards)
 
 
 async def test_disqualification_leaves_the_ranking_and_no_score_changes(quiet_world: World) -> None:

@@ -8,8 +8,9 @@ from datetime import timedelta
 from bot.announce import RecordingAnnouncer
 from bot.clock import FastClock, ManualClock
 from bot.director import Director
-from bot.director_models import JobKind, RoundSchedule
+from bot.director_models import JobKind
 from bot.scheduling import Scheduler
+from storage.records import Schedule
 from tests.director.director_world import ORGANISER, World
 
 
@@ -85,7 +86,7 @@ async def test_fixed_round_times(quiet_world: World) -> None:
     w = quiet_world
     start = w.clock.now() + timedelta(minutes=5)
     times = (start, start + timedelta(hours=1))
-    event_id, _ = await w.event(players=4, rounds=2, schedule=RoundSchedule.FIXED, fixed_times=times, start_at=start)
+    event_id, _ = await w.event(players=4, rounds=2, schedule=Schedule.FIXED, round_times=times, start_at=start)
     await w.start(event_id)
     await w.play_all(event_id)
     await w.scheduler.run_due()

@@ -9,11 +9,12 @@ from types import SimpleNamespace
 import pytest
 from discord import app_commands
 
-from bot.director_models import Actor, EventSettings, EventStatus
+from bot.director_models import Actor
 from bot.discord.actors import NotAnOrganiser
 from bot.discord.cogs.member import event_autocomplete
 from bot.discord.cogs.organiser import RESULT_CHOICES, OrganiserCog
 from bot.rendering.text import MESSAGE_LIMIT
+from storage.records import EventSettings, EventStatus
 from tests.discord.discord_fakes import CHANNEL, GUILD, Env, FakeInteraction, find_command, invoke, member
 
 

@@ -11,26 +11,13 @@ from fractions import Fraction
 import pytest
 from PIL import Image
 
-from bot.director_models import (
-    BoardResult,
-    BoardView,
-    ByeKind,
-    ByeView,
-    Crosstable,
-    EntryStatus,
-    Event,
-    EventSettings,
-    EventStatus,
-    PlayerRef,
-    RoundStatus,
-    RoundView,
-    StandingRow,
-)
+from bot.director_models import BoardView, ByeKind, ByeView, Crosstable, PlayerRef, RoundView, StandingRow
 from bot.rendering import image, text
+from storage.records import EntryStatus, Event, EventSettings, EventStatus, Result, RoundStatus
 
 PLAYERS = 300
 ROUNDS = 11
-RESULTS = list(BoardResult)
+RESULTS = list(Result)
 
 
 def _player(number: int) -> PlayerRef:
@@ -41,7 +28,8 @@ def _player(number: int) -> PlayerRef:
 
 def _event(current_round: int = 5) -> Event:
     settings = EventSettings(name="Club Championship " + "Spring " * 3, rounds=ROUNDS)
-    return Event(1, 10, 20, settings, EventStatus.RUNNING, current_round, datetime(2026, 3, 1, tzinfo=UTC))
+    placed = replace(settings, guild_id=10, channel_id=20)
+    return Event(1, placed, EventStatus.RUNNING, 0, datetime(2026, 3, 1, tzinfo=UTC), current_round=current_round)
 
 
 def _round(players: int = PLAYERS, decided: bool = False) -> RoundView:

@@ -8,11 +8,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.director_models import EventStatus, MyGame
+from bot.director_models import MyGame
 from bot.discord.actors import actor_for
 from bot.discord.autocomplete import NOT_OVER
 from bot.discord.replies import send_pages, send_table
 from bot.rendering.text import crosstable_lines, round_messages, standings_lines
+from storage.records import EventStatus
 
 if TYPE_CHECKING:
     from bot.discord.bot import SwissBot

@@ -8,12 +8,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.director_models import Event, EventSettings, EventStatus
 from bot.discord.actors import require_organiser
 from bot.discord.autocomplete import NOT_OVER
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.discord.replies import bytes_file
 from bot.errors import InvalidSetting
+from storage.records import Event, EventSettings, EventStatus
 
 if TYPE_CHECKING:
     from bot.discord.bot import SwissBot
@@ -149,7 +149,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         channel_id = channel.id if channel else (club.channel_id if club else interaction.channel_id)
         if channel_id is None:
             raise InvalidSetting("Pick a channel for the event's announcements.")
-        settings = EventSettings(name=name.strip(), rounds=rounds, **changes)
+        settings = apply_changes(EventSettings(name=name.strip(), rounds=rounds), changes)
         assert interaction.guild_id is not None  # guild_only
         event = await self.bot.director.create_event(actor, interaction.guild_id, channel_id, settings)
         await self._done(

@@ -1,0 +1,85 @@
+"""A finished round's results and standings survive a stop between finishing the round and announcing it:
+the round is marked announced only after the announcer returns, and a restarted director announces it once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.announce import RecordingAnnouncer
+from bot.director import Director
+from bot.director_models import JobKind, StandingRow
+from bot.scheduling import Scheduler
+from storage.records import Event, EventStatus, RoundStatus
+from storage.rounds import get_round
+from tests.director.director_world import World
+
+
+class Killed(Exception):
+    """The process died here."""
+
+
+class DiesBeforeStandings(RecordingAnnouncer):
+    """Records like the real one, but the bot dies as it is about to post standings or the end."""
+
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        raise Killed()
+
+    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
+        raise Killed()
+
+
+def restarted(w: World) -> tuple[Director, RecordingAnnouncer, Scheduler]:
+    """A new director and scheduler on the same database and Lichess, as after a restart."""
+    announcer = RecordingAnnouncer()
+    director = Director(w.db, w.gateway, announcer, w.clock, w.director.settings)
+    return director, announcer, Scheduler(director, w.clock)
+
+
+async def test_standings_lost_to_a_stop_are_announced_after_the_restart(world: World) -> None:
+    w = world
+    event_id, _ = await w.event(players=4, rounds=2)
+    w.director.announcer = DiesBeforeStandings()
+    await w.start(event_id)
+    while (await get_round(w.db, event_id, 1)).round.status is not RoundStatus.FINISHED:
+        w.clock.advance(30)
+        await w.scheduler.run_due()
+    stored = (await get_round(w.db, event_id, 1)).round
+    assert stored.results_announced_at is None  # finished, but the bot died before the standings went out
+
+    director, announcer, scheduler = restarted(w)
+    due = await scheduler.run_due()
+    assert [j.kind for j in due] == [JobKind.ANNOUNCE]  # before round 2 can start
+    (posted,) = announcer.of("standings")
+    assert posted[0].current_round == 1 and not posted[2] and len(posted[1]) == 4
+    assert (await get_round(w.db, event_id, 1)).round.results_announced_at is not None
+    assert await scheduler.run_due() == []  # announced once; round 2 waits for its start time
+
+    for _ in range(100):
+        if (await director.event(event_id)).status is EventStatus.FINISHED:
+            break
+        w.clock.advance(30)
+        await scheduler.run_due()
+    assert len(announcer.of("round_paired")) == 1 and announcer.of("round_paired")[0][1].number == 2
+    assert len(announcer.of("standings")) == 1
+
+
+async def test_the_end_of_an_event_lost_to_a_stop_is_announced_after_the_restart(world: World) -> None:
+    w = world
+    event_id, _ = await w.event(players=4, rounds=1)
+    w.director.announcer = DiesBeforeStandings()
+    await w.start(event_id)
+    while (await get_round(w.db, event_id, 1)).round.status is not RoundStatus.FINISHED:
+        w.clock.advance(30)
+        await w.scheduler.run_due()
+    # The event is over in the database, but the bot died before its end was announced.
+    assert (await w.director.event(event_id)).status is EventStatus.FINISHED
+    assert (await get_round(w.db, event_id, 1)).round.results_announced_at is None
+
+    director, announcer, scheduler = restarted(w)
+    assert [j.kind for j in await scheduler.run_due()] == [JobKind.ANNOUNCE]
+    event = await director.event(event_id)
+    assert event.status is EventStatus.FINISHED and event.finish_reason == "all 1 rounds played"
+    (finished,) = announcer.of("event_finished")
+    assert finished[2] == "all 1 rounds played" and len(finished[1]) == 4
+    assert await scheduler.run_due() == []
+    assert len(announcer.of("event_finished")) == 1
