@@ -35,14 +35,20 @@ def restarted(w: World) -> tuple[Director, RecordingAnnouncer, Scheduler]:
     return director, announcer, Scheduler(director, w.clock)
 
 
-async def test_standings_lost_to_a_stop_are_announced_after_the_restart(world: World) -> None:
-    w = world
-    event_id, _ = await w.event(players=4, rounds=2)
+async def round_one_finished_then_killed(w: World, rounds: int) -> int:
+    """An event of four whose bot dies as it announces the end of round 1; the event's id."""
+    event_id, _ = await w.event(players=4, rounds=rounds)
     w.director.announcer = DiesBeforeStandings()
     await w.start(event_id)
     while (await get_round(w.db, event_id, 1)).round.status is not RoundStatus.FINISHED:
         w.clock.advance(30)
         await w.scheduler.run_due()
+    return event_id
+
+
+async def test_standings_lost_to_a_stop_are_announced_after_the_restart(world: World) -> None:
+    w = world
+    event_id = await round_one_finished_then_killed(w, rounds=2)
     stored = (await get_round(w.db, event_id, 1)).round
     assert stored.results_announced_at is None  # finished, but the bot died before the standings went out
 
@@ -65,12 +71,7 @@ async def test_standings_lost_to_a_stop_are_announced_after_the_restart(world: W
 
 async def test_the_end_of_an_event_lost_to_a_stop_is_announced_after_the_restart(world: World) -> None:
     w = world
-    event_id, _ = await w.event(players=4, rounds=1)
-    w.director.announcer = DiesBeforeStandings()
-    await w.start(event_id)
-    while (await get_round(w.db, event_id, 1)).round.status is not RoundStatus.FINISHED:
-        w.clock.advance(30)
-        await w.scheduler.run_due()
+    event_id = await round_one_finished_then_killed(w, rounds=1)
     # The event is over in the database, but the bot died before its end was announced.
     assert (await w.director.event(event_id)).status is EventStatus.FINISHED
     assert (await get_round(w.db, event_id, 1)).round.results_announced_at is None

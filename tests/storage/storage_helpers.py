@@ -9,7 +9,7 @@ from typing import Any
 
 from storage.db import Database, open_database
 from storage.entries import join_event
-from storage.events import create_event
+from storage.events import create_event, start_event
 from storage.players import ensure_player
 from storage.records import Entry, Event, EventSettings, EventStatus, PlayerRow
 
@@ -53,3 +53,10 @@ async def open_event(db: Database, ratings: list[int], **changes: Any) -> tuple[
         for p, rating in zip(players, ratings, strict=True)
     ]
     return event, players, entries
+
+
+async def started(db: Database, count: int, **changes: Any) -> int:
+    """A running event with `count` players numbered 1..count (ratings descending)."""
+    event, _, _ = await open_event(db, [2000 - 10 * i for i in range(count)], **changes)
+    await start_event(db, event.id, at=at(5), actor=ACTOR)
+    return event.id

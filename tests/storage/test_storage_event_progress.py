@@ -28,7 +28,7 @@ from storage.rounds import (
     rounds_to_announce,
     store_pairing,
 )
-from tests.storage.storage_helpers import ACTOR, T0, at, open_db, open_event, settings
+from tests.storage.storage_helpers import ACTOR, T0, at, open_db, open_event, settings, started
 
 
 @pytest.fixture
@@ -38,14 +38,8 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
     await database.close()
 
 
-async def running(db: Database, count: int = 4) -> int:
-    event, _, _ = await open_event(db, [2000 - 10 * i for i in range(count)])
-    await start_event(db, event.id, at=at(5), actor=ACTOR)
-    return event.id
-
-
 async def test_an_event_knows_its_current_round_and_why_it_finished(db: Database) -> None:
-    event_id = await running(db)
+    event_id = await started(db, 4)
     assert (await get_event(db, event_id)).current_round == 0
     await store_pairing(db, event_id, 1, Pairing((Board(1, 3), Board(4, 2))), at=at(6), actor="bot")
     event = await get_event(db, event_id)
@@ -110,7 +104,7 @@ async def test_lifting_a_ban_keeps_its_count_and_an_expired_code_can_be_read(db:
 
 
 async def test_announcement_markers_keep_the_first_time(db: Database) -> None:
-    event_id = await running(db)
+    event_id = await started(db, 4)
     await store_pairing(db, event_id, 1, Pairing((Board(1, 3), Board(4, 2))), at=at(6), actor="bot")
     first = await mark_pairings_announced(db, event_id, 1, at=at(7))
     assert first.pairings_announced_at == at(7) and first.results_announced_at is None
@@ -129,7 +123,7 @@ async def test_announcement_markers_keep_the_first_time(db: Database) -> None:
 
 
 async def test_results_so_far_count_decided_boards_only(db: Database) -> None:
-    event_id = await running(db, 5)
+    event_id = await started(db, 5)
     await store_pairing(db, event_id, 1, Pairing((Board(1, 4), Board(5, 2)), bye=3), at=at(6), actor="bot")
     first, second = (await get_round(db, event_id, 1)).boards
     await record_result(db, first.id, Result.WHITE_WINS, at=at(7), actor="bot")
@@ -146,7 +140,7 @@ async def test_results_so_far_count_decided_boards_only(db: Database) -> None:
 
 
 async def test_logged_finds_an_action_on_a_subject(db: Database) -> None:
-    event_id = await running(db)
+    event_id = await started(db, 4)
     assert not await logged(db, event_id=event_id, action="round.remind", subject="round:1")
     await record_action(db, at=at(1), actor="bot", action="round.remind", subject="round:1", event_id=event_id)
     assert await logged(db, event_id=event_id, action="round.remind", subject="round:1")

@@ -50,7 +50,7 @@ from storage.rounds import (
     next_round_number,
     store_pairing,
 )
-from tests.storage.storage_helpers import ACTOR, add_players, at, open_db, open_event
+from tests.storage.storage_helpers import ACTOR, add_players, at, open_db, open_event, started
 
 
 @pytest.fixture
@@ -58,13 +58,6 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
     database = await open_db(tmp_path)
     yield database
     await database.close()
-
-
-async def started(db: Database, count: int, **changes: object) -> int:
-    """A running event with `count` players numbered 1..count (ratings descending)."""
-    event, _, _ = await open_event(db, [2000 - 10 * i for i in range(count)], **changes)
-    await start_event(db, event.id, at=at(5), actor=ACTOR)
-    return event.id
 
 
 ROUND1 = Pairing((Board(1, 3), Board(4, 2)))
