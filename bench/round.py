@@ -4,14 +4,15 @@ Usage: .venv/bin/python bench/round.py [--players 100] [--rounds 6] [--repeats 3
                                        [--in-process] [--no-write]
 
 A 100-player event runs on the local Lichess (`swissbot sandbox`, in its own process unless `--in-process`)
-with the real director, storage and gateway, a manual clock and an announcer that records. Every game of
-round N is played to a normal result through the sandbox's control API; then the clock starts and the
-director does what its jobs do: `poll_round` (export the games, adjudicate, store the results, standings)
-and `start_round(N+1)` (load the history, pair, store, create every game, announce). The waits that are
-configuration, not work (the poll interval and the round interval), are left out. The phases come from
-wrapping the storage and pairing functions the director calls, the gateway's calls and the announcer;
-the Lichess requests come from the sandbox's request log. The table goes to docs/benchmarks.md under
-'## A round end to end' (other sections are kept).
+with the real director, storage, scheduler and gateway, a manual clock and an announcer that records. Every
+game of round N is played to a normal result through the sandbox's control API; then the clock starts and
+the scheduler runs the due jobs (`Scheduler.run_due`) until round N+1 is announced: the poll job (export the
+games, adjudicate, store the results, standings), then the start job (load the history, pair, store, create
+every game, announce). Between the two the manual clock jumps to the round's start time: waits that are
+configuration, not work (the poll interval, the round interval), are left out. The phases come from wrapping
+the storage and pairing functions the director calls, the gateway's calls, the scheduler's jobs and the
+announcer; the Lichess requests come from the sandbox's request log. The table goes to docs/benchmarks.md
+under '## A round end to end' (other sections are kept).
 """
 
 from __future__ import annotations
@@ -48,20 +49,14 @@ import storage.rounds  # noqa: E402
 from bot.announce import RecordingAnnouncer  # noqa: E402
 from bot.clock import ManualClock  # noqa: E402
 from bot.director import Director  # noqa: E402
-from bot.director_models import (  # noqa: E402
-    Actor,
-    Event,
-    EventSettings,
-    JobKind,
-    RoundSchedule,
-    RoundView,
-    StandingRow,
-)
+from bot.director_models import Actor, Job, RoundView, StandingRow  # noqa: E402
 from bot.lichess import Challenge, GameData, LichessGateway  # noqa: E402
 from bot.sandbox.server import run_sandbox  # noqa: E402
 from bot.sandbox.state import BOT_TOKEN  # noqa: E402
+from bot.scheduling import Scheduler  # noqa: E402
 from bot.settings import DirectorSettings  # noqa: E402
 from storage.db import open_database  # noqa: E402
+from storage.records import Event, EventSettings  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 HEADING = "## A round end to end"
@@ -255,8 +250,23 @@ PHASES = (
     "create games",
     "of which Lichess",
     "announce",
-    "other",
+    "other start",
+    "scheduling",
 )
+
+
+class TimedScheduler(Scheduler):
+    """The real scheduler, timing each job it runs."""
+
+    timeline: Timeline
+
+    async def run_job(self, job: Job) -> bool:
+        """Run one job (timed)."""
+        start = time.perf_counter()
+        try:
+            return await super().run_job(job)
+        finally:
+            self.timeline.add(f"job {job.kind.value}", start)
 
 
 async def join_members(director: Director, control: Control, players: int, seed: int, event_id: int) -> None:
@@ -289,28 +299,57 @@ async def play_round(director: Director, control: Control, event_id: int, number
         await control.post(f"/sandbox/games/{board.game_id}/play", body)
 
 
-def phases(timeline: Timeline, start: float, polled: float, resumed: float, end: float) -> dict[str, float]:
-    """The phases of one measured stretch: [start, polled] reads the results, [resumed, end] starts the round."""
-    export = timeline.total("lichess export", start, polled)
-    load = timeline.total("load history", resumed, end)
-    pair = timeline.total("pair", resumed, end)
-    store = timeline.total("store pairing", resumed, end)
-    creates = timeline.within("lichess create", resumed, end)
+def phases(timeline: Timeline, stretches: list[tuple[float, float]]) -> dict[str, float]:
+    """The phases of one measured stretch: the `run_due` calls between the last result and the round announced."""
+    since, until = stretches[0][0], stretches[-1][1]
+    total = sum(end - start for start, end in stretches)
+    polls = timeline.total("job poll", since, until)
+    export = timeline.total("lichess export", since, until)
+    starts = timeline.within("job start_round", since, until)
+    load = timeline.total("load history", since, until)
+    pair = timeline.total("pair", since, until)
+    store = timeline.total("store pairing", since, until)
+    creates = timeline.within("lichess create", since, until)
     create = (creates[-1][1] - creates[0][0]) if creates else 0.0
-    announce = end - creates[-1][1] if creates else timeline.total("announce pairings", resumed, end)
+    started = sum(end - start for start, end in starts)
+    announce = starts[-1][1] - creates[-1][1] if starts and creates else 0.0
     out = {
         "export results": export,
-        "store results, standings": (polled - start) - export,
+        "store results, standings": polls - export,
         "load history": load,
         "pair": pair,
         "store pairing": store,
         "create games": create,
-        "of which Lichess": sum(e - s for s, e in creates),
+        "of which Lichess": sum(end - start for start, end in creates),
         "announce": announce,
+        "other start": started - (load + pair + store + create + announce),
+        "scheduling": total - polls - started,
+        "total": total,
     }
-    out["other"] = (end - resumed) - (load + pair + store + create + announce)
-    out["total"] = (polled - start) + (end - resumed)
     return out
+
+
+async def measure_round(
+    scheduler: TimedScheduler, clock: ManualClock, announcer: TimedAnnouncer, number: int
+) -> list[tuple[float, float]]:
+    """Run the due jobs until round `number` is announced; the wall-time stretches spent in `run_due` (the
+    clock jumps to the next job in between: waiting for a poll or for the round's start time is not work)."""
+    stretches: list[tuple[float, float]] = []
+    for _ in range(20):
+        start = time.perf_counter()
+        ran = await scheduler.run_due()
+        stretches.append((start, time.perf_counter()))
+        if scheduler.errors:
+            job, error = scheduler.errors[-1]
+            raise RuntimeError(f"job {job} failed: {error!r}")
+        if any(args[1].number == number for args in announcer.of("round_paired")):
+            return stretches
+        if not ran:
+            due = await scheduler.next_due()
+            if due is None:
+                raise RuntimeError(f"no job left before round {number} was announced")
+            clock.set(due)
+    raise RuntimeError(f"round {number} was not announced")
 
 
 async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> list[Sample]:
@@ -329,52 +368,29 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
         clock = ManualClock()
         announcer = TimedAnnouncer(timeline=timeline)
         director = Director(db, gateway, announcer, clock, DirectorSettings())
+        scheduler = TimedScheduler(director, clock)
+        scheduler.timeline = timeline
+        start_at = clock.now() + timedelta(minutes=30)
         settings = EventSettings(
-            name="Bench Open",
-            rounds=args.rounds,
-            clock_limit=180,
-            clock_increment=2,
-            start_at=clock.now() + timedelta(minutes=30),
-            schedule=RoundSchedule.INTERVAL,
-            round_interval_minutes=1,
-            noshow_minutes=10,
+            name="Bench Open", rounds=args.rounds, start_at=start_at, round_interval=60, no_show_seconds=600
         )
         event = await director.create_event(ORGANISER, 1, 2, settings)
         await director.open_event(ORGANISER, event.id)
         await join_members(director, control, args.players, seed, event.id)
-        assert settings.start_at is not None
-        clock.set(settings.start_at)
+        clock.set(start_at)
         for number in range(1, args.rounds + 1):
             if number > 1:
                 await play_round(director, control, event.id, number - 1, seed)
             before = len(await control.requests())
-            start = time.perf_counter()
-            if number > 1:
-                await director.poll_round(event.id)
-            polled = time.perf_counter()
-            # Waiting for the round's start time is not work: jump to it.
-            for job in await director.due_jobs():
-                if job.kind is JobKind.START_ROUND and job.event_id == event.id and job.round_number == number:
-                    clock.set(job.due_at)
-            resumed = time.perf_counter()
-            await director.start_round(event.id, number)
-            end = time.perf_counter()
+            stretches = await measure_round(scheduler, clock, announcer, number)
             log = (await control.requests())[before:]
-            await check_started(director, announcer, event.id, number)
-            board_count = len((await director.pairings(event.id, number)).boards)
+            view = await director.pairings(event.id, number)
+            if view.number != number or not view.boards or any(b.game_id is None for b in view.boards):
+                raise RuntimeError(f"round {number} was announced without every game")
             calls = Counter(endpoint(r["method"], r["path"]) for r in log)
-            samples.append(Sample(number, board_count, phases(timeline, start, polled, resumed, end), calls))
-            print(f"  round {number}: {board_count} boards, {samples[-1].total:.2f} s", flush=True)
+            samples.append(Sample(number, len(view.boards), phases(timeline, stretches), calls))
+            print(f"  round {number}: {len(view.boards)} boards, {samples[-1].total:.2f} s", flush=True)
     return samples
-
-
-async def check_started(director: Director, announcer: TimedAnnouncer, event_id: int, number: int) -> None:
-    """The round is paired, every board has its game, and the pairings were announced."""
-    view = await director.pairings(event_id, number)
-    if view.number != number or not view.boards or any(b.game_id is None for b in view.boards):
-        raise RuntimeError(f"round {number} was not started")
-    if not any(args[1].number == number for args in announcer.of("round_paired")):
-        raise RuntimeError(f"round {number} was not announced")
 
 
 # --- the report --------------------------------------------------------------------------------------
@@ -403,22 +419,24 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         HEADING,
         "",
         f"A {args.players}-player, {args.rounds}-round event against the local Lichess on loopback ({mode}),"
-        " with the real director, SQLite storage (a temporary file), Dutch engine and gateway, a manual clock and"
-        f" a recording announcer (`bench/round.py`, seeds {args.seed}..{args.seed + args.repeats - 1}, one event"
-        " each). Every game of round N is played to a normal result (win, loss or draw after move 30) through"
-        " the sandbox's control API; the clock starts when the last game is over on the local Lichess, and"
-        " stops when round N+1 is paired, stored, has every game created and its pairings announced:"
-        " `poll_round` (export the games, adjudicate, store the results, standings) then `start_round(N+1)`."
-        " The configured waits are not counted: up to one poll interval before the results are read, and the"
-        " round interval before the next round starts.",
+        " with the real director, scheduler, SQLite storage (a temporary file), Dutch engine and gateway, a"
+        " manual clock and a recording announcer (`python bench/round.py`, seeds"
+        f" {args.seed}..{args.seed + args.repeats - 1}, one event each). Every game of round N is played to a"
+        " normal result (win, loss, or a draw after move 30) through the sandbox's control API. The clock starts"
+        " when the last game is over on the local Lichess and stops when round N+1 is paired and stored, has"
+        " every game created and its pairings announced; in between, the scheduler runs the due jobs"
+        " (`Scheduler.run_due`): the poll job (export the games, adjudicate, store the results, standings),"
+        " then the start job. The configured waits are not counted: the manual clock jumps over the round"
+        " interval, and in the real bot up to one poll interval passes before the results are read.",
         "",
-        "Phases (median seconds over the events): *export results* is the export request; *store results,"
-        " standings* the rest of `poll_round`; *load history* (`storage.history.load_tournament`), *pair*"
+        "Phases, median seconds over the events: *export results* is the export request and *store results,"
+        " standings* the rest of the poll job; *load history* (`storage.history.load_tournament`), *pair*"
         " (`pairing.dutch.pair`, in a thread) and *store pairing* (`storage.rounds.store_pairing`) are those"
         " calls; *create games* runs from the first challenge request to the last reply (*of which Lichess*:"
-        " the time inside the requests, the rest is the attempt rows written before and after each request);"
-        " *announce* from then to the end (round started, round view read, pairings and DMs posted, audit);"
-        " *other* is the rest of `start_round` (reading the event and entries, the pre-pairing hook).",
+        " the time inside the requests; the rest is writing each attempt's row before and after its request);"
+        " *announce* runs from then to the end of the start job (round marked started, round view read,"
+        " pairings and one DM per player posted); *other start* is the rest of the start job (reading the event"
+        " and entries); *scheduling* is deriving the jobs from the database (`due_jobs`) and any other job.",
         "",
         f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}); "
