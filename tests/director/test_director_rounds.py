@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from bot.errors import BoardNotFound, InvalidSetting, JoiningClosed
+from bot.errors import BoardNotFound, InvalidSetting, InvalidState, JoiningClosed
 from storage.audit import audit_log
 from storage.players import get_ban, player_by_discord
 from storage.records import EarlyDrawPolicy, EntryStatus, Result, RoundStatus, Schedule
@@ -267,3 +269,15 @@ async def test_forbidden_pair_is_never_paired(quiet_world: World) -> None:
     await w.start(event_id)
     pairs = {frozenset((b.white.name, b.black.name)) for b in (await w.director.pairings(event_id)).boards}
     assert frozenset(("player01", "player03")) not in pairs and len(pairs) == 2
+
+
+async def test_a_running_event_may_change_its_schedule_but_not_how_it_is_paired(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    settings = (await w.director.event(event_id)).settings
+    edited = await w.director.edit_event(ORGANISER, event_id, replace(settings, round_interval=600, rounds=4))
+    assert edited.settings.round_interval == 600 and edited.settings.rounds == 4 and edited.current_round == 1
+    with pytest.raises(InvalidState, match="Acceleration cannot change once the event has started"):
+        await w.director.edit_event(ORGANISER, event_id, replace(settings, acceleration=True))
+    assert not (await w.director.event(event_id)).settings.acceleration
