@@ -14,7 +14,6 @@ import chess
 import pytest
 
 from bot.lichess import (
-    DEFAULT_RULES,
     Challenge,
     LichessAuthError,
     LichessBadRequest,
@@ -27,6 +26,7 @@ from bot.sandbox import Sandbox
 from bot.sandbox.games import quiet_moves
 from bot.sandbox.state import LoggedRequest
 from bot.sandbox.testing import gateway_kwargs
+from storage.records import DEFAULT_RULES
 
 
 async def control(sandbox: Sandbox, method: str, path: str, body: Any = None) -> Any:
