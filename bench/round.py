@@ -463,7 +463,25 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
     for sample in runs[0]:
         counts = " | ".join(str(sample.requests.get(e, 0)) for e in endpoints)
         lines.append(f"| {label(sample.round)} | {counts} | {sum(sample.requests.values())} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", summary(runs)]) + "\n"
+
+
+def summary(runs: list[list[Sample]]) -> str:
+    """One paragraph: the typical round change and where its time goes."""
+    later = [row for row in median_by_round(runs) if row[0] > 1]
+    if not later:
+        return ""
+    typical = {name: statistics.median(med[name] for _, _, med, _, _ in later) for name in (*PHASES, "total")}
+    requests = statistics.median(sum(s.requests.values()) for s in runs[0] if s.round > 1)
+    biggest = sorted((n for n in PHASES if n != "of which Lichess"), key=lambda n: -typical[n])[:4]
+    parts = ", ".join(f"{name} {typical[name]:.2f} s" for name in biggest)
+    return (
+        f"In short: a round change takes about {typical['total']:.2f} s of the bot's own time at this size"
+        f" (median of the rows after round 1); the largest parts are {parts}. It makes {requests:g} Lichess"
+        f" requests, one at a time as the gateway sends them, which took {typical['of which Lichess']:.2f} s"
+        f" (creates) and {typical['export results']:.2f} s (export) on loopback; on lichess.org each one also"
+        " pays the network round trip."
+    )
 
 
 def write_section(text: str) -> None:
