@@ -1078,6 +1078,13 @@ class Director:
         for entry in players:
             await self.announcer.dm(entry.discord_id, f"{event.name}: round {round_number} starts{at}.")
 
+    def _reminder_lead(self, event: Event) -> timedelta | None:
+        """How long before a round its players are reminded: the event's own lead, else the bot's (None: never)."""
+        seconds = event.settings.reminder_seconds
+        if seconds is None:
+            return timedelta(seconds=self.settings.reminder_before)
+        return timedelta(seconds=seconds) if seconds > 0 else None
+
     async def due_jobs(self, now: datetime | None = None) -> list[Job]:
         """Every job the database implies right now (the scheduler's whole state)."""
         now = now or self.clock.now()
@@ -1107,12 +1114,16 @@ class Director:
                     continue
                 number = len(rounds) + 1
                 jobs.append(Job(JobKind.START_ROUND, event.id, number, start))
-                remind_at = start - timedelta(seconds=self.settings.reminder_before)
+                lead = self._reminder_lead(event)
                 subject = f"round:{number}"
-                if start > now and not await storage_audit.logged(
-                    self.db, event_id=event.id, action="round.remind", subject=subject
+                if (
+                    lead is not None
+                    and start > now
+                    and not await storage_audit.logged(
+                        self.db, event_id=event.id, action="round.remind", subject=subject
+                    )
                 ):
-                    jobs.append(Job(JobKind.REMIND, event.id, number, max(remind_at, now)))
+                    jobs.append(Job(JobKind.REMIND, event.id, number, max(start - lead, now)))
         return sorted(jobs, key=lambda j: (j.due_at, j.event_id, j.kind.value))
 
     async def run_job(self, job: Job) -> None:

@@ -62,6 +62,8 @@ def validate_settings(settings: EventSettings) -> None:
         problems.append("the early-draw move count cannot be negative")
     if settings.no_show_seconds <= 0:
         problems.append("the no-show deadline must be positive")
+    if settings.reminder_seconds is not None and settings.reminder_seconds < 0:
+        problems.append("the reminder cannot come after the round's start")
     if settings.max_byes < 0:
         problems.append("the bye limit cannot be negative")
     if problems:
@@ -105,6 +107,7 @@ def _columns(settings: EventSettings) -> dict[str, object]:
         "early_draw_policy": settings.early_draw_policy.value,
         "early_draw_moves": settings.early_draw_moves,
         "no_show_seconds": settings.no_show_seconds,
+        "reminder_seconds": settings.reminder_seconds,
         "max_byes": settings.max_byes,
         "late_join_bye": int(settings.late_join_bye),
         "acceleration": int(settings.acceleration),
@@ -134,6 +137,7 @@ def event_from_row(row: Row) -> Event:
         early_draw_policy=EarlyDrawPolicy(row["early_draw_policy"]),
         early_draw_moves=int(row["early_draw_moves"]),
         no_show_seconds=int(row["no_show_seconds"]),
+        reminder_seconds=row["reminder_seconds"],
         max_byes=int(row["max_byes"]),
         late_join_bye=bool(row["late_join_bye"]),
         acceleration=bool(row["acceleration"]),

@@ -148,6 +148,8 @@ class EventSettings:
 
     The schedule is one of: `round_interval` seconds after the previous round ends, the fixed
     `round_times` (one per round), or neither (manual: the organiser starts each round).
+    `reminder_seconds` is how long before a round the players are reminded (None: the bot's default,
+    0: no reminder).
     """
 
     name: str
@@ -169,6 +171,7 @@ class EventSettings:
     early_draw_policy: EarlyDrawPolicy = EarlyDrawPolicy.REPLAY
     early_draw_moves: int = 30
     no_show_seconds: int = 600
+    reminder_seconds: int | None = None
     max_byes: int = 1
     late_join_bye: bool = True
     acceleration: bool = False

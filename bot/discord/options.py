@@ -80,7 +80,7 @@ def settings_changes(
         "max_byes": max_byes,
         "acceleration": accelerated,
         "no_show_seconds": _seconds(noshow),
-        "reminder_minutes": reminder,
+        "reminder_seconds": _seconds(reminder),
     }
     changes.update({key: value for key, value in plain.items() if value is not None})
     if start is not None:
@@ -133,4 +133,8 @@ def describe_settings(settings: EventSettings) -> str:
     parts.append(f"rounds: {settings.schedule.value}")
     if settings.team:
         parts.append(f"team {settings.team}")
+    if settings.reminder_seconds == 0:
+        parts.append("no reminder")
+    elif settings.reminder_seconds is not None:
+        parts.append(f"reminder {settings.reminder_seconds / 60:g} min before each round")
     return ", ".join(parts)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from discord import app_commands
 
-from bot.director_models import Actor
+from bot.director_models import Actor, JobKind
 from bot.discord.actors import NotAnOrganiser
 from bot.discord.cogs.member import event_autocomplete
 from bot.discord.cogs.organiser import RESULT_CHOICES, OrganiserCog
@@ -213,6 +213,32 @@ async def test_a_full_event_through_the_commands(env: Env) -> None:
     # Finished events stay reachable by name (e.g. for their standings).
     late = await env.run("standings", players[1], event="Club Swiss", crosstable=True)
     assert "crosstable" in _private_answer(late)
+
+
+async def _reminders(env: Env, event_id: int) -> list[timedelta]:
+    """How long before the start of the event's next round each due reminder job runs."""
+    event = await env.director.event(event_id)
+    assert event.next_round_at is not None
+    jobs = await env.director.due_jobs()
+    return [event.next_round_at - j.due_at for j in jobs if j.kind is JobKind.REMIND and j.event_id == event_id]
+
+
+async def test_the_reminder_option_gives_the_event_its_own_lead_time(env: Env) -> None:
+    default = await _open_event(env, "Default")
+    assert await _reminders(env, default) == [timedelta(seconds=env.director.settings.reminder_before)]
+
+    start = (env.clock.now() + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
+    created = await env.run("swiss create", env.organiser, name="Early", rounds=3, start=start, reminder=25.0)
+    assert "reminder 25 min before each round" in _private_answer(created)
+    await env.run("swiss open", env.organiser, event="Early")
+    (early,) = [e for e in await env.director.list_events(GUILD) if e.name == "Early"]
+    assert early.settings.reminder_seconds == 25 * 60
+    assert await _reminders(env, early.id) == [timedelta(minutes=25)]
+
+    edited = await env.run("swiss edit", env.organiser, event="Early", reminder=0.0)
+    assert "no reminder" in _private_answer(edited)
+    assert await _reminders(env, early.id) == []
+    assert await _reminders(env, default) == [timedelta(seconds=env.director.settings.reminder_before)]
 
 
 async def test_pause_resume_cancel_and_invalid_settings(env: Env) -> None:

@@ -84,6 +84,7 @@ async def test_event_settings_round_trip_every_field(db: Database) -> None:
         early_draw_policy=EarlyDrawPolicy.REVIEW,
         early_draw_moves=20,
         no_show_seconds=600,
+        reminder_seconds=900,
         max_byes=2,
         late_join_bye=False,
         acceleration=True,
@@ -106,6 +107,7 @@ async def test_event_settings_round_trip_every_field(db: Database) -> None:
         ({"clock_limit": 0, "clock_increment": 0}, "limit or an increment"),
         ({"name": "  "}, "name is empty"),
         ({"start_at": T0.replace(tzinfo=None)}, "no timezone"),
+        ({"reminder_seconds": -60}, "reminder cannot come after"),
     ],
 )
 async def test_bad_settings_are_refused(db: Database, changes: dict[str, object], problem: str) -> None:
