@@ -471,6 +471,20 @@ class Director:
         except storage_errors.InvalidInput as exc:
             raise InvalidSetting(_sentence(str(exc))) from None
 
+    @property
+    def default_round_interval(self) -> int:
+        """Seconds between rounds when an organiser asks for the interval schedule without a length."""
+        return round(self.settings.default_round_interval_minutes * 60)
+
+    def new_event_settings(self, name: str, rounds: int) -> EventSettings:
+        """A new event's settings before the organiser's options: the configured no-show time and round interval."""
+        return EventSettings(
+            name=name,
+            rounds=rounds,
+            round_interval=self.default_round_interval,
+            no_show_seconds=round(self.settings.default_noshow_minutes * 60),
+        )
+
     async def create_event(self, actor: Actor, guild_id: int, channel_id: int, settings: EventSettings) -> Event:
         """Create an event (a draft until opened)."""
         self._organiser(actor)

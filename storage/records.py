@@ -186,12 +186,12 @@ class EventSettings:
             return Schedule.INTERVAL
         return Schedule.MANUAL
 
-    def with_schedule(self, schedule: Schedule) -> EventSettings:
-        """These settings on another schedule (an interval keeps its length, or gets the default one)."""
+    def with_schedule(self, schedule: Schedule, interval: int = DEFAULT_ROUND_INTERVAL) -> EventSettings:
+        """These settings on another schedule (an interval keeps its length, or gets `interval` seconds)."""
         if schedule is Schedule.MANUAL:
             return replace(self, round_interval=None, round_times=())
         if schedule is Schedule.INTERVAL:
-            return replace(self, round_interval=self.round_interval or DEFAULT_ROUND_INTERVAL, round_times=())
+            return replace(self, round_interval=self.round_interval or interval, round_times=())
         return replace(self, round_interval=None)
 
     @property

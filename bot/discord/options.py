@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.errors import InvalidSetting
-from storage.records import EarlyDrawPolicy, EventSettings, Schedule
+from storage.records import DEFAULT_ROUND_INTERVAL, EarlyDrawPolicy, EventSettings, Schedule
 
 TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S")
 DISCORD_TIMESTAMP = re.compile(r"^<t:(-?\d+)(?::[tTdDfFR])?>$")
@@ -107,12 +107,15 @@ def settings_changes(
     return changes
 
 
-def apply_changes(settings: EventSettings, changes: dict[str, Any]) -> EventSettings:
-    """`settings` with the changes applied (a `schedule` change last, so it keeps a new interval or times)."""
+def apply_changes(
+    settings: EventSettings, changes: dict[str, Any], *, default_interval: int = DEFAULT_ROUND_INTERVAL
+) -> EventSettings:
+    """`settings` with the changes applied (a `schedule` change last, so it keeps a new interval or times; a
+    switch to the interval schedule without one gets `default_interval` seconds)."""
     fields = dict(changes)
     schedule = fields.pop("schedule", None)
     changed = replace(settings, **fields)
-    return changed if schedule is None else changed.with_schedule(schedule)
+    return changed if schedule is None else changed.with_schedule(schedule, default_interval)
 
 
 def _seconds(minutes: float | None) -> int | None:

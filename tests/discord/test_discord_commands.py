@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -213,6 +214,23 @@ async def test_a_full_event_through_the_commands(env: Env) -> None:
     # Finished events stay reachable by name (e.g. for their standings).
     late = await env.run("standings", players[1], event="Club Swiss", crosstable=True)
     assert "crosstable" in _private_answer(late)
+
+
+async def test_create_takes_the_configured_defaults_for_the_options_left_out(env: Env) -> None:
+    env.director.settings = replace(
+        env.director.settings, default_noshow_minutes=7.0, default_round_interval_minutes=12.0
+    )
+    await env.run("swiss create", env.organiser, name="Defaults", rounds=3)
+    await env.run("swiss create", env.organiser, name="Chosen", rounds=3, noshow=3.0, interval=20.0)
+    await env.run("swiss create", env.organiser, name="Manual", rounds=3, schedule="manual")
+    made = {e.name: e.settings for e in await env.director.list_events(GUILD)}
+    assert (made["Defaults"].no_show_seconds, made["Defaults"].round_interval) == (7 * 60, 12 * 60)
+    assert (made["Chosen"].no_show_seconds, made["Chosen"].round_interval) == (3 * 60, 20 * 60)
+    assert (made["Manual"].no_show_seconds, made["Manual"].round_interval) == (7 * 60, None)
+
+    await env.run("swiss edit", env.organiser, event="Manual", schedule="interval")
+    (manual,) = [e for e in await env.director.list_events(GUILD) if e.name == "Manual"]
+    assert manual.settings.round_interval == 12 * 60
 
 
 async def _reminders(env: Env, event_id: int) -> list[timedelta]:

@@ -13,7 +13,7 @@ from bot.discord.autocomplete import NOT_OVER
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.discord.replies import bytes_file
 from bot.errors import InvalidSetting
-from storage.records import Event, EventSettings, EventStatus
+from storage.records import Event, EventStatus
 
 if TYPE_CHECKING:
     from bot.discord.bot import SwissBot
@@ -149,9 +149,11 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         channel_id = channel.id if channel else (club.channel_id if club else interaction.channel_id)
         if channel_id is None:
             raise InvalidSetting("Pick a channel for the event's announcements.")
-        settings = apply_changes(EventSettings(name=name.strip(), rounds=rounds), changes)
+        director = self.bot.director
+        defaults = director.new_event_settings(name.strip(), rounds)
+        settings = apply_changes(defaults, changes, default_interval=director.default_round_interval)
         assert interaction.guild_id is not None  # guild_only
-        event = await self.bot.director.create_event(actor, interaction.guild_id, channel_id, settings)
+        event = await director.create_event(actor, interaction.guild_id, channel_id, settings)
         await self._done(
             interaction,
             f"Created **{event.name}** (draft): {describe_settings(event.settings)}. "
@@ -217,7 +219,9 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             changes["rounds"] = rounds
         if not changes:
             raise InvalidSetting("Nothing to change: give at least one option.")
-        updated = await self.bot.director.edit_event(actor, found.id, apply_changes(found.settings, changes))
+        director = self.bot.director
+        settings = apply_changes(found.settings, changes, default_interval=director.default_round_interval)
+        updated = await director.edit_event(actor, found.id, settings)
         await self._done(interaction, f"Updated **{updated.name}**: {describe_settings(updated.settings)}.")
 
     @app_commands.command(name="open", description="Open an event for entries (posts the join button)")
