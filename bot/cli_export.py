@@ -10,7 +10,7 @@ from pathlib import Path
 from storage.db import open_database
 from storage.errors import DatabaseError, DatabaseUnavailable, NotFound, StorageError
 from storage.events import get_event, latest_event
-from storage.export import FORMATS, export_event
+from storage.export import FORMATS, LICHESS_URL, export_event
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 3
@@ -27,6 +27,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--db", required=True, metavar="FILE", help="the swissbot SQLite database")
     parser.add_argument("--event", type=int, metavar="ID", help="the event id (default: the latest event)")
     parser.add_argument("--format", required=True, choices=FORMATS, help="trf, pgn or json")
+    parser.add_argument(
+        "--site",
+        default=LICHESS_URL,
+        metavar="URL",
+        help=f"the Lichess the games were played on, for the PGN's links (default {LICHESS_URL})",
+    )
     parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of standard output")
     parser.set_defaults(handler=run)
 
@@ -34,7 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Export and return the exit code: 0 ok, 3 bad input or unknown event, 5 database cannot be opened."""
     try:
-        text = asyncio.run(_export(args.db, args.event, args.format))
+        text = asyncio.run(_export(args.db, args.event, args.format, args.site))
     except DatabaseUnavailable as exc:
         print(f"swissbot export: {exc}", file=sys.stderr)
         return EXIT_NO_DATABASE
@@ -55,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-async def _export(path: str, event_id: int | None, fmt: str) -> str:
+async def _export(path: str, event_id: int | None, fmt: str, site: str) -> str:
     db = await open_database(path, create=False)
     try:
         if event_id is None:
@@ -64,6 +70,6 @@ async def _export(path: str, event_id: int | None, fmt: str) -> str:
                 raise NotFound(f"the database {path} holds no event yet")
         else:
             event = await get_event(db, event_id)
-        return await export_event(db, event.id, fmt)
+        return await export_event(db, event.id, fmt, site=site)
     finally:
         await db.close()

@@ -696,10 +696,10 @@ class Director:
         return await self._set_status(actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
 
     async def export(self, event_id: int, fmt: str) -> bytes:
-        """The event as `trf`, `pgn` or `json` (storage's export)."""
+        """The event as `trf`, `pgn` or `json` (storage's export; PGN links to the Lichess the games were played on)."""
         await self._event(event_id)
         try:
-            return (await export_event(self.db, event_id, fmt)).encode()
+            return (await export_event(self.db, event_id, fmt, site=self.lichess.base_url)).encode()
         except ValueError:
             raise InvalidSetting(f"Unknown export format {fmt!r}: trf, pgn or json.") from None
 

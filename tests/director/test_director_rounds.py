@@ -25,6 +25,17 @@ async def test_full_event_runs_to_final_standings(world: World) -> None:
     assert len(finished) == 1 and "3 rounds" in finished[0][2]
 
 
+async def test_the_pgn_export_links_to_the_lichess_the_games_were_played_on(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=1)
+    await w.start(event_id)
+    await w.play(event_id, 1, "white")
+    await w.run_until(lambda: w.finished(event_id))
+    game_id = (await w.director.pairings(event_id, 1)).boards[0].game_id
+    pgn = (await w.director.export(event_id, "pgn")).decode()
+    assert f'[Site "{w.sandbox.url}/{game_id}"]' in pgn and "lichess.org" not in pgn
+
+
 async def test_standings_are_announced_after_every_round(world: World) -> None:
     event_id, _ = await world.event(players=6, rounds=3)
     await world.run_until(lambda: world.finished(event_id))

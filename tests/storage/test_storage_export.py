@@ -265,6 +265,17 @@ def test_cli_writes_the_latest_event_by_default(tmp_path: Path, capsys: pytest.C
     assert code == 0 and out.count("[Event ") == 2
 
 
+def test_cli_pgn_links_to_the_lichess_given_by_site(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "e.db"
+    asyncio.run(build_round(path))
+    ids = ("Early001", "Again001", "Again002", "Fixed001")
+    code, out, _ = export(["--db", str(path), "--format", "pgn"], capsys)
+    assert code == 0 and [g.headers["Site"] for g in read_all(out)] == [f"https://lichess.org/{gid}" for gid in ids]
+    code, out, _ = export(["--db", str(path), "--format", "pgn", "--site", "http://127.0.0.1:8080/"], capsys)
+    sites = [g.headers["Site"] for g in read_all(out)]
+    assert code == 0 and sites == [f"http://127.0.0.1:8080/{gid}" for gid in ids]
+
+
 def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "e.db"
     asyncio.run(build(path))
