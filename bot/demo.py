@@ -35,8 +35,6 @@ from bot.sandbox.state import BOT_TOKEN
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from storage.db import open_database
-from storage.export import export_pgn
-from storage.history import get_history
 from storage.records import EarlyDrawPolicy, EventSettings, EventStatus
 
 DEMO_GUILD = 424242
@@ -286,10 +284,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         await scheduler.shutdown()
 
         event = await director.event(event_id)
-        history = await get_history(db, event_id)
-        games = [(b.round, b.board_no, b.game_data) for b in history.boards]
         rows = await director.standings(event_id)
-        pgn = await export_pgn(db, event_id, site=url)  # links to the Lichess the games were played on
-        written = write_outputs(opts.out, event, history, rows, games, pgn)
+        written = await write_outputs(opts.out, db, event, rows, site=url)
         people.say("wrote " + ", ".join(str(p) for p in written))
         return 0

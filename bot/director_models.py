@@ -21,7 +21,6 @@ __all__ = [
     "ByeView",
     "Correction",
     "Crosstable",
-    "Event",  # storage.records.Event, kept importable from here for bot.demo_output
     "Job",
     "JobKind",
     "LinkChallenge",

@@ -6,8 +6,6 @@ from dataclasses import dataclass
 
 from bot.adjudication import DoubleForfeit, ForfeitWin, Played, Replay, Review, adjudicate
 from bot.lichess import GameData
-from storage.history import History as History  # kept importable from here for bot.demo_output
-from storage.history import build_tournament as build_tournament  # idem
 from storage.records import EarlyDrawPolicy, Result
 
 
