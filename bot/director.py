@@ -1042,9 +1042,8 @@ class Director:
         if number >= event.settings.rounds:
             if event.status not in OVER:
                 await self._finish_event(event_id, f"all {event.settings.rounds} rounds played")
-            elif event.status is EventStatus.FINISHED:  # finished, but stopped before the announcement
-                reason = event.finish_reason or f"all {event.settings.rounds} rounds played"
-                await self.announcer.event_finished(event, await self.standings(event_id), reason)
+            else:  # finished, but perhaps stopped before the end was announced
+                await self._announce_end(event_id)
         elif event.status not in OVER:  # once over, the final standings say it all
             await self.announcer.standings(event, await self.standings(event_id), False)
         await storage_rounds.mark_results_announced(self.db, event_id, number, at=self.clock.now())
@@ -1058,6 +1057,7 @@ class Director:
         return None
 
     async def _finish_event(self, event_id: int, reason: str, actor: Actor = SYSTEM_ACTOR) -> None:
+        """Finish the event, then announce its end (the jobs are rebuilt even if the announcement fails)."""
         async with self._writing():
             event = await self._event(event_id)
             if event.status in OVER:
@@ -1065,9 +1065,26 @@ class Director:
             await storage_events.set_event_status(
                 self.db, event_id, EventStatus.FINISHED, at=self.clock.now(), actor=_who(actor), reason=reason
             )
-        event = await self.event(event_id)
-        await self.announcer.event_finished(event, await self.standings(event_id), reason)
+        try:
+            await self._announce_end(event_id)
+        finally:
+            self._changed()
+
+    async def announce_end(self, event_id: int) -> None:
+        """Announce a finished event's end if that has not been done (a restart's catch-up)."""
+        async with self._lock(event_id):
+            await self._announce_end(event_id)
         self._changed()
+
+    async def _announce_end(self, event_id: int) -> None:
+        """A finished event's end and final standings, once: marked in the database after the announcer returns,
+        so a restart before that announces them rather than never."""
+        event = await self._event(event_id)
+        if event.status is not EventStatus.FINISHED or event.finish_announced_at is not None:
+            return
+        reason = event.finish_reason or f"finished after round {event.current_round}"
+        await self.announcer.event_finished(event, await self.standings(event_id), reason)
+        await storage_events.mark_finish_announced(self.db, event_id, at=self.clock.now())
 
     async def noshow_deadline(self, event_id: int, round_number: int) -> None:
         """Adjudicate the boards whose game never started; withdraw and ban the absent."""
@@ -1108,6 +1125,9 @@ class Director:
             for event_id, number in sorted(unannounced):
                 jobs.append(Job(JobKind.ANNOUNCE, event_id, number, now))
             waiting = {event_id for event_id, _ in unannounced}
+            for event in await storage_events.finishes_to_announce(self.db):
+                if event.id not in waiting:  # a last round's announcement carries the end with it
+                    jobs.append(Job(JobKind.ANNOUNCE_END, event.id, event.current_round, now))
             active = frozenset(ACTIVE_EVENT_STATUSES)
             for event in await storage_events.list_events(self.db, statuses=active):
                 if event.id in waiting:
@@ -1150,6 +1170,8 @@ class Director:
             await self.noshow_deadline(job.event_id, job.round_number)
         elif job.kind is JobKind.ANNOUNCE:
             await self.announce_results(job.event_id, job.round_number)
+        elif job.kind is JobKind.ANNOUNCE_END:
+            await self.announce_end(job.event_id)
         else:
             await self.remind(job.event_id, job.round_number)
 

@@ -178,6 +178,7 @@ class JobKind(enum.Enum):
     NOSHOW = "noshow"
     REMIND = "remind"
     ANNOUNCE = "announce"  # a finished round's results and standings, not announced yet
+    ANNOUNCE_END = "announce_end"  # a finished event's end and final standings, not announced yet
 
 
 @dataclass(frozen=True)

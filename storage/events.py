@@ -154,6 +154,7 @@ def event_from_row(row: Row) -> Event:
         next_round_at=parse_time(row["next_round_at"]),
         current_round=int(row["current_round"]),
         finish_reason=row["finish_reason"],
+        finish_announced_at=parse_time(row["finish_announced_at"]),
     )
 
 
@@ -309,6 +310,29 @@ async def set_event_status(
             reason=reason,
         )
         return await load_event(conn, event_id)
+
+
+async def mark_finish_announced(db: Database, event_id: int, *, at: datetime) -> Event:
+    """Record that a finished event's end and final standings were announced (the first time counts)."""
+    async with db.transaction() as conn:
+        event = await load_event(conn, event_id)
+        if event.status is not EventStatus.FINISHED:
+            raise WrongStatus(f"event {event_id} is {event.status.value}, not finished")
+        await execute(
+            conn,
+            "UPDATE events SET finish_announced_at = COALESCE(finish_announced_at, ?) WHERE id = ?",
+            (utc_text(at), event_id),
+        )
+        return await load_event(conn, event_id)
+
+
+async def finishes_to_announce(db: Database) -> list[Event]:
+    """Finished events whose end was not announced yet, oldest first."""
+    async with db.snapshot() as conn:
+        rows = await fetchall(
+            conn, EVENT_SQL + " WHERE e.status = 'finished' AND e.finish_announced_at IS NULL ORDER BY e.id"
+        )
+    return [event_from_row(r) for r in rows]
 
 
 def starting_order_key(entry: Entry) -> tuple[int, str, int]:

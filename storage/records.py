@@ -216,7 +216,8 @@ class EventSettings:
 
 @dataclass(frozen=True)
 class Event:
-    """An event row: its settings and where it stands (`current_round`: the last round paired)."""
+    """An event row: its settings and where it stands (`current_round`: the last round paired;
+    `finish_announced_at`: when its end and final standings were announced)."""
 
     id: int
     settings: EventSettings
@@ -228,6 +229,7 @@ class Event:
     next_round_at: datetime | None = None
     current_round: int = 0
     finish_reason: str | None = None
+    finish_announced_at: datetime | None = None
 
     @property
     def name(self) -> str:

@@ -1,9 +1,11 @@
-"""A finished round's results and standings survive a stop between finishing the round and announcing it:
-the round is marked announced only after the announcer returns, and a restarted director announces it once."""
+"""A finished round's results and standings, and a finished event's end, survive a stop between finishing and
+announcing: each is marked announced only after the announcer returns, and a restarted director announces it once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+import pytest
 
 from bot.announce import RecordingAnnouncer
 from bot.director import Director
@@ -11,7 +13,7 @@ from bot.director_models import JobKind, StandingRow
 from bot.scheduling import Scheduler
 from storage.records import Event, EventStatus, RoundStatus
 from storage.rounds import get_round
-from tests.director.director_world import World
+from tests.director.director_world import ORGANISER, World
 
 
 class Killed(Exception):
@@ -84,3 +86,34 @@ async def test_the_end_of_an_event_lost_to_a_stop_is_announced_after_the_restart
     assert finished[2] == "all 1 rounds played" and len(finished[1]) == 4
     assert await scheduler.run_due() == []
     assert len(announcer.of("event_finished")) == 1
+
+
+async def test_an_organisers_finish_lost_to_a_stop_is_announced_after_the_restart(world: World) -> None:
+    w = world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    w.director.announcer = DiesBeforeStandings()
+    with pytest.raises(Killed):
+        await w.director.finish(ORGANISER, event_id)
+    event = await w.director.event(event_id)
+    assert event.status is EventStatus.FINISHED and event.finish_announced_at is None
+
+    director, announcer, scheduler = restarted(w)
+    assert [j.kind for j in await scheduler.run_due()] == [JobKind.ANNOUNCE_END]
+    (finished,) = announcer.of("event_finished")
+    assert finished[0].id == event_id and finished[2] == "finished by an organiser" and len(finished[1]) == 4
+    assert (await director.event(event_id)).finish_announced_at is not None
+    assert await scheduler.run_due() == []
+    assert len(announcer.of("event_finished")) == 1
+
+
+async def test_an_announced_finish_is_not_announced_again(world: World) -> None:
+    w = world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    finished = await w.director.finish(ORGANISER, event_id)
+    assert finished.finish_announced_at is not None and len(w.announcer.of("event_finished")) == 1
+    director, announcer, scheduler = restarted(w)
+    assert await scheduler.run_due() == []
+    await director.announce_end(event_id)
+    assert announcer.of("event_finished") == []

@@ -15,7 +15,15 @@ from storage.audit import audit_log, logged, record_action
 from storage.db import Database, load_migrations, open_database
 from storage.entries import request_bye
 from storage.errors import WrongStatus
-from storage.events import edit_started_event, get_event, list_events, set_event_status, start_event
+from storage.events import (
+    edit_started_event,
+    finishes_to_announce,
+    get_event,
+    list_events,
+    mark_finish_announced,
+    set_event_status,
+    start_event,
+)
 from storage.history import get_history, results_tournament
 from storage.players import create_link_code, get_ban, get_link_code, lift_ban, pending_link_code, set_ban
 from storage.records import EventStatus, Result, Schedule
@@ -120,6 +128,56 @@ async def test_announcement_markers_keep_the_first_time(db: Database) -> None:
     assert (await mark_results_announced(db, event_id, 1, at=at(11))).results_announced_at == at(10)
     assert await rounds_to_announce(db) == []
     assert (await get_round(db, event_id, 1)).round.results_announced_at == at(10)
+
+
+async def test_the_end_of_an_event_is_to_announce_until_marked_once(db: Database) -> None:
+    event_id = await started(db, 4)
+    with pytest.raises(WrongStatus, match="not finished"):
+        await mark_finish_announced(db, event_id, at=at(7))
+    cancelled, _, _ = await open_event(db, [1500, 1400])
+    await set_event_status(db, cancelled.id, EventStatus.CANCELLED, at=at(7), actor=ACTOR)
+    assert await finishes_to_announce(db) == []
+    await set_event_status(db, event_id, EventStatus.FINISHED, at=at(8), actor=ACTOR, reason="finished early")
+    (waiting,) = await finishes_to_announce(db)
+    assert (waiting.id, waiting.finish_reason, waiting.finish_announced_at) == (event_id, "finished early", None)
+    assert (await mark_finish_announced(db, event_id, at=at(9))).finish_announced_at == at(9)
+    assert (await mark_finish_announced(db, event_id, at=at(10))).finish_announced_at == at(9)
+    assert await finishes_to_announce(db) == []
+
+
+async def test_version_3_databases_do_not_announce_old_ends_again(tmp_path: Path) -> None:
+    """An event finished before version 4 is taken as announced, unless its last round's announcement (which
+    carried the end in version 3) is still to come."""
+    path = tmp_path / "v3.db"
+    await (await open_database(path, migrations=load_migrations()[:3])).close()
+    with sqlite3.connect(path) as conn:
+        conn.executemany(
+            "INSERT INTO events (id, name, guild_id, channel_id, system, rounds, clock_limit, clock_increment, rated,"
+            " early_draw_policy, early_draw_moves, no_show_seconds, max_byes, late_join_bye, acceleration,"
+            " initial_colour, status, created_by, created_at, finished_at)"
+            " VALUES (?, 'Old', 1, 2, 'dutch', 1, 180, 2, 1, 'replay', 30, 600, 1, 1, 0, 'w', ?, 9, ?, ?)",
+            [
+                (1, "finished", T0.isoformat(), at(8).isoformat()),  # its end was announced (or lost for good)
+                (2, "finished", T0.isoformat(), at(8).isoformat()),  # stopped before its last round was announced
+                (3, "running", T0.isoformat(), None),
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO rounds (event_id, number, status, paired_at, finished_at, results_announced_at)"
+            " VALUES (?, 1, 'finished', ?, ?, ?)",
+            [
+                (1, at(6).isoformat(), at(7).isoformat(), at(7).isoformat()),
+                (2, at(6).isoformat(), at(7).isoformat(), None),
+                (3, at(6).isoformat(), at(7).isoformat(), None),
+            ],
+        )
+    db = await open_database(path)
+    try:
+        assert (await get_event(db, 1)).finish_announced_at == at(8)
+        assert [e.id for e in await finishes_to_announce(db)] == [2]
+        assert (await get_event(db, 3)).finish_announced_at is None
+    finally:
+        await db.close()
 
 
 async def test_results_so_far_count_decided_boards_only(db: Database) -> None:
