@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pairing import checker, trf
+from bot.cli_common import TrfFileError, parse_trf, read_text
+from pairing import checker
 
 EXIT_OK = 0
 EXIT_DISCREPANCIES = 1
-EXIT_BAD_INPUT = 3
 EXIT_ENGINE_MISSING = 4
-EXIT_UNREADABLE = 5
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,16 +38,10 @@ def run(args: argparse.Namespace) -> int:
     """Check the file and print the discrepancies."""
     path: str = args.file
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        print(f"{path}: cannot read the file: {error}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    try:
-        tournament = trf.parse(text, require_rounds=False)
-    except trf.TrfError as error:
-        print(f"{path}: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        text = read_text(path)
+        tournament = parse_trf(path, text, require_rounds=False)
+    except TrfFileError as error:
+        return error.report()
     if not any(line.startswith(("XXR", "142")) for line in text.splitlines()):
         print(
             f"{path}: no XXR/142 record; taking the {tournament.total_rounds} rounds present as the total",

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from pairing import trf
+from bot.cli_common import EXIT_BAD_INPUT, TrfFileError, read_trf
 from pairing.crosstable import crosstable, format_crosstable
 from pairing.model import Points, Tournament
 from pairing.standings import StandingRow, compute_standings, format_standings
@@ -14,8 +14,6 @@ from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, UnknownTiebreak, parse_tie
 from pairing.unplayed import EDITIONS, Edition
 
 EXIT_OK = 0
-EXIT_BAD_INPUT = 3
-EXIT_UNREADABLE = 5
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -92,16 +90,9 @@ def run(args: argparse.Namespace) -> int:
     """Print the standings of the file."""
     path: str = args.file
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        print(f"{path}: cannot read the file: {error}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    try:
-        tournament = trf.parse(text, require_rounds=False)
-    except trf.TrfError as error:
-        print(f"{path}: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        tournament = read_trf(path, require_rounds=False)
+    except TrfFileError as error:
+        return error.report()
     edition: Edition = "2024" if args.edition == "2024" else "2026"
     try:
         codes = _codes(args, tournament)

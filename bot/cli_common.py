@@ -1,0 +1,46 @@
+"""What the file commands share: reading a TRF file, with the exit code a bad one gives."""
+
+from __future__ import annotations
+
+import sys
+
+from pairing import trf
+from pairing.model import Tournament
+
+EXIT_BAD_INPUT = 3
+EXIT_UNREADABLE = 5
+
+
+class TrfFileError(Exception):
+    """A TRF file a command cannot use: a message naming the file (and the line), and the command's exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def report(self, prefix: str = "") -> int:
+        """Print the message on standard error (after `prefix`, e.g. 'swissbot pair: '); the exit code."""
+        print(f"{prefix}{self}", file=sys.stderr)
+        return self.exit_code
+
+
+def read_text(path: str) -> str:
+    """A file's UTF-8 text; TrfFileError (exit 5) when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise TrfFileError(f"{path}: cannot read the file: {error}", EXIT_UNREADABLE) from None
+
+
+def parse_trf(path: str, text: str, *, require_rounds: bool) -> Tournament:
+    """The tournament in a TRF file's text; TrfFileError (exit 3) naming the file and the line on bad input."""
+    try:
+        return trf.parse(text, require_rounds=require_rounds)
+    except trf.TrfError as error:
+        raise TrfFileError(f"{path}: {error}", EXIT_BAD_INPUT) from None
+
+
+def read_trf(path: str, *, require_rounds: bool) -> Tournament:
+    """The tournament in a TRF file; TrfFileError with exit code 5 (unreadable) or 3 (bad input)."""
+    return parse_trf(path, read_text(path), require_rounds=require_rounds)
