@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.director_models import Actor
 from bot.discord.actors import require_organiser
 from bot.discord.autocomplete import NOT_OVER
 from bot.discord.options import apply_changes, describe_settings, settings_changes
@@ -60,6 +61,11 @@ RENAMES = {
 }
 
 
+def _setting_options(values: dict[str, Any]) -> dict[str, Any]:
+    """The setting options among a command's arguments (those SETTING_HELP describes, as settings_changes takes)."""
+    return {key: value for key, value in values.items() if key in SETTING_HELP}
+
+
 async def organiser_event_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Events of this server that are not over (at most 25, from the cache)."""
     bot: SwissBot = interaction.client
@@ -86,11 +92,22 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         require_organiser(self.bot.config, interaction)
         return True
 
-    async def _event(self, interaction: Interaction, value: str | None, *, any_status: bool = False) -> Event:
+    async def _defer(self, interaction: Interaction) -> Actor:
+        """The organiser calling, once the role is checked and the private answer deferred (the work may be slow)."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        return actor
+
+    async def _begin(
+        self, interaction: Interaction, event: str | None, *, any_status: bool = False
+    ) -> tuple[Actor, Event]:
+        """`_defer`, then the event named (the one in progress when left empty; finished ones too with `any_status`)."""
+        actor = await self._defer(interaction)
         statuses = frozenset(EventStatus) if any_status else NOT_OVER
-        return await self.bot.events.resolve(interaction.guild_id, value, statuses)
+        return actor, await self.bot.events.resolve(interaction.guild_id, event, statuses)
 
     async def _done(self, interaction: Interaction, text: str) -> None:
+        """Answer the organiser privately (the event list cache is out of date after a change)."""
         self.bot.events.invalidate(interaction.guild_id)
         await interaction.followup.send(text, ephemeral=True)
 
@@ -124,27 +141,8 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         channel: discord.TextChannel | None = None,
     ) -> None:
         """Create a draft event with these settings."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        changes = settings_changes(
-            minutes=minutes,
-            increment=increment,
-            rated=rated,
-            system=system,
-            start=start,
-            schedule=schedule,
-            interval=interval,
-            fixed_times=fixed_times,
-            rating_min=rating_min,
-            rating_max=rating_max,
-            team=team,
-            tiebreaks=tiebreaks,
-            max_byes=max_byes,
-            accelerated=accelerated,
-            early_draw=early_draw,
-            noshow=noshow,
-            reminder=reminder,
-        )
+        actor = await self._defer(interaction)
+        changes = settings_changes(**_setting_options(locals()))
         club = self.bot.config.club(interaction.guild_id)
         channel_id = channel.id if channel else (club.channel_id if club else interaction.channel_id)
         if channel_id is None:
@@ -191,28 +189,8 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,
     ) -> None:
         """Edit the given settings of an event."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
-        changes = settings_changes(
-            minutes=minutes,
-            increment=increment,
-            rated=rated,
-            system=system,
-            start=start,
-            schedule=schedule,
-            interval=interval,
-            fixed_times=fixed_times,
-            rating_min=rating_min,
-            rating_max=rating_max,
-            team=team,
-            tiebreaks=tiebreaks,
-            max_byes=max_byes,
-            accelerated=accelerated,
-            early_draw=early_draw,
-            noshow=noshow,
-            reminder=reminder,
-        )
+        actor, found = await self._begin(interaction, event)
+        changes = settings_changes(**_setting_options(locals()))
         if name is not None:
             changes["name"] = name.strip()
         if rounds is not None:
@@ -229,9 +207,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def open(self, interaction: Interaction, event: str | None = None) -> None:
         """Accept entries."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event, any_status=False)
+        actor, found = await self._begin(interaction, event)
         opened = await self.bot.director.open_event(actor, found.id)
         await self._done(interaction, f"**{opened.name}** is open for entries in <#{opened.channel_id}>.")
 
@@ -240,9 +216,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def start(self, interaction: Interaction, event: str | None = None) -> None:
         """Start now instead of at the start time."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         started = await self.bot.director.start_event(actor, found.id)
         await self._done(interaction, f"**{started.name}** has started; the pairings go to <#{started.channel_id}>.")
 
@@ -251,9 +225,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def pause(self, interaction: Interaction, event: str | None = None) -> None:
         """Pause an event."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         paused = await self.bot.director.pause(actor, found.id)
         await self._done(interaction, f"**{paused.name}** is paused; `/swiss resume` goes on.")
 
@@ -262,9 +234,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def resume(self, interaction: Interaction, event: str | None = None) -> None:
         """Resume an event."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         resumed = await self.bot.director.resume(actor, found.id)
         await self._done(interaction, f"**{resumed.name}** is running again.")
 
@@ -273,9 +243,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def next_round(self, interaction: Interaction, event: str | None = None) -> None:
         """Start the next round (manual scheduling, or to skip the wait)."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         view = await self.bot.director.next_round(actor, found.id)
         await self._done(
             interaction, f"Round {view.number} of **{found.name}** is paired ({len(view.boards)} boards) and announced."
@@ -301,9 +269,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         event: str | None = None,
     ) -> None:
         """Correct a result."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         correction = await self.bot.director.set_result(actor, found.id, round, board, result.value, reason)
         await self._done(interaction, correction.message)
 
@@ -313,9 +279,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def forbid(self, interaction: Interaction, player_a: str, player_b: str, event: str | None = None) -> None:
         """Forbid a pairing."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         await self.bot.director.forbid(actor, found.id, player_a.strip(), player_b.strip())
         await self._done(interaction, f"{player_a} and {player_b} will not be paired together in **{found.name}**.")
 
@@ -324,9 +288,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def remove(self, interaction: Interaction, player: str, event: str | None = None) -> None:
         """Remove a player."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         entry = await self.bot.director.remove(actor, found.id, player.strip())
         await self._done(interaction, f"Removed {discord.utils.escape_markdown(entry.name)} from **{found.name}**.")
 
@@ -337,9 +299,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         self, interaction: Interaction, player: str, reason: app_commands.Range[str, 3, 200], event: str | None = None
     ) -> None:
         """Disqualify a player."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         entry = await self.bot.director.disqualify(actor, found.id, player.strip(), reason)
         await self._done(interaction, f"Disqualified {discord.utils.escape_markdown(entry.name)} in **{found.name}**.")
 
@@ -347,8 +307,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.describe(player="The player's Lichess username")
     async def unban(self, interaction: Interaction, player: str) -> None:
         """Lift a ban."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        actor = await self._defer(interaction)
         assert interaction.guild_id is not None  # guild_only
         await self.bot.director.unban(actor, interaction.guild_id, player.strip())
         await self._done(interaction, f"{player} may join events again.")
@@ -358,9 +317,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def finish(self, interaction: Interaction, event: str | None = None) -> None:
         """Finish an event."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         finished = await self.bot.director.finish(actor, found.id)
         await self._done(interaction, f"**{finished.name}** is finished; the final standings are posted.")
 
@@ -369,9 +326,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def cancel(self, interaction: Interaction, event: str | None = None) -> None:
         """Cancel an event."""
-        actor = require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event)
+        actor, found = await self._begin(interaction, event)
         cancelled = await self.bot.director.cancel(actor, found.id)
         await self._done(interaction, f"**{cancelled.name}** is cancelled.")
 
@@ -380,9 +335,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.autocomplete(event=any_event_autocomplete)
     async def export(self, interaction: Interaction, format: ExportFormat = "trf", event: str | None = None) -> None:
         """Export an event."""
-        require_organiser(self.bot.config, interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self._event(interaction, event, any_status=True)
+        _, found = await self._begin(interaction, event, any_status=True)
         data = await self.bot.director.export(found.id, format)
         file = bytes_file(f"event-{found.id}.{format}", data)
         await interaction.followup.send(f"**{found.name}** as {format.upper()}:", file=file, ephemeral=True)
