@@ -1,12 +1,15 @@
 """The FIDE (Dutch) system, edition B (C.04.3 in force from 1 February 2026).
 
-Each bracket is paired with one maximum-weight matching over the bracket and every player below it.
-Edge weights are big integers whose bit fields encode, from the most significant down: completion
-([C4], every remaining player paired, the odd one with a PAB-eligible player), [C5], [C6], [C7],
-[C8], [C9], the colour criteria [C10]-[C13], the float criteria [C14]-[C21], and finally the FIDE
-generation order (exchanges, then transpositions), so that the optimum is the first-generated best
-candidate of Article 4. Heterogeneous brackets are solved in two steps: the MDP-pairing first, then
-the remainder as a homogeneous bracket.
+Brackets are paired from the top down. For each bracket, one maximum-weight matching decides it: edge
+weights are big integers whose bit fields encode, from the most significant down, [C5] (the PAB to the
+lowest score; edges to a dummy vertex), [C6], [C7], [C8] (pairs and scores of the next bracket), [C9],
+the colour criteria [C10]-[C13], the float criteria [C14]-[C21], and last the FIDE generation order
+(Article 4: exchanges, then transpositions, or the MDP set and their S2 partners), so that the optimum is
+the first-generated best candidate. Completion ([C4]: everyone below can still be paired, the odd player
+out being PAB-eligible) ranks above all of them: the best matching of the weighted edges is completed
+over the players further down, and if it cannot be, the bracket is solved again with every legal edge
+(completion first, by cardinality). Heterogeneous brackets are solved in two steps: the MDP-pairing
+first, then the remainder as a homogeneous bracket with fresh BSNs.
 """
 
 from __future__ import annotations
@@ -101,7 +104,12 @@ def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
 
 
 def with_implied_acceleration(tournament: Tournament) -> Tournament:
-    """Add Baku virtual points when record 192 names a *_BAKU system and no 250/XXA record is given."""
+    """Add Baku virtual points when record 192 names a *_BAKU system and no 250/XXA record is given.
+
+    Follows the FIDE text (C.04.7): group A is the first 2 * ceil(N / 4) starting numbers; a win's worth in
+    the first ceil(ceil(R / 2) / 2) rounds, half of it up to round ceil(R / 2). (The reference engine takes
+    ceil(N / 2) players here, see fide-swiss.md §4.1; the corpus does not tell the two apart.)
+    """
     if tournament.acceleration:
         return tournament
     if not any(line.startswith("192") and line.upper().rstrip().endswith("_BAKU") for line in tournament.header):
@@ -118,7 +126,7 @@ def with_implied_acceleration(tournament: Tournament) -> Tournament:
 def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
     order = sorted(numbers, key=lambda n: (-views.pairing_score(n), n))
     out = []
-    r = views.round
+    rnd = views.round
     # Rule 5 of colour allocation looks at the parity of the rank among the players taking part: those paired
     # now or in an earlier round, by starting number (what the reference engine does when players are
     # absent; checked on every corpus board where rule 5 decides).
@@ -127,7 +135,7 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
         p.number
         for p in views.tournament.players
         if p.number in pairing_now
-        or any(r.opponent is not None or r.kind is RecordKind.PAB for r in p.records(views.round))
+        or any(rec.opponent is not None or rec.kind is RecordKind.PAB for rec in p.records(rnd))
     ]
     position = {number: k for k, number in enumerate(sorted(taking_part), start=1)}
     for index, number in enumerate(order):
@@ -139,8 +147,8 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
                 number=number,
                 score=views.pairing_score(number),
                 colour=state,
-                float1=views.float_in(number, r - 1) if r > 1 else FloatDirection.NONE,
-                float2=views.float_in(number, r - 2) if r > 2 else FloatDirection.NONE,
+                float1=views.float_in(number, rnd - 1) if rnd > 1 else FloatDirection.NONE,
+                float2=views.float_in(number, rnd - 2) if rnd > 2 else FloatDirection.NONE,
                 pab_eligible=views.pab_eligible(number),
                 unplayed=views.unplayed_rounds(number),
                 topscorer=views.is_topscorer(number),
