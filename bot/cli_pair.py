@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pairing import trf
+from bot.cli_common import EXIT_BAD_INPUT, TrfFileError, read_trf
 from pairing.dutch import pair
 from pairing.errors import NoValidPairing, PairingError
 
@@ -14,8 +14,6 @@ SYSTEMS = ("dutch",)
 EXIT_PAIRED = 0
 EXIT_NO_PAIRING = 1
 EXIT_GAVE_UP = 2
-EXIT_BAD_INPUT = 3
-EXIT_UNREADABLE = 5
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,16 +37,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"swissbot pair: unknown system {args.system!r} (supported: {', '.join(SYSTEMS)})", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        with open(args.file, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"swissbot pair: cannot read {args.file}: {exc}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    try:
-        tournament = trf.parse(text)
-    except trf.TrfError as exc:
-        print(f"swissbot pair: {args.file}: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        tournament = read_trf(args.file, require_rounds=True)
+    except TrfFileError as exc:
+        return exc.report("swissbot pair: ")
     if tournament.round_to_pair > tournament.total_rounds:
         print(
             f"swissbot pair: {args.file}: all {tournament.total_rounds} rounds are already paired",
