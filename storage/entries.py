@@ -14,6 +14,7 @@ from storage import audit
 from storage.db import (
     Connection,
     Database,
+    Params,
     Row,
     execute,
     execute_count,
@@ -319,15 +320,10 @@ async def cancel_bye(
         await load_event(conn, event_id)
         if round_number <= await last_paired_round(conn, event_id):
             raise ByeNotAllowed(f"round {round_number} is already paired")
-        changed = await execute_count(
+        return await _delete_audited(
             conn,
             "DELETE FROM bye_requests WHERE event_id = ? AND player_id = ? AND round = ?",
             (event_id, player_id, round_number),
-        )
-        if changed == 0:
-            return False
-        await audit.append(
-            conn,
             at=at,
             actor=actor,
             action="bye.cancel",
@@ -335,7 +331,6 @@ async def cancel_bye(
             event_id=event_id,
             before={"round": round_number},
         )
-        return True
 
 
 async def bye_requests(db: Database, event_id: int, *, player_id: int | None = None) -> list[ByeRequest]:
@@ -392,15 +387,10 @@ async def remove_forbidden_pair(
     """Allow two players to meet again; False if they were not forbidden."""
     low, high = sorted((player_a, player_b))
     async with db.transaction() as conn:
-        changed = await execute_count(
+        return await _delete_audited(
             conn,
             "DELETE FROM forbidden_pairs WHERE event_id = ? AND player_a = ? AND player_b = ?",
             (event_id, low, high),
-        )
-        if changed == 0:
-            return False
-        await audit.append(
-            conn,
             at=at,
             actor=actor,
             action="forbidden.remove",
@@ -409,7 +399,6 @@ async def remove_forbidden_pair(
             before=[low, high],
             reason=reason,
         )
-        return True
 
 
 async def forbidden_pairs(db: Database, event_id: int) -> list[tuple[int, int]]:
@@ -421,3 +410,25 @@ async def forbidden_pairs(db: Database, event_id: int) -> list[tuple[int, int]]:
             (event_id,),
         )
     return [(int(r[0]), int(r[1])) for r in rows]
+
+
+async def _delete_audited(
+    conn: Connection,
+    sql: str,
+    params: Params,
+    *,
+    at: datetime,
+    actor: str,
+    action: str,
+    subject: str,
+    event_id: int,
+    before: audit.Jsonable,
+    reason: str | None = None,
+) -> bool:
+    """Run a DELETE and, if it removed anything, log `action` with what was removed as `before`; whether it did."""
+    if await execute_count(conn, sql, params) == 0:
+        return False
+    await audit.append(
+        conn, at=at, actor=actor, action=action, subject=subject, event_id=event_id, before=before, reason=reason
+    )
+    return True

@@ -236,6 +236,8 @@ async def test_requested_byes_limits(db: Database) -> None:
         await request_bye(db, event.id, players[1].id, 6, at=at(3), actor=ACTOR)
     assert await cancel_bye(db, event.id, p1.id, 3, at=at(4), actor=ACTOR)
     assert not await cancel_bye(db, event.id, p1.id, 3, at=at(4), actor=ACTOR)
+    (cancelled,) = await audit_log(db, event_id=event.id, action="bye.cancel")  # only what was removed is logged
+    assert (cancelled.subject, json.loads(cancelled.before or "null")) == (f"player:{p1.id}", {"round": 3})
     await request_bye(db, event.id, p1.id, 4, at=at(5), actor=ACTOR)
     assert [(b.player_id, b.round) for b in await bye_requests(db, event.id)] == [(p1.id, 4)]
     await set_entry_status(db, event.id, p1.id, EntryStatus.WITHDRAWN, at=at(6), actor=ACTOR)
@@ -250,8 +252,14 @@ async def test_forbidden_pairs(db: Database) -> None:
     assert not await add_forbidden_pair(db, event.id, a, b, at=at(2), actor=ACTOR)
     assert await add_forbidden_pair(db, event.id, c, a, at=at(2), actor=ACTOR)
     assert await forbidden_pairs(db, event.id) == [(a, b), (a, c)]
-    assert await remove_forbidden_pair(db, event.id, b, a, at=at(3), actor=ACTOR)
+    assert await remove_forbidden_pair(db, event.id, b, a, at=at(3), actor=ACTOR, reason="they may meet")
     assert not await remove_forbidden_pair(db, event.id, b, a, at=at(3), actor=ACTOR)
+    (removed,) = await audit_log(db, event_id=event.id, action="forbidden.remove")
+    assert (removed.subject, json.loads(removed.before or "null"), removed.reason) == (
+        f"players:{a},{b}",
+        [a, b],
+        "they may meet",
+    )
     assert await forbidden_pairs(db, event.id) == [(a, c)]
     with pytest.raises(InvalidInput):
         await add_forbidden_pair(db, event.id, a, a, at=at(4), actor=ACTOR)
