@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from bot.director_models import BoardView, RoundView, StandingRow
-from bot.rendering.text import standings_lines
+from bot.rendering.text import BYE_LABELS, standings_lines
 from storage.records import Event
 
 
@@ -60,7 +60,7 @@ def format_round(round: RoundView, *, with_urls: bool = True) -> list[str]:
             line = line.replace(f"  {board.url}", "")
         lines.append(line)
     for bye in round.byes:
-        lines.append(f"       {bye.player.name:<20} {bye.kind.value} bye")
+        lines.append(f"       {bye.player.name:<20} {BYE_LABELS[bye.kind]}")
     return lines
 
 

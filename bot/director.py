@@ -24,7 +24,6 @@ from bot.director_models import (
     SYSTEM_ACTOR,
     Actor,
     BoardView,
-    ByeKind,
     ByeView,
     Correction,
     Crosstable,
@@ -36,6 +35,7 @@ from bot.director_models import (
     PlayerRef,
     RoundView,
     StandingRow,
+    shown_bye,
 )
 from bot.director_results import Decision, decide
 from bot.errors import (
@@ -63,7 +63,6 @@ from bot.lichess import LichessError, LichessGateway, LichessUser, LichessUserNo
 from bot.settings import DirectorSettings
 from pairing import dutch
 from pairing.errors import NoValidPairing, PairingError
-from pairing.model import RecordKind
 from pairing.standings import compute_standings
 from pairing.tiebreak_codes import parse_tiebreak
 from storage import audit as storage_audit
@@ -397,9 +396,9 @@ class Director:
                 BoardView(b.board_no, _ref(people[b.white_id]), _ref(people[b.black_id]), game_id, url, b.result)
             )
         byes = [
-            ByeView(_ref(people[player_id]), ByeKind.PAB if kind is RecordKind.PAB else ByeKind.HALF)
+            ByeView(_ref(people[player_id]), shown)
             for player_id, kind in sorted(summary.byes.items())
-            if kind in (RecordKind.PAB, RecordKind.HALF_BYE) and player_id in people
+            if (shown := shown_bye(kind)) is not None and player_id in people
         ]
         rnd = summary.round
         return RoundView(event.id, number, rnd.status, rnd.started_at, tuple(boards), tuple(byes))

@@ -10,14 +10,15 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from typing import Literal
 
+from pairing.model import RecordKind
 from storage.records import EntryStatus, Event, Result, RoundStatus
 
 __all__ = [
     "SYSTEM_ACTOR",
     "Actor",
     "BoardView",
-    "ByeKind",
     "ByeView",
     "Correction",
     "Crosstable",
@@ -28,7 +29,9 @@ __all__ = [
     "MyGame",
     "PlayerRef",
     "RoundView",
+    "ShownBye",
     "StandingRow",
+    "shown_bye",
 ]
 
 
@@ -86,12 +89,15 @@ class BoardView:
     detail: str = ""
 
 
-class ByeKind(enum.Enum):
-    """A round without an opponent."""
+# The byes a round view lists: the pairing-allocated bye and half-point byes (requested, or a late joiner's).
+ShownBye = Literal[RecordKind.PAB, RecordKind.HALF_BYE]
 
-    PAB = "pab"
-    HALF = "half"
-    ZERO = "zero"
+
+def shown_bye(kind: RecordKind) -> ShownBye | None:
+    """A round bye's kind as its view lists it (None: not listed, e.g. an inactive player's zero-point bye)."""
+    if kind is RecordKind.PAB or kind is RecordKind.HALF_BYE:
+        return kind
+    return None
 
 
 @dataclass(frozen=True)
@@ -99,7 +105,7 @@ class ByeView:
     """A player who has no game this round."""
 
     player: PlayerRef
-    kind: ByeKind
+    kind: ShownBye
 
 
 @dataclass(frozen=True)

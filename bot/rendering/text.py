@@ -6,7 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bot.director_models import BoardView, ByeKind, Crosstable, PlayerRef, RoundView, StandingRow
+from bot.director_models import BoardView, Crosstable, PlayerRef, RoundView, ShownBye, StandingRow
+from pairing.model import RecordKind
 from pairing.standings import format_value
 from pairing.tiebreak_codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
 from storage.records import EntryStatus, Event, Result
@@ -23,7 +24,7 @@ CODE_OPEN = "```\n"
 CODE_CLOSE = "```"
 ELLIPSIS = "…"
 
-BYE_LABELS = {ByeKind.PAB: "bye (1)", ByeKind.HALF: "bye (½)", ByeKind.ZERO: "bye (0)"}
+BYE_LABELS: dict[ShownBye, str] = {RecordKind.PAB: "bye (1)", RecordKind.HALF_BYE: "bye (½)"}
 STATUS_MARKS = {"withdrawn": "wd", "absent": "abs", "banned": "rm", "disqualified": "dq"}
 RESULT_LABELS = {
     Result.WHITE_WINS: "1-0",
@@ -109,7 +110,7 @@ def board_line(board: BoardView, *, mention: bool = True) -> str:
     return f"`{board.number:>3}` {white} **{result_label(board)}** {black}{link}{detail}"
 
 
-def bye_line(player: PlayerRef, kind: ByeKind, *, mention: bool = True) -> str:
+def bye_line(player: PlayerRef, kind: ShownBye, *, mention: bool = True) -> str:
     """A player without a game this round."""
     return f"`  -` {player_label(player, mention=mention)} {BYE_LABELS[kind]}"
 

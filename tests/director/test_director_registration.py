@@ -18,6 +18,7 @@ from bot.errors import (
     NotTeamMember,
     RatingOutOfRange,
 )
+from pairing.model import RecordKind
 from storage.records import EntryStatus
 from tests.director.director_world import GUILD, ORGANISER, World
 
@@ -172,7 +173,7 @@ async def test_requested_bye_within_the_limit(quiet_world: World) -> None:
     await w.scheduler.run_due()
     await w.next_round(event_id)
     view = await w.director.pairings(event_id, 2)
-    halves = [b.player.discord_id for b in view.byes if b.kind.value == "half"]
+    halves = [b.player.discord_id for b in view.byes if b.kind is RecordKind.HALF_BYE]
     assert halves == [players[1].discord_id]
 
 

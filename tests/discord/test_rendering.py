@@ -11,8 +11,10 @@ from fractions import Fraction
 import pytest
 from PIL import Image
 
-from bot.director_models import BoardView, ByeKind, ByeView, Crosstable, PlayerRef, RoundView, StandingRow
+from bot.announce import format_round
+from bot.director_models import BoardView, ByeView, Crosstable, PlayerRef, RoundView, StandingRow, shown_bye
 from bot.rendering import image, text
+from pairing.model import RecordKind
 from storage.records import EntryStatus, Event, EventSettings, EventStatus, Result, RoundStatus
 
 PLAYERS = 300
@@ -39,7 +41,7 @@ def _round(players: int = PLAYERS, decided: bool = False) -> RoundView:
         white, black = _player(2 * index + 1), _player(2 * index + 2)
         url = f"https://lichess.org/{index:08d}"
         boards.append(BoardView(index + 1, white, black, f"{index:08d}", url, result, "no-show" if index == 7 else ""))
-    byes = (ByeView(_player(players + 1), ByeKind.PAB),) if players % 2 else ()
+    byes = (ByeView(_player(players + 1), RecordKind.PAB),) if players % 2 else ()
     return RoundView(1, 5, RoundStatus.PLAYING, None, tuple(boards), byes)
 
 
@@ -100,6 +102,15 @@ def test_odd_round_shows_the_bye_and_names_without_mentions() -> None:
     lines = text.round_lines(round, mention=False)
     assert lines[-1] == "`  -` player\\_008\\_xxxxxxxxx (1024) bye (1)"
     assert "<@" not in "".join(lines)
+
+
+def test_a_round_lists_the_pairing_bye_and_half_point_byes_only() -> None:
+    assert {kind: shown_bye(kind) for kind in RecordKind} == {
+        kind: kind if kind in (RecordKind.PAB, RecordKind.HALF_BYE) else None for kind in RecordKind
+    }
+    half = replace(_round(7), byes=(ByeView(_player(9), RecordKind.HALF_BYE),))
+    assert text.round_lines(half, mention=False)[-1].endswith(" bye (½)")
+    assert format_round(half)[-1].split() == ["player_009_xxxxxxxxx", "bye", "(½)"]
 
 
 def test_mentions_of_300_players_are_split_within_2000_characters() -> None:
