@@ -381,11 +381,11 @@ class _Bracket:
                 continue
             if c9:
                 w += c9.get((a, b), 0)
-            base.append((index[a], index[b], (w - plain) << shift))
+            base.append((index[a], index[b], w - plain))
             ends.append((a, b))
         got = self._fast(len(keep), base, ends, order, keep, cut)
         if got is None:
-            rich = [(ka, kb, w + order(a, b)) for (ka, kb, w), (a, b) in zip(base, ends, strict=True)]
+            rich = [(ka, kb, (w << shift) + order(a, b)) for (ka, kb, w), (a, b) in zip(base, ends, strict=True)]
             got = self._dense(len(keep), rich, keep, cut)
         if got is None:
             raise NoValidPairing("no pairing satisfies the absolute criteria for the remaining players")
@@ -418,21 +418,24 @@ class _Bracket:
     def _best_weighted(self, n: int, base: list[Edge], ends: list[Pair], order: _OrderKeys) -> list[int]:
         """Maximum-weight matching; large graphs start from a sparse subset and add what the duals ask for.
 
-        Edge weights are the criteria part in `base` plus the generation-order key of the pair, computed when
-        needed so that a large bracket never holds all of its big weights at once.
+        Edge weights are the criteria part in `base` (shifted above the order keys) plus the generation-order
+        key of the pair, computed when needed so that a large bracket never holds all of its big weights at once.
         """
+        shift = order.bits + 1
         if len(base) <= SPARSE_LIMIT:
-            rich = [(ka, kb, w + order(a, b)) for (ka, kb, w), (a, b) in zip(base, ends, strict=True)]
+            rich = [(ka, kb, (w << shift) + order(a, b)) for (ka, kb, w), (a, b) in zip(base, ends, strict=True)]
             return max_weight_matching(n, rich)
         chosen = [self._likely(a, b) for a, b in ends]
         while True:
             edges = [
-                (ka, kb, w + order(a, b)) for (ka, kb, w), (a, b), keep in zip(base, ends, chosen, strict=True) if keep
+                (ka, kb, (w << shift) + order(a, b))
+                for (ka, kb, w), (a, b), keep in zip(base, ends, chosen, strict=True)
+                if keep
             ]
             mate, duals = matching_with_duals(n, edges)
             added = 0
             for k, ((ka, kb, w), (a, b)) in enumerate(zip(base, ends, strict=True)):
-                if not chosen[k] and not duals.covers(ka, kb, w + order(a, b)):
+                if not chosen[k] and not duals.covers(ka, kb, (w << shift) + order(a, b)):
                     chosen[k] = True
                     added += 1
             if not added:
