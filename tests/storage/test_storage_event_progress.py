@@ -38,6 +38,14 @@ from storage.rounds import (
 )
 from tests.storage.storage_helpers import ACTOR, T0, at, open_db, open_event, settings, started
 
+# An event row as schema versions 1 to 3 hold it: (id, rounds, status, created_at, finished_at).
+OLD_EVENT_SQL = (
+    "INSERT INTO events (id, name, guild_id, channel_id, system, rounds, clock_limit, clock_increment, rated,"
+    " early_draw_policy, early_draw_moves, no_show_seconds, max_byes, late_join_bye, acceleration,"
+    " initial_colour, status, created_by, created_at, finished_at)"
+    " VALUES (?, 'Old', 1, 2, 'dutch', ?, 180, 2, 1, 'replay', 30, 600, 1, 1, 0, 'w', ?, 9, ?, ?)"
+)
+
 
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[Database]:
@@ -152,14 +160,11 @@ async def test_version_3_databases_do_not_announce_old_ends_again(tmp_path: Path
     await (await open_database(path, migrations=load_migrations()[:3])).close()
     with sqlite3.connect(path) as conn:
         conn.executemany(
-            "INSERT INTO events (id, name, guild_id, channel_id, system, rounds, clock_limit, clock_increment, rated,"
-            " early_draw_policy, early_draw_moves, no_show_seconds, max_byes, late_join_bye, acceleration,"
-            " initial_colour, status, created_by, created_at, finished_at)"
-            " VALUES (?, 'Old', 1, 2, 'dutch', 1, 180, 2, 1, 'replay', 30, 600, 1, 1, 0, 'w', ?, 9, ?, ?)",
+            OLD_EVENT_SQL,
             [
-                (1, "finished", T0.isoformat(), at(8).isoformat()),  # its end was announced (or lost for good)
-                (2, "finished", T0.isoformat(), at(8).isoformat()),  # stopped before its last round was announced
-                (3, "running", T0.isoformat(), None),
+                (1, 1, "finished", T0.isoformat(), at(8).isoformat()),  # its end was announced (or lost for good)
+                (2, 1, "finished", T0.isoformat(), at(8).isoformat()),  # stopped before its last round's announcement
+                (3, 1, "running", T0.isoformat(), None),
             ],
         )
         conn.executemany(
@@ -209,13 +214,7 @@ async def test_version_1_databases_keep_their_finish_reasons_and_announcements(t
     path = tmp_path / "v1.db"
     await (await open_database(path, migrations=load_migrations()[:1])).close()
     with sqlite3.connect(path) as conn:
-        conn.execute(
-            "INSERT INTO events (id, name, guild_id, channel_id, system, rounds, clock_limit, clock_increment, rated,"
-            " early_draw_policy, early_draw_moves, no_show_seconds, max_byes, late_join_bye, acceleration,"
-            " initial_colour, status, created_by, created_at)"
-            " VALUES (1, 'Old', 1, 2, 'dutch', 2, 180, 2, 1, 'replay', 30, 600, 1, 1, 0, 'w', 'finished', 9, ?)",
-            (T0.isoformat(),),
-        )
+        conn.execute(OLD_EVENT_SQL, (1, 2, "finished", T0.isoformat(), None))
         conn.executemany(
             "INSERT INTO rounds (event_id, number, status, paired_at, finished_at) VALUES (1, ?, ?, ?, ?)",
             [(1, "finished", at(1).isoformat(), at(2).isoformat()), (2, "playing", at(3).isoformat(), None)],
@@ -234,5 +233,6 @@ async def test_version_1_databases_keep_their_finish_reasons_and_announcements(t
         one, two = (await get_round(db, 1, 1)).round, (await get_round(db, 1, 2)).round
         assert (one.pairings_announced_at, one.results_announced_at) == (at(1), at(2))
         assert (two.pairings_announced_at, two.results_announced_at) == (None, None)
+        assert await finishes_to_announce(db) == []  # an end long past is not announced again
     finally:
         await db.close()
