@@ -12,12 +12,14 @@ round 1, the middle round and the last round of that history. The table goes to 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import re
+import resource
+import subprocess
 import sys
 import time
-import tracemalloc
 from pathlib import Path
 
 # This file is called pairing.py: make `import pairing` find the package, not this script.
@@ -28,7 +30,7 @@ from pairing.colours import ColourState, allocate  # noqa: E402
 from pairing.dutch import pair  # noqa: E402
 from pairing.errors import NoValidPairing  # noqa: E402
 from pairing.generator import generate  # noqa: E402
-from pairing.model import Board, Colour, Pairing, PreferenceStrength, Tournament  # noqa: E402
+from pairing.model import Board, Colour, Pairing, PreferenceStrength, RecordKind, Tournament  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 
@@ -72,16 +74,45 @@ def greedy_pair(tournament: Tournament) -> Pairing:
     return Pairing(tuple(boards), bye)
 
 
-def measure(tournament: Tournament) -> tuple[float, float, int]:
-    """Seconds, peak MiB (tracemalloc) and number of boards of one Dutch pairing."""
+def round_state(size: int, rounds: int, round_number: int, seed: int) -> Tournament:
+    """The generated event as it stands before `round_number`, with that round's known byes."""
+    history = generate(seed, size, rounds, pair=greedy_pair, stop_after=round_number)
+    state = history.truncated(round_number - 1)
+    known = {
+        p.number: p.record(round_number)
+        for p in history.players
+        if p.record(round_number).kind in (RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.FULL_BYE)
+    }
+    return state.with_round(round_number, known) if known else state
+
+
+def _rss_mib() -> float:
+    """The resident set size of this process now (Linux /proc), in MiB."""
+    with open("/proc/self/statm") as handle:
+        pages = int(handle.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def child(size: int, rounds: int, round_number: int, seed: int) -> None:
+    """Measure one pairing in this (fresh) process and print the numbers as JSON."""
+    state = round_state(size, rounds, round_number, seed)
+    before = _rss_mib()
     start = time.perf_counter()
-    result = pair(tournament)
+    result = pair(state)
     seconds = time.perf_counter() - start
-    tracemalloc.start()
-    pair(tournament)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return seconds, peak / 2**20, len(result.boards)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    paired = len(state.views(round_number).to_pair())
+    print(
+        json.dumps({"seconds": seconds, "boards": len(result.boards), "paired": paired, "before": before, "peak": peak})
+    )
+
+
+def measure(size: int, rounds: int, round_number: int, seed: int) -> dict[str, float]:
+    """Run `child` in a fresh interpreter, so that the peak memory is this pairing's alone."""
+    command = [sys.executable, __file__, "--child", str(size), str(rounds), str(round_number), str(seed)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT).stdout
+    numbers: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return numbers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,35 +122,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-write", action="store_true", help="print the table only")
+    parser.add_argument(
+        "--child", type=int, nargs=4, metavar=("SIZE", "ROUNDS", "ROUND", "SEED"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
+    if args.child:
+        child(*args.child)
+        return 0
     middle = (args.rounds + 1) // 2
     rows = []
     for size in args.sizes:
-        history = generate(args.seed, size, args.rounds, pair=greedy_pair)
         for label, rnd in (("1", 1), (f"{middle} (middle)", middle), (f"{args.rounds} (last)", args.rounds)):
-            state = history.truncated(rnd - 1)
-            # Keep the byes already known for the round to pair (column rnd of the history).
-            known = {p.number: p.record(rnd) for p in history.players if p.record(rnd).opponent is None}
-            known = {n: r for n, r in known.items() if r.kind.value in ("half_bye", "zero_bye", "full_bye")}
-            state = state.with_round(rnd, known) if known else state
-            seconds, peak, boards = measure(state)
-            rows.append((size, label, len(state.views(rnd).to_pair()), boards, seconds, peak))
-            print(f"{size:4d} players, round {label:12s}: {seconds:7.2f} s, peak {peak:7.1f} MiB", flush=True)
+            got = measure(size, args.rounds, rnd, args.seed)
+            rows.append((size, label, got))
+            print(
+                f"{size:4d} players, round {label:12s}: {got['seconds']:7.2f} s, peak RSS {got['peak']:7.1f} MiB "
+                f"({got['before']:.1f} before pairing)",
+                flush=True,
+            )
     table = [
         "## Pairing",
         "",
         "Dutch engine (`pairing.dutch.pair`), one round of a generated 11-round event "
-        f"(`bench/pairing.py`, seed {args.seed}): wall time of one call (`time.perf_counter`) and peak "
-        "Python memory of a second call (`tracemalloc`). Histories: `pairing.generator.generate` with its "
-        "default rates, paired by a greedy Swiss pairer so that long histories are cheap to build.",
+        f"(`bench/pairing.py`, seed {args.seed}), each measured in a fresh interpreter: wall time of the call "
+        "(`time.perf_counter`), the process's peak resident memory (`ru_maxrss`, interpreter and event "
+        "included) and its resident memory just before the call. Histories: `pairing.generator.generate` "
+        "with its default rates, paired by a greedy Swiss pairer so that long histories are cheap to build.",
         "",
         f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}).",
         "",
-        "| players | round | paired | boards | time (s) | peak memory (MiB) |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| players | round | paired | boards | time (s) | peak RSS (MiB) | RSS before pairing (MiB) |",
+        "|---:|---|---:|---:|---:|---:|---:|",
     ]
-    table += [f"| {s} | {label} | {n} | {b} | {t:.2f} | {m:.1f} |" for s, label, n, b, t, m in rows]
+    table += [
+        f"| {size} | {label} | {got['paired']:.0f} | {got['boards']:.0f} | {got['seconds']:.2f} | "
+        f"{got['peak']:.0f} | {got['before']:.0f} |"
+        for size, label, got in rows
+    ]
     text = "\n".join(table) + "\n"
     print(text)
     if not args.no_write:
