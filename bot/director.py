@@ -11,20 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from fractions import Fraction
 from typing import Any
 
+from bot import director_views as views
 from bot.announce import Announcer
 from bot.clock import Clock
 from bot.director_models import (
     SYSTEM_ACTOR,
     Actor,
-    BoardView,
-    ByeView,
     Correction,
     Crosstable,
     Job,
@@ -32,19 +29,26 @@ from bot.director_models import (
     LinkChallenge,
     LinkedAccount,
     MyGame,
-    PlayerRef,
     RoundView,
     StandingRow,
-    shown_bye,
 )
 from bot.director_results import Decision, decide
+from bot.director_storage import (
+    ACTIVE_EVENT_STATUSES,
+    OVER,
+    active_entries,
+    get_event,
+    get_round,
+    latest_games,
+    linked_player,
+    sentence,
+)
 from bot.errors import (
     AlreadyJoined,
     AlreadyLinked,
     Banned,
     BoardNotFound,
     ByeLimitReached,
-    EventNotFound,
     InvalidSetting,
     InvalidState,
     JoiningClosed,
@@ -52,7 +56,6 @@ from bot.errors import (
     LichessUnavailable,
     LinkCodeMissing,
     NotEntered,
-    NotLinked,
     NotOrganiser,
     NotTeamMember,
     RatingOutOfRange,
@@ -63,7 +66,6 @@ from bot.lichess import LichessError, LichessGateway, LichessUser, LichessUserNo
 from bot.settings import DirectorSettings
 from pairing import dutch
 from pairing.errors import NoValidPairing, PairingError
-from pairing.standings import compute_standings
 from pairing.tiebreak_codes import parse_tiebreak
 from storage import audit as storage_audit
 from storage import entries as storage_entries
@@ -75,7 +77,7 @@ from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.db import Database
 from storage.export import export_event
-from storage.history import History, get_history, load_tournament, results_tournament
+from storage.history import load_tournament
 from storage.records import (
     BoardRow,
     Entry,
@@ -85,18 +87,14 @@ from storage.records import (
     EventStatus,
     GameRow,
     GameStatus,
-    PlayerRow,
     Result,
     RoundStatus,
-    RoundSummary,
     Schedule,
 )
 
 LOG = logging.getLogger(__name__)
 
 BeforePairingHook = Callable[[int, int], Awaitable[None]]
-ACTIVE_EVENT_STATUSES = (EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED)
-OVER = (EventStatus.FINISHED, EventStatus.CANCELLED)
 _RESULT_ALIASES = {
     "1-0": Result.WHITE_WINS,
     "0-1": Result.BLACK_WINS,
@@ -118,16 +116,6 @@ def parse_result(text: str) -> Result:
     if found is None:
         raise InvalidSetting(f"Unknown result {text!r}: use 1-0, 0-1, 1/2-1/2, +/-, -/+ or -/-.")
     return found
-
-
-def _who(actor: Actor) -> str:
-    return f"{actor.name} ({actor.discord_id})" if actor.discord_id else actor.name
-
-
-def _sentence(text: str) -> str:
-    """A storage error's message as a sentence for a user."""
-    text = text.strip()
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 class Director:
@@ -164,36 +152,6 @@ class Director:
         if not actor.is_organiser:
             raise NotOrganiser()
 
-    @asynccontextmanager
-    async def _reading(self) -> AsyncIterator[None]:
-        """Several reads that must see one state (the repository functions nest in it)."""
-        async with self.db.snapshot():
-            yield
-
-    @asynccontextmanager
-    async def _writing(self) -> AsyncIterator[None]:
-        """Several changes that stand or fall together (the repository functions nest in it)."""
-        async with self.db.transaction():
-            yield
-
-    async def _event(self, event_id: int) -> Event:
-        try:
-            return await storage_events.get_event(self.db, event_id)
-        except storage_errors.NotFound:
-            raise EventNotFound(f"There is no event #{event_id}.") from None
-
-    async def _history(self, event_id: int) -> History:
-        try:
-            return await get_history(self.db, event_id)
-        except storage_errors.NotFound:
-            raise EventNotFound(f"There is no event #{event_id}.") from None
-
-    async def _round(self, event: Event, number: int) -> RoundSummary:
-        try:
-            return await storage_rounds.get_round(self.db, event.id, number)
-        except storage_errors.NotFound:
-            raise RoundNotFound(f"Round {number} of {event.name} is not paired.") from None
-
     async def _user(self, username: str) -> LichessUser:
         try:
             return await self.lichess.get_user(username)
@@ -213,12 +171,6 @@ class Director:
         if user.is_bot:
             raise LichessAccountRefused(f"{user.username} is a BOT account; BOT accounts cannot play in events.")
 
-    async def _linked(self, actor: Actor) -> PlayerRow:
-        player = await storage_players.player_by_discord(self.db, actor.discord_id)
-        if player is None or player.lichess_id is None:
-            raise NotLinked()
-        return player
-
     async def _player_in_event(self, event_id: int, who: str) -> Entry:
         """An entry found by Lichess name, Discord id or starting number."""
         key = who.strip().lstrip("@").lower()
@@ -236,7 +188,7 @@ class Director:
         user = await self._user(lichess_username)
         self._refuse_account(user)
         now = self.clock.now()
-        async with self._writing():
+        async with self.db.transaction():
             mine = await storage_players.player_by_discord(self.db, actor.discord_id)
             if mine is not None and mine.lichess_id is not None:
                 raise AlreadyLinked(f"You are already linked to {mine.lichess_name}.")
@@ -263,13 +215,13 @@ class Director:
             raise LinkCodeMissing(
                 f"The code {pending.code} is not in the bio of {user.username} yet (lichess.org/account/profile)."
             )
-        async with self._writing():
+        async with self.db.transaction():
             player = await storage_players.ensure_player(self.db, actor.discord_id, actor.name, at=now)
             if player.lichess_id is not None:
                 raise AlreadyLinked(f"You are already linked to {player.lichess_name}.")
             if await storage_players.player_by_lichess(self.db, user.id) is not None:
                 raise AlreadyLinked(f"The Lichess account {user.username} is linked to another member.")
-            await storage_players.link_account(self.db, actor.discord_id, user.username, at=now, actor=_who(actor))
+            await storage_players.link_account(self.db, actor.discord_id, user.username, at=now, actor=actor.audit_name)
         return LinkedAccount(actor.discord_id, user.id, user.username, now)
 
     async def linked_account(self, discord_id: int) -> LinkedAccount | None:
@@ -282,9 +234,9 @@ class Director:
     async def join(self, actor: Actor, event_id: int) -> Entry:
         """Enter an event (rating limits, account state, bans, team, late join with one half-point bye)."""
         now = self.clock.now()
-        async with self._reading():
-            event = await self._event(event_id)
-            player = await self._linked(actor)
+        async with self.db.snapshot():
+            event = await get_event(self.db, event_id)
+            player = await linked_player(self.db, actor)
             current = await storage_entries.find_entry(self.db, event_id, player.id)
             ban = await storage_players.get_ban(self.db, event.guild_id, player.id)
         if event.status not in ACTIVE_EVENT_STATUSES:
@@ -313,17 +265,17 @@ class Director:
         late_bye = 1 if current is None and event.status is not EventStatus.OPEN and event.current_round >= 1 else None
         try:
             entry = await storage_entries.join_event(
-                self.db, event_id, player.id, rating, at=now, actor=_who(actor), late_bye_round=late_bye
+                self.db, event_id, player.id, rating, at=now, actor=actor.audit_name, late_bye_round=late_bye
             )
         except storage_errors.AlreadyJoined as exc:
             raise AlreadyJoined(str(exc)) from None
         except (storage_errors.EntryBarred, storage_errors.WrongStatus) as exc:
-            raise JoiningClosed(_sentence(str(exc))) from None
+            raise JoiningClosed(sentence(str(exc))) from None
         self._changed()
         return entry
 
     async def _active_entry(self, actor: Actor, event: Event) -> Entry:
-        player = await self._linked(actor)
+        player = await linked_player(self.db, actor)
         entry = await storage_entries.find_entry(self.db, event.id, player.id)
         if entry is None or entry.status is not EntryStatus.ACTIVE:
             raise NotEntered(f"You are not playing in {event.name}.")
@@ -332,10 +284,10 @@ class Director:
     async def withdraw(self, actor: Actor, event_id: int) -> Entry:
         """Leave an event: not paired again, points kept; may rejoin while joining is open."""
         now = self.clock.now()
-        async with self._writing():
-            entry = await self._active_entry(actor, await self._event(event_id))
+        async with self.db.transaction():
+            entry = await self._active_entry(actor, await get_event(self.db, event_id))
             left = await storage_entries.set_entry_status(
-                self.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=_who(actor)
+                self.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=actor.audit_name
             )
         self._changed()
         return left
@@ -343,110 +295,41 @@ class Director:
     async def request_bye(self, actor: Actor, event_id: int, round_number: int | None = None) -> int:
         """Ask for a half-point bye in a coming round (the next one by default); returns the round."""
         now = self.clock.now()
-        async with self._reading():
-            event = await self._event(event_id)
+        async with self.db.snapshot():
+            event = await get_event(self.db, event_id)
             entry = await self._active_entry(actor, event)
         target = round_number if round_number is not None else event.current_round + 1
         try:
-            await storage_entries.request_bye(self.db, event_id, entry.player_id, target, at=now, actor=_who(actor))
+            await storage_entries.request_bye(
+                self.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name
+            )
         except storage_errors.ByeNotAllowed as exc:
-            raise ByeLimitReached(_sentence(str(exc))) from None
+            raise ByeLimitReached(sentence(str(exc))) from None
         self._changed()
         return target
 
-    # -- queries ---------------------------------------------------------------------------------
+    # -- queries (bot.director_views) -----------------------------------------------------------
 
     async def list_events(self, guild_id: int, statuses: Sequence[EventStatus] | None = None) -> list[Event]:
-        """The club's events, newest first."""
-        wanted = frozenset(statuses) if statuses else None
-        return list(reversed(await storage_events.list_events(self.db, guild_id=guild_id, statuses=wanted)))
+        return await views.list_events(self, guild_id, statuses)
 
     async def event(self, event_id: int) -> Event:
-        """One event."""
-        return await self._event(event_id)
+        return await get_event(self.db, event_id)
 
     async def entries(self, event_id: int) -> list[Entry]:
-        """The event's players by starting number."""
-        try:
-            return await storage_entries.list_entries(self.db, event_id)
-        except storage_errors.NotFound:
-            raise EventNotFound(f"There is no event #{event_id}.") from None
+        return await views.entries(self, event_id)
 
     async def standings(self, event_id: int) -> list[StandingRow]:
-        """The standings now, with the event's tie-breaks (disqualified players unranked, listed last)."""
-        return _standings(await self._history(event_id))
+        return await views.standings(self, event_id)
 
     async def pairings(self, event_id: int, round_number: int | None = None) -> RoundView:
-        """A round (the current one by default) with names, links and results."""
-        async with self._reading():
-            event = await self._event(event_id)
-            number = round_number if round_number is not None else event.current_round
-            return await self._round_view(event, number)
-
-    async def _round_view(self, event: Event, number: int) -> RoundView:
-        summary = await self._round(event, number)
-        people = {e.player_id: e for e in await storage_entries.list_entries(self.db, event.id)}
-        games = _latest_games(await storage_games.games_of_round(self.db, event.id, number))
-        boards = []
-        for b in summary.boards:
-            game = games.get(b.id)
-            game_id = b.game_id if b.result is not None and b.game_id else (game.lichess_id if game else None)
-            url = f"{self.lichess.base_url}/{game_id}" if game_id else None
-            boards.append(
-                BoardView(b.board_no, _ref(people[b.white_id]), _ref(people[b.black_id]), game_id, url, b.result)
-            )
-        byes = [
-            ByeView(_ref(people[player_id]), shown)
-            for player_id, kind in sorted(summary.byes.items())
-            if (shown := shown_bye(kind)) is not None and player_id in people
-        ]
-        rnd = summary.round
-        return RoundView(event.id, number, rnd.status, rnd.started_at, tuple(boards), tuple(byes))
+        return await views.pairings(self, event_id, round_number)
 
     async def my_game(self, actor: Actor, event_id: int | None = None) -> MyGame | None:
-        """The actor's board in the current round of an event (their running event by default)."""
-        async with self._reading():
-            player = await self._linked(actor)
-            if event_id is None:
-                running = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
-                for candidate in reversed(await storage_events.list_events(self.db, statuses=running)):
-                    if await storage_entries.find_entry(self.db, candidate.id, player.id) is not None:
-                        event_id = candidate.id
-                        break
-                else:
-                    return None
-            event = await self._event(event_id)
-            if event.current_round == 0:
-                return None
-            view = await self._round_view(event, event.current_round)
-        for board in view.boards:
-            if actor.discord_id in (board.white.discord_id, board.black.discord_id):
-                white = board.white.discord_id == actor.discord_id
-                return MyGame(
-                    event, view.number, board, "white" if white else "black", board.black if white else board.white
-                )
-        return None
+        return await views.my_game(self, actor, event_id)
 
     async def crosstable(self, event_id: int) -> Crosstable:
-        """Each player's results by round: opponent number, colour and score, or the kind of bye."""
-        history = await self._history(event_id)
-        rows = []
-        if _started(history):
-            tournament = results_tournament(history)
-            for p in tournament.players:
-                cells = []
-                for rec in p.rounds:
-                    points = tournament.scoring.points(rec)
-                    mark = "1" if points == 1 else "½" if points == Fraction(1, 2) else "0"
-                    if rec.opponent is not None:
-                        colour = rec.colour.value if rec.colour else ""
-                        mark = {"forfeit_win": "+", "forfeit_loss": "-"}.get(rec.kind.value, mark)
-                        cells.append(f"{rec.opponent}{colour}{mark}")
-                    else:
-                        cells.append({"pab": "U", "half_bye": "H", "full_bye": "F"}.get(rec.kind.value, "-"))
-                total = sum((tournament.scoring.points(r) for r in p.rounds), Fraction(0))
-                rows.append((_ref(history.numbered[p.number]), tuple(cells), total))
-        return Crosstable(history.event.settings.rounds, tuple(rows))
+        return await views.crosstable(self, event_id)
 
     # -- organisers ------------------------------------------------------------------------------
 
@@ -468,7 +351,7 @@ class Director:
         try:
             storage_events.validate_settings(settings)
         except storage_errors.InvalidInput as exc:
-            raise InvalidSetting(_sentence(str(exc))) from None
+            raise InvalidSetting(sentence(str(exc))) from None
 
     @property
     def default_round_interval(self) -> int:
@@ -494,7 +377,7 @@ class Director:
     async def edit_event(self, actor: Actor, event_id: int, settings: EventSettings) -> Event:
         """Change an event's settings (once started: not its pairing system, acceleration or paired rounds)."""
         self._organiser(actor)
-        event = await self._event(event_id)
+        event = await get_event(self.db, event_id)
         settings = replace(settings, guild_id=event.guild_id, channel_id=event.channel_id)
         self._validate(settings)
         if event.status in OVER:
@@ -505,9 +388,9 @@ class Director:
             storage_events.edit_event if event.status in storage_events.EDITABLE else storage_events.edit_started_event
         )
         try:
-            updated = await edit(self.db, event_id, settings, at=self.clock.now(), actor=_who(actor))
+            updated = await edit(self.db, event_id, settings, at=self.clock.now(), actor=actor.audit_name)
         except storage_errors.WrongStatus as exc:
-            raise InvalidState(_sentence(str(exc))) from None
+            raise InvalidState(sentence(str(exc))) from None
         self._changed()
         return updated
 
@@ -515,11 +398,11 @@ class Director:
         """Accept entries; the first round is due at the start time (if any)."""
         self._organiser(actor)
         now = self.clock.now()
-        async with self._writing():
-            event = await self._event(event_id)
+        async with self.db.transaction():
+            event = await get_event(self.db, event_id)
             if event.status is not EventStatus.DRAFT:
                 raise InvalidState(f"{event.name} is already {event.status.value}.")
-            await storage_events.set_event_status(self.db, event_id, EventStatus.OPEN, at=now, actor=_who(actor))
+            await storage_events.set_event_status(self.db, event_id, EventStatus.OPEN, at=now, actor=actor.audit_name)
             event = await storage_events.set_next_round_at(self.db, event_id, event.settings.start_at)
         await self.announcer.event_opened(event)
         self._changed()
@@ -528,9 +411,9 @@ class Director:
     async def start_event(self, actor: Actor, event_id: int) -> Event:
         """Start now, instead of at the start time (pairs round 1)."""
         self._organiser(actor)
-        async with self._reading():
-            event = await self._event(event_id)
-            active = _active(await storage_entries.list_entries(self.db, event_id))
+        async with self.db.snapshot():
+            event = await get_event(self.db, event_id)
+            active = active_entries(await storage_entries.list_entries(self.db, event_id))
         if event.status is EventStatus.DRAFT:
             await self.open_event(actor, event_id)
         elif event.status is not EventStatus.OPEN:
@@ -553,7 +436,7 @@ class Director:
     async def resume(self, actor: Actor, event_id: int) -> Event:
         """Undo a pause: a round whose time has passed starts at once."""
         self._organiser(actor)
-        event = await self._event(event_id)
+        event = await get_event(self.db, event_id)
         target = EventStatus.RUNNING if event.current_round else EventStatus.OPEN
         return await self._set_status(actor, event_id, target, (EventStatus.PAUSED,))
 
@@ -565,12 +448,12 @@ class Director:
         allowed: Sequence[EventStatus],
         reason: str | None = None,
     ) -> Event:
-        async with self._writing():
-            event = await self._event(event_id)
+        async with self.db.transaction():
+            event = await get_event(self.db, event_id)
             if event.status not in allowed:
                 raise InvalidState(f"{event.name} is {event.status.value}.")
             updated = await storage_events.set_event_status(
-                self.db, event_id, status, at=self.clock.now(), actor=_who(actor), reason=reason
+                self.db, event_id, status, at=self.clock.now(), actor=actor.audit_name, reason=reason
             )
         self._changed()
         return updated
@@ -578,8 +461,8 @@ class Director:
     async def next_round(self, actor: Actor, event_id: int) -> RoundView:
         """Start the next round now (manual scheduling, or to skip the wait)."""
         self._organiser(actor)
-        async with self._reading():
-            event = await self._event(event_id)
+        async with self.db.snapshot():
+            event = await get_event(self.db, event_id)
             rounds = await storage_rounds.list_rounds(self.db, event_id)
         if event.status not in (EventStatus.OPEN, EventStatus.RUNNING):
             raise InvalidState(f"{event.name} is {event.status.value}.")
@@ -602,8 +485,8 @@ class Director:
             raise InvalidSetting("A correction needs a reason.")
         now = self.clock.now()
         async with self._lock(event_id):
-            async with self._writing():
-                event = await self._event(event_id)
+            async with self.db.transaction():
+                event = await get_event(self.db, event_id)
                 try:
                     row = await storage_rounds.board_by_number(self.db, event_id, round_number, board)
                 except storage_errors.NotFound:
@@ -612,10 +495,12 @@ class Director:
                     raise BoardNotFound(f"Round {round_number} has no board {board}.") from None
                 if row.result is None:
                     await storage_results.record_result(
-                        self.db, row.id, new, at=now, actor=_who(actor), game_id=row.game_id, reason=reason
+                        self.db, row.id, new, at=now, actor=actor.audit_name, game_id=row.game_id, reason=reason
                     )
                 else:
-                    await storage_results.correct_result(self.db, row.id, new, at=now, actor=_who(actor), reason=reason)
+                    await storage_results.correct_result(
+                        self.db, row.id, new, at=now, actor=actor.audit_name, reason=reason
+                    )
             later = round_number + 1 if round_number < event.current_round else None
             correction = Correction(event_id, round_number, board, row.result, new, later)
             if correction.later_round_paired is not None:
@@ -633,14 +518,14 @@ class Director:
     async def forbid(self, actor: Actor, event_id: int, a: str, b: str) -> None:
         """Two players (Lichess names) must not be paired together."""
         self._organiser(actor)
-        async with self._writing():
-            await self._event(event_id)
+        async with self.db.transaction():
+            await get_event(self.db, event_id)
             first = await self._player_in_event(event_id, a)
             second = await self._player_in_event(event_id, b)
             if first.player_id == second.player_id:
                 raise InvalidSetting("A player cannot be forbidden from playing themselves.")
             await storage_entries.add_forbidden_pair(
-                self.db, event_id, first.player_id, second.player_id, at=self.clock.now(), actor=_who(actor)
+                self.db, event_id, first.player_id, second.player_id, at=self.clock.now(), actor=actor.audit_name
             )
 
     async def remove(self, actor: Actor, event_id: int, player: str) -> Entry:
@@ -656,11 +541,11 @@ class Director:
     async def _set_entry(
         self, actor: Actor, event_id: int, player: str, status: EntryStatus, reason: str | None
     ) -> Entry:
-        async with self._writing():
-            await self._event(event_id)
+        async with self.db.transaction():
+            await get_event(self.db, event_id)
             entry = await self._player_in_event(event_id, player)
             changed = await storage_entries.set_entry_status(
-                self.db, event_id, entry.player_id, status, at=self.clock.now(), actor=_who(actor), reason=reason
+                self.db, event_id, entry.player_id, status, at=self.clock.now(), actor=actor.audit_name, reason=reason
             )
         self._changed()
         return changed
@@ -668,20 +553,22 @@ class Director:
     async def unban(self, actor: Actor, guild_id: int, player: str) -> None:
         """Lift a no-show ban (by Lichess name or Discord id); a later no-show still doubles it."""
         self._organiser(actor)
-        async with self._writing():
+        async with self.db.transaction():
             found = await storage_players.player_by_lichess(self.db, player.strip().lstrip("@"))
             if found is None and player.strip().isdigit():
                 found = await storage_players.player_by_discord(self.db, int(player.strip()))
             if found is None:
                 raise NotEntered(f"{player} is not a linked member.")
-            lifted = await storage_players.lift_ban(self.db, guild_id, found.id, at=self.clock.now(), actor=_who(actor))
+            lifted = await storage_players.lift_ban(
+                self.db, guild_id, found.id, at=self.clock.now(), actor=actor.audit_name
+            )
             if lifted is None:
                 raise InvalidState(f"{player} is not banned.")
 
     async def finish(self, actor: Actor, event_id: int) -> Event:
         """End the event now, with final standings."""
         self._organiser(actor)
-        event = await self._event(event_id)
+        event = await get_event(self.db, event_id)
         if event.status not in ACTIVE_EVENT_STATUSES:
             raise InvalidState(f"{event.name} is {event.status.value}.")
         async with self._lock(event_id):
@@ -696,7 +583,7 @@ class Director:
 
     async def export(self, event_id: int, fmt: str) -> bytes:
         """The event as `trf`, `pgn` or `json` (storage's export; PGN links to the Lichess the games were played on)."""
-        await self._event(event_id)
+        await get_event(self.db, event_id)
         try:
             return (await export_event(self.db, event_id, fmt, site=self.lichess.base_url)).encode()
         except ValueError:
@@ -707,8 +594,8 @@ class Director:
     async def start_round(self, event_id: int, round_number: int) -> None:
         """Pair, store, create every game, announce; idempotent (does only what is missing)."""
         async with self._lock(event_id):
-            async with self._reading():
-                event = await self._event(event_id)
+            async with self.db.snapshot():
+                event = await get_event(self.db, event_id)
                 rounds = await storage_rounds.list_rounds(self.db, event_id)
             if any(r.round.number == round_number for r in rounds):
                 await self._ensure_games(event_id, round_number)
@@ -728,9 +615,9 @@ class Director:
     async def _pair(self, event_id: int, round_number: int) -> bool:
         """Pair and store a round; False if the event ended (or had to wait) instead."""
         now = self.clock.now()
-        async with self._reading():
-            event = await self._event(event_id)
-            active = _active(await storage_entries.list_entries(self.db, event_id))
+        async with self.db.snapshot():
+            event = await get_event(self.db, event_id)
+            active = active_entries(await storage_entries.list_entries(self.db, event_id))
         if event.status is EventStatus.OPEN:
             if len(active) < self.settings.min_players:
                 later = now + timedelta(seconds=max(self.settings.retry_after, 60.0))
@@ -753,7 +640,7 @@ class Director:
         except PairingError as exc:
             await self.announcer.notice(event, f"Round {round_number} could not be paired ({exc}); retrying.")
             raise
-        async with self._writing():
+        async with self.db.transaction():
             await storage_rounds.store_pairing(
                 self.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name
             )
@@ -768,12 +655,12 @@ class Director:
 
     async def _ensure_games(self, event_id: int, round_number: int) -> None:
         """Create the Lichess game of every undecided board that lacks one; start the round when all exist."""
-        async with self._reading():
-            event = await self._event(event_id)
+        async with self.db.snapshot():
+            event = await get_event(self.db, event_id)
             people = {e.player_id: e for e in await storage_entries.list_entries(self.db, event_id)}
-            summary = await self._round(event, round_number)
+            summary = await get_round(self.db, event, round_number)
             all_games = await storage_games.games_of_round(self.db, event_id, round_number)
-        latest = _latest_games(all_games)
+        latest = latest_games(all_games)
         known_ids = {g.lichess_id for g in all_games if g.lichess_id}
         failures: list[str] = []
         for board in summary.boards:
@@ -801,7 +688,7 @@ class Director:
     async def _announce_round(self, event: Event, round_number: int) -> None:
         """Post a started round's pairings (and DM the players) once; marked after the announcer returns, so a
         restart before that announces them again rather than never."""
-        summary = await self._round(event, round_number)
+        summary = await get_round(self.db, event, round_number)
         if summary.round.pairings_announced_at is not None:
             return
         view = await self.pairings(event.id, round_number)
@@ -867,19 +754,19 @@ class Director:
         self._changed()
 
     async def _poll(self, event_id: int) -> None:
-        async with self._reading():
-            event = await self._event(event_id)
+        async with self.db.snapshot():
+            event = await get_event(self.db, event_id)
             last = await storage_rounds.last_round(self.db, event_id)
         if last is None or last.round.status is RoundStatus.FINISHED or event.status in OVER:
             return
         number = last.round.number
         await self._ensure_games(event_id, number)
-        async with self._reading():
-            summary = await self._round(event, number)
+        async with self.db.snapshot():
+            summary = await get_round(self.db, event, number)
             games = await storage_games.games_of_round(self.db, event_id, number)
             people = {e.player_id: e for e in await storage_entries.list_entries(self.db, event_id)}
         rnd = summary.round
-        latest = _latest_games(games)
+        latest = latest_games(games)
         boards = [b for b in summary.boards if b.result is None]
         live = {b.id: latest[b.id] for b in boards if b.id in latest and latest[b.id].status is GameStatus.CREATED}
         if boards and rnd.started_at is not None and live:
@@ -911,7 +798,7 @@ class Director:
                     decisions.append((board, game, decision, dict(got.raw) if got else None))
             if decisions:
                 await self._apply(event, decisions, people)
-        if all(b.result is not None for b in (await self._round(event, number)).boards):
+        if all(b.result is not None for b in (await get_round(self.db, event, number)).boards):
             await self._finish_round(event_id, number)
 
     async def _apply(
@@ -922,7 +809,7 @@ class Director:
         dms: list[tuple[int, str]] = []
         replays = False
         system = SYSTEM_ACTOR.name
-        async with self._writing():
+        async with self.db.transaction():
             for board, game, decision, raw in decisions:
                 subject = f"round:{board.round}:board:{board.board_no}"
                 if decision.replay:
@@ -1016,9 +903,9 @@ class Director:
     async def _finish_round(self, event_id: int, number: int) -> None:
         """Mark a decided round finished (and when the next one starts), then announce its results."""
         now = self.clock.now()
-        async with self._writing():
-            event = await self._event(event_id)
-            summary = await self._round(event, number)
+        async with self.db.transaction():
+            event = await get_event(self.db, event_id)
+            summary = await get_round(self.db, event, number)
             if summary.round.status is not RoundStatus.FINISHED:
                 await storage_rounds.finish_round(self.db, event_id, number, at=now, actor=SYSTEM_ACTOR.name)
                 if number < event.settings.rounds:
@@ -1034,8 +921,8 @@ class Director:
     async def _announce_results(self, event_id: int, number: int) -> None:
         """The standings after a finished round (the final ones after the last round), once: marked in the
         database after the announcer returns, so a restart before that announces them rather than never."""
-        event = await self._event(event_id)
-        summary = await self._round(event, number)
+        event = await get_event(self.db, event_id)
+        summary = await get_round(self.db, event, number)
         if summary.round.status is not RoundStatus.FINISHED or summary.round.results_announced_at is not None:
             return
         if number >= event.settings.rounds:
@@ -1057,12 +944,12 @@ class Director:
 
     async def _finish_event(self, event_id: int, reason: str, actor: Actor = SYSTEM_ACTOR) -> None:
         """Finish the event, then announce its end (the jobs are rebuilt even if the announcement fails)."""
-        async with self._writing():
-            event = await self._event(event_id)
+        async with self.db.transaction():
+            event = await get_event(self.db, event_id)
             if event.status in OVER:
                 return
             await storage_events.set_event_status(
-                self.db, event_id, EventStatus.FINISHED, at=self.clock.now(), actor=_who(actor), reason=reason
+                self.db, event_id, EventStatus.FINISHED, at=self.clock.now(), actor=actor.audit_name, reason=reason
             )
         try:
             await self._announce_end(event_id)
@@ -1078,7 +965,7 @@ class Director:
     async def _announce_end(self, event_id: int) -> None:
         """A finished event's end and final standings, once: marked in the database after the announcer returns,
         so a restart before that announces them rather than never."""
-        event = await self._event(event_id)
+        event = await get_event(self.db, event_id)
         if event.status is not EventStatus.FINISHED or event.finish_announced_at is not None:
             return
         reason = event.finish_reason or f"finished after round {event.current_round}"
@@ -1087,22 +974,22 @@ class Director:
 
     async def noshow_deadline(self, event_id: int, round_number: int) -> None:
         """Adjudicate the boards whose game never started; withdraw and ban the absent."""
-        event = await self._event(event_id)
+        event = await get_event(self.db, event_id)
         if event.current_round == round_number:
             await self.poll_round(event_id)
 
     async def remind(self, event_id: int, round_number: int) -> None:
         """Remind the active players that a round is coming (once)."""
         subject = f"round:{round_number}"
-        async with self._writing():
-            event = await self._event(event_id)
+        async with self.db.transaction():
+            event = await get_event(self.db, event_id)
             if await storage_audit.logged(self.db, event_id=event_id, action="round.remind", subject=subject):
                 return
             await storage_audit.record_action(
                 self.db, at=self.clock.now(), actor=SYSTEM_ACTOR.name, action="round.remind", subject=subject,
                 event_id=event_id,
             )  # fmt: skip
-            players = _active(await storage_entries.list_entries(self.db, event_id))
+            players = active_entries(await storage_entries.list_entries(self.db, event_id))
         when = event.next_round_at
         at = f" at {when:%H:%M} UTC" if when else " soon"
         for entry in players:
@@ -1119,7 +1006,7 @@ class Director:
         """Every job the database implies right now (the scheduler's whole state)."""
         now = now or self.clock.now()
         jobs: list[Job] = []
-        async with self._reading():
+        async with self.db.snapshot():
             unannounced = {(r.event_id, r.number) for r in await storage_rounds.rounds_to_announce(self.db)}
             for event_id, number in sorted(unannounced):
                 jobs.append(Job(JobKind.ANNOUNCE, event_id, number, now))
@@ -1178,48 +1065,10 @@ class Director:
 # -- module helpers ------------------------------------------------------------------------------------
 
 
-def _active(entries: Sequence[Entry]) -> list[Entry]:
-    return [e for e in entries if e.status is EntryStatus.ACTIVE]
-
-
 def _lichess_id(entry: Entry) -> str:
     if entry.lichess_id is None:  # entries are made for linked players only; an unlink cannot get here
         raise InvalidState(f"{entry.name} has no linked Lichess account.")
     return entry.lichess_id
-
-
-def _ref(entry: Entry) -> PlayerRef:
-    return PlayerRef(entry.number or 0, entry.name, entry.discord_id, entry.rating)
-
-
-def _latest_games(games: Sequence[GameRow]) -> dict[int, GameRow]:
-    latest: dict[int, GameRow] = {}
-    for game in games:
-        if game.board_id not in latest or game.attempt > latest[game.board_id].attempt:
-            latest[game.board_id] = game
-    return latest
-
-
-def _started(history: History) -> bool:
-    """Starting numbers are given (before the start, `History.numbered` holds provisional ones)."""
-    return any(e.number is not None for e in history.entries)
-
-
-def _standings(history: History) -> list[StandingRow]:
-    if not _started(history):
-        return [StandingRow(None, _ref(e), Fraction(0)) for e in _active(history.entries)]
-    tournament = results_tournament(history)
-    by_number = history.numbered
-    disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
-    rows = compute_standings(tournament, history.event.settings.tiebreaks, exclude=disqualified)
-    out = [
-        StandingRow(r.rank, _ref(by_number[r.number]), r.points, dict(r.tiebreaks), by_number[r.number].status)
-        for r in rows
-    ]
-    scores = {p.number: sum((tournament.scoring.points(x) for x in p.rounds), Fraction(0)) for p in tournament.players}
-    for n in sorted(disqualified):
-        out.append(StandingRow(None, _ref(by_number[n]), scores[n], {}, EntryStatus.DISQUALIFIED))
-    return out
 
 
 __all__ = ["Director", "SwissbotError", "parse_result"]

@@ -43,6 +43,11 @@ class Actor:
     name: str
     is_organiser: bool = False
 
+    @property
+    def audit_name(self) -> str:
+        """The actor as the audit log names them: 'name (Discord id)', the name alone for the bot itself."""
+        return f"{self.name} ({self.discord_id})" if self.discord_id else self.name
+
 
 SYSTEM_ACTOR = Actor(0, "swissbot", True)
 

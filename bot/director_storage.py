@@ -1,0 +1,61 @@
+"""What the use cases share: storage reads with storage's errors turned into the domain errors a user sees."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.director_models import Actor
+from bot.errors import EventNotFound, NotLinked, RoundNotFound
+from storage import errors as storage_errors
+from storage import events as storage_events
+from storage import players as storage_players
+from storage import rounds as storage_rounds
+from storage.db import Database
+from storage.records import Entry, EntryStatus, Event, EventStatus, GameRow, PlayerRow, RoundSummary
+
+ACTIVE_EVENT_STATUSES = (EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED)
+OVER = (EventStatus.FINISHED, EventStatus.CANCELLED)
+
+
+async def get_event(db: Database, event_id: int) -> Event:
+    """The event, or EventNotFound."""
+    try:
+        return await storage_events.get_event(db, event_id)
+    except storage_errors.NotFound:
+        raise EventNotFound(f"There is no event #{event_id}.") from None
+
+
+async def get_round(db: Database, event: Event, number: int) -> RoundSummary:
+    """A paired round with its boards and byes, or RoundNotFound."""
+    try:
+        return await storage_rounds.get_round(db, event.id, number)
+    except storage_errors.NotFound:
+        raise RoundNotFound(f"Round {number} of {event.name} is not paired.") from None
+
+
+async def linked_player(db: Database, actor: Actor) -> PlayerRow:
+    """The actor as a player with a verified Lichess account, or NotLinked."""
+    player = await storage_players.player_by_discord(db, actor.discord_id)
+    if player is None or player.lichess_id is None:
+        raise NotLinked()
+    return player
+
+
+def active_entries(entries: Sequence[Entry]) -> list[Entry]:
+    """The entries still playing."""
+    return [e for e in entries if e.status is EntryStatus.ACTIVE]
+
+
+def latest_games(games: Sequence[GameRow]) -> dict[int, GameRow]:
+    """Each board's latest game attempt, by board id."""
+    latest: dict[int, GameRow] = {}
+    for game in games:
+        if game.board_id not in latest or game.attempt > latest[game.board_id].attempt:
+            latest[game.board_id] = game
+    return latest
+
+
+def sentence(text: str) -> str:
+    """A storage error's message as a sentence for a user."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")

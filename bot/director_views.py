@@ -1,0 +1,154 @@
+"""The queries: events, entries, standings, a round's pairings, a player's game and the crosstable."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from bot.director_models import (
+    Actor,
+    BoardView,
+    ByeView,
+    Crosstable,
+    MyGame,
+    PlayerRef,
+    RoundView,
+    StandingRow,
+    shown_bye,
+)
+from bot.director_storage import active_entries, get_event, get_round, latest_games, linked_player
+from bot.errors import EventNotFound
+from pairing.standings import compute_standings
+from storage import entries as storage_entries
+from storage import errors as storage_errors
+from storage import events as storage_events
+from storage import games as storage_games
+from storage.history import History, get_history, results_tournament
+from storage.records import Entry, EntryStatus, Event, EventStatus
+
+if TYPE_CHECKING:
+    from bot.director import Director
+
+
+async def list_events(director: Director, guild_id: int, statuses: Sequence[EventStatus] | None) -> list[Event]:
+    """The club's events, newest first."""
+    wanted = frozenset(statuses) if statuses else None
+    return list(reversed(await storage_events.list_events(director.db, guild_id=guild_id, statuses=wanted)))
+
+
+async def entries(director: Director, event_id: int) -> list[Entry]:
+    """The event's players by starting number."""
+    try:
+        return await storage_entries.list_entries(director.db, event_id)
+    except storage_errors.NotFound:
+        raise EventNotFound(f"There is no event #{event_id}.") from None
+
+
+async def standings(director: Director, event_id: int) -> list[StandingRow]:
+    """The standings now, with the event's tie-breaks (disqualified players unranked, listed last)."""
+    history = await _history(director, event_id)
+    if not _started(history):
+        return [StandingRow(None, _ref(e), Fraction(0)) for e in active_entries(history.entries)]
+    tournament = results_tournament(history)
+    by_number = history.numbered
+    disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
+    rows = compute_standings(tournament, history.event.settings.tiebreaks, exclude=disqualified)
+    out = [
+        StandingRow(r.rank, _ref(by_number[r.number]), r.points, dict(r.tiebreaks), by_number[r.number].status)
+        for r in rows
+    ]
+    scores = {p.number: sum((tournament.scoring.points(x) for x in p.rounds), Fraction(0)) for p in tournament.players}
+    for n in sorted(disqualified):
+        out.append(StandingRow(None, _ref(by_number[n]), scores[n], {}, EntryStatus.DISQUALIFIED))
+    return out
+
+
+async def pairings(director: Director, event_id: int, round_number: int | None) -> RoundView:
+    """A round (the current one by default) with names, links and results."""
+    async with director.db.snapshot():
+        event = await get_event(director.db, event_id)
+        number = round_number if round_number is not None else event.current_round
+        return await _round_view(director, event, number)
+
+
+async def my_game(director: Director, actor: Actor, event_id: int | None) -> MyGame | None:
+    """The actor's board in the current round of an event (their running event by default)."""
+    async with director.db.snapshot():
+        player = await linked_player(director.db, actor)
+        if event_id is None:
+            running = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
+            for candidate in reversed(await storage_events.list_events(director.db, statuses=running)):
+                if await storage_entries.find_entry(director.db, candidate.id, player.id) is not None:
+                    event_id = candidate.id
+                    break
+            else:
+                return None
+        event = await get_event(director.db, event_id)
+        if event.current_round == 0:
+            return None
+        view = await _round_view(director, event, event.current_round)
+    for board in view.boards:
+        if actor.discord_id in (board.white.discord_id, board.black.discord_id):
+            white = board.white.discord_id == actor.discord_id
+            return MyGame(
+                event, view.number, board, "white" if white else "black", board.black if white else board.white
+            )
+    return None
+
+
+async def crosstable(director: Director, event_id: int) -> Crosstable:
+    """Each player's results by round: opponent number, colour and score, or the kind of bye."""
+    history = await _history(director, event_id)
+    rows = []
+    if _started(history):
+        tournament = results_tournament(history)
+        for p in tournament.players:
+            cells = []
+            for rec in p.rounds:
+                points = tournament.scoring.points(rec)
+                mark = "1" if points == 1 else "½" if points == Fraction(1, 2) else "0"
+                if rec.opponent is not None:
+                    colour = rec.colour.value if rec.colour else ""
+                    mark = {"forfeit_win": "+", "forfeit_loss": "-"}.get(rec.kind.value, mark)
+                    cells.append(f"{rec.opponent}{colour}{mark}")
+                else:
+                    cells.append({"pab": "U", "half_bye": "H", "full_bye": "F"}.get(rec.kind.value, "-"))
+            total = sum((tournament.scoring.points(r) for r in p.rounds), Fraction(0))
+            rows.append((_ref(history.numbered[p.number]), tuple(cells), total))
+    return Crosstable(history.event.settings.rounds, tuple(rows))
+
+
+async def _round_view(director: Director, event: Event, number: int) -> RoundView:
+    summary = await get_round(director.db, event, number)
+    people = {e.player_id: e for e in await storage_entries.list_entries(director.db, event.id)}
+    games = latest_games(await storage_games.games_of_round(director.db, event.id, number))
+    boards = []
+    for b in summary.boards:
+        game = games.get(b.id)
+        game_id = b.game_id if b.result is not None and b.game_id else (game.lichess_id if game else None)
+        url = f"{director.lichess.base_url}/{game_id}" if game_id else None
+        boards.append(BoardView(b.board_no, _ref(people[b.white_id]), _ref(people[b.black_id]), game_id, url, b.result))
+    byes = [
+        ByeView(_ref(people[player_id]), shown)
+        for player_id, kind in sorted(summary.byes.items())
+        if (shown := shown_bye(kind)) is not None and player_id in people
+    ]
+    rnd = summary.round
+    return RoundView(event.id, number, rnd.status, rnd.started_at, tuple(boards), tuple(byes))
+
+
+async def _history(director: Director, event_id: int) -> History:
+    try:
+        return await get_history(director.db, event_id)
+    except storage_errors.NotFound:
+        raise EventNotFound(f"There is no event #{event_id}.") from None
+
+
+def _started(history: History) -> bool:
+    """Starting numbers are given (before the start, `History.numbered` holds provisional ones)."""
+    return any(e.number is not None for e in history.entries)
+
+
+def _ref(entry: Entry) -> PlayerRef:
+    return PlayerRef(entry.number or 0, entry.name, entry.discord_id, entry.rating)
