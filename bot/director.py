@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot import director_members as members
 from bot import director_views as views
 from bot.announce import Announcer
 from bot.clock import Clock
@@ -40,29 +40,18 @@ from bot.director_storage import (
     get_event,
     get_round,
     latest_games,
-    linked_player,
     sentence,
 )
 from bot.errors import (
-    AlreadyJoined,
-    AlreadyLinked,
-    Banned,
     BoardNotFound,
-    ByeLimitReached,
     InvalidSetting,
     InvalidState,
-    JoiningClosed,
-    LichessAccountRefused,
-    LichessUnavailable,
-    LinkCodeMissing,
     NotEntered,
     NotOrganiser,
-    NotTeamMember,
-    RatingOutOfRange,
     RoundNotFound,
     SwissbotError,
 )
-from bot.lichess import LichessError, LichessGateway, LichessUser, LichessUserNotFound
+from bot.lichess import LichessError, LichessGateway
 from bot.settings import DirectorSettings
 from pairing import dutch
 from pairing.errors import NoValidPairing, PairingError
@@ -140,10 +129,12 @@ class Director:
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _lock(self, event_id: int) -> asyncio.Lock:
+    def lock(self, event_id: int) -> asyncio.Lock:
+        """The event's lock: the use cases that change its rounds run one at a time."""
         return self._locks.setdefault(event_id, asyncio.Lock())
 
-    def _changed(self) -> None:
+    def changed(self) -> None:
+        """Tell the scheduler (`on_change`) that the jobs may have changed."""
         if self.on_change is not None:
             self.on_change()
 
@@ -151,25 +142,6 @@ class Director:
     def _organiser(actor: Actor) -> None:
         if not actor.is_organiser:
             raise NotOrganiser()
-
-    async def _user(self, username: str) -> LichessUser:
-        try:
-            return await self.lichess.get_user(username)
-        except LichessUserNotFound as exc:
-            raise LichessAccountRefused(str(exc)) from None
-        except LichessError as exc:
-            raise LichessUnavailable() from exc
-
-    @staticmethod
-    def _refuse_account(user: LichessUser) -> None:
-        if user.disabled:
-            raise LichessAccountRefused(f"The Lichess account {user.username} is closed.")
-        if user.tos_violation:
-            raise LichessAccountRefused(
-                f"The Lichess account {user.username} is flagged for a terms-of-service violation."
-            )
-        if user.is_bot:
-            raise LichessAccountRefused(f"{user.username} is a BOT account; BOT accounts cannot play in events.")
 
     async def _player_in_event(self, event_id: int, who: str) -> Entry:
         """An entry found by Lichess name, Discord id or starting number."""
@@ -181,132 +153,25 @@ class Director:
                 return e
         raise NotEntered(f"{who} is not in this event.")
 
-    # -- members ---------------------------------------------------------------------------------
+    # -- members (bot.director_members) ----------------------------------------------------------
 
     async def start_link(self, actor: Actor, lichess_username: str) -> LinkChallenge:
-        """Issue a one-time code for the player to put in their Lichess profile bio."""
-        user = await self._user(lichess_username)
-        self._refuse_account(user)
-        now = self.clock.now()
-        async with self.db.transaction():
-            mine = await storage_players.player_by_discord(self.db, actor.discord_id)
-            if mine is not None and mine.lichess_id is not None:
-                raise AlreadyLinked(f"You are already linked to {mine.lichess_name}.")
-            other = await storage_players.player_by_lichess(self.db, user.id)
-            if other is not None and other.discord_id != actor.discord_id:
-                raise AlreadyLinked(f"The Lichess account {user.username} is linked to another member.")
-            await storage_players.ensure_player(self.db, actor.discord_id, actor.name, at=now)
-            code = self.settings.link_code_prefix + secrets.token_hex(4)
-            expires = now + timedelta(seconds=self.settings.link_code_lifetime)
-            await storage_players.create_link_code(self.db, actor.discord_id, user.id, code, at=now, expires_at=expires)
-        return LinkChallenge(code, user.username, expires)
+        return await members.start_link(self, actor, lichess_username)
 
     async def complete_link(self, actor: Actor) -> LinkedAccount:
-        """Read the bio back; link when the code is there (one account per user and vice versa)."""
-        now = self.clock.now()
-        pending = await storage_players.get_link_code(self.db, actor.discord_id)
-        if pending is None:
-            raise LinkCodeMissing("Start with /link and your Lichess username.")
-        if now > pending.expires_at:
-            raise LinkCodeMissing("Your code expired: run /link again for a new one.")
-        user = await self._user(pending.lichess_id)
-        self._refuse_account(user)
-        if pending.code not in user.bio:
-            raise LinkCodeMissing(
-                f"The code {pending.code} is not in the bio of {user.username} yet (lichess.org/account/profile)."
-            )
-        async with self.db.transaction():
-            player = await storage_players.ensure_player(self.db, actor.discord_id, actor.name, at=now)
-            if player.lichess_id is not None:
-                raise AlreadyLinked(f"You are already linked to {player.lichess_name}.")
-            if await storage_players.player_by_lichess(self.db, user.id) is not None:
-                raise AlreadyLinked(f"The Lichess account {user.username} is linked to another member.")
-            await storage_players.link_account(self.db, actor.discord_id, user.username, at=now, actor=actor.audit_name)
-        return LinkedAccount(actor.discord_id, user.id, user.username, now)
+        return await members.complete_link(self, actor)
 
     async def linked_account(self, discord_id: int) -> LinkedAccount | None:
-        """The verified Lichess account of a Discord user, if any."""
-        player = await storage_players.player_by_discord(self.db, discord_id)
-        if player is None or player.lichess_id is None or player.linked_at is None:
-            return None
-        return LinkedAccount(discord_id, player.lichess_id, player.lichess_name or player.lichess_id, player.linked_at)
+        return await members.linked_account(self, discord_id)
 
     async def join(self, actor: Actor, event_id: int) -> Entry:
-        """Enter an event (rating limits, account state, bans, team, late join with one half-point bye)."""
-        now = self.clock.now()
-        async with self.db.snapshot():
-            event = await get_event(self.db, event_id)
-            player = await linked_player(self.db, actor)
-            current = await storage_entries.find_entry(self.db, event_id, player.id)
-            ban = await storage_players.get_ban(self.db, event.guild_id, player.id)
-        if event.status not in ACTIVE_EVENT_STATUSES:
-            raise JoiningClosed(f"{event.name} is not open for entries.")
-        if event.current_round > event.settings.rounds // 2:
-            raise JoiningClosed(f"More than half of the rounds of {event.name} have started: joining is closed.")
-        if current is not None and current.status is EntryStatus.ACTIVE:
-            raise AlreadyJoined(f"You are already in {event.name}.")
-        if ban is not None and ban.active(now):
-            raise Banned(ban.until)
-        assert player.lichess_id is not None
-        user = await self._user(player.lichess_id)
-        self._refuse_account(user)
-        rating = user.ratings.get(event.settings.speed, 1500)
-        low, high = event.settings.rating_min, event.settings.rating_max
-        if (low is not None and rating < low) or (high is not None and rating > high):
-            limits = f"{low if low is not None else '…'} to {high if high is not None else '…'}"
-            raise RatingOutOfRange(f"Your {event.settings.speed} rating {rating} is outside {limits} for {event.name}.")
-        if event.settings.team:
-            try:
-                member = await self.lichess.is_team_member(event.settings.team, user.id)
-            except LichessError as exc:
-                raise LichessUnavailable() from exc
-            if not member:
-                raise NotTeamMember(f"{event.name} is for members of the Lichess team {event.settings.team}.")
-        late_bye = 1 if current is None and event.status is not EventStatus.OPEN and event.current_round >= 1 else None
-        try:
-            entry = await storage_entries.join_event(
-                self.db, event_id, player.id, rating, at=now, actor=actor.audit_name, late_bye_round=late_bye
-            )
-        except storage_errors.AlreadyJoined as exc:
-            raise AlreadyJoined(str(exc)) from None
-        except (storage_errors.EntryBarred, storage_errors.WrongStatus) as exc:
-            raise JoiningClosed(sentence(str(exc))) from None
-        self._changed()
-        return entry
-
-    async def _active_entry(self, actor: Actor, event: Event) -> Entry:
-        player = await linked_player(self.db, actor)
-        entry = await storage_entries.find_entry(self.db, event.id, player.id)
-        if entry is None or entry.status is not EntryStatus.ACTIVE:
-            raise NotEntered(f"You are not playing in {event.name}.")
-        return entry
+        return await members.join(self, actor, event_id)
 
     async def withdraw(self, actor: Actor, event_id: int) -> Entry:
-        """Leave an event: not paired again, points kept; may rejoin while joining is open."""
-        now = self.clock.now()
-        async with self.db.transaction():
-            entry = await self._active_entry(actor, await get_event(self.db, event_id))
-            left = await storage_entries.set_entry_status(
-                self.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=actor.audit_name
-            )
-        self._changed()
-        return left
+        return await members.withdraw(self, actor, event_id)
 
     async def request_bye(self, actor: Actor, event_id: int, round_number: int | None = None) -> int:
-        """Ask for a half-point bye in a coming round (the next one by default); returns the round."""
-        now = self.clock.now()
-        async with self.db.snapshot():
-            event = await get_event(self.db, event_id)
-            entry = await self._active_entry(actor, event)
-        target = round_number if round_number is not None else event.current_round + 1
-        try:
-            await storage_entries.request_bye(
-                self.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name
-            )
-        except storage_errors.ByeNotAllowed as exc:
-            raise ByeLimitReached(sentence(str(exc))) from None
-        self._changed()
-        return target
+        return await members.request_bye(self, actor, event_id, round_number)
 
     # -- queries (bot.director_views) -----------------------------------------------------------
 
@@ -391,7 +256,7 @@ class Director:
             updated = await edit(self.db, event_id, settings, at=self.clock.now(), actor=actor.audit_name)
         except storage_errors.WrongStatus as exc:
             raise InvalidState(sentence(str(exc))) from None
-        self._changed()
+        self.changed()
         return updated
 
     async def open_event(self, actor: Actor, event_id: int) -> Event:
@@ -405,7 +270,7 @@ class Director:
             await storage_events.set_event_status(self.db, event_id, EventStatus.OPEN, at=now, actor=actor.audit_name)
             event = await storage_events.set_next_round_at(self.db, event_id, event.settings.start_at)
         await self.announcer.event_opened(event)
-        self._changed()
+        self.changed()
         return event
 
     async def start_event(self, actor: Actor, event_id: int) -> Event:
@@ -426,7 +291,7 @@ class Director:
 
     async def _set_next_round_at(self, event_id: int, when: datetime | None) -> None:
         await storage_events.set_next_round_at(self.db, event_id, when)
-        self._changed()
+        self.changed()
 
     async def pause(self, actor: Actor, event_id: int) -> Event:
         """No new round starts until resumed (the round being played goes on)."""
@@ -455,7 +320,7 @@ class Director:
             updated = await storage_events.set_event_status(
                 self.db, event_id, status, at=self.clock.now(), actor=actor.audit_name, reason=reason
             )
-        self._changed()
+        self.changed()
         return updated
 
     async def next_round(self, actor: Actor, event_id: int) -> RoundView:
@@ -484,7 +349,7 @@ class Director:
         if not reason.strip():
             raise InvalidSetting("A correction needs a reason.")
         now = self.clock.now()
-        async with self._lock(event_id):
+        async with self.lock(event_id):
             async with self.db.transaction():
                 event = await get_event(self.db, event_id)
                 try:
@@ -512,7 +377,7 @@ class Director:
                 await self.announcer.standings(await self.event(event_id), rows, event.status is EventStatus.FINISHED)
             elif view.decided and round_number == event.current_round:
                 await self._finish_round(event_id, round_number)
-        self._changed()
+        self.changed()
         return correction
 
     async def forbid(self, actor: Actor, event_id: int, a: str, b: str) -> None:
@@ -547,7 +412,7 @@ class Director:
             changed = await storage_entries.set_entry_status(
                 self.db, event_id, entry.player_id, status, at=self.clock.now(), actor=actor.audit_name, reason=reason
             )
-        self._changed()
+        self.changed()
         return changed
 
     async def unban(self, actor: Actor, guild_id: int, player: str) -> None:
@@ -571,7 +436,7 @@ class Director:
         event = await get_event(self.db, event_id)
         if event.status not in ACTIVE_EVENT_STATUSES:
             raise InvalidState(f"{event.name} is {event.status.value}.")
-        async with self._lock(event_id):
+        async with self.lock(event_id):
             await self._finish_event(event_id, "finished by an organiser", actor)
         return await self.event(event_id)
 
@@ -593,7 +458,7 @@ class Director:
 
     async def start_round(self, event_id: int, round_number: int) -> None:
         """Pair, store, create every game, announce; idempotent (does only what is missing)."""
-        async with self._lock(event_id):
+        async with self.lock(event_id):
             async with self.db.snapshot():
                 event = await get_event(self.db, event_id)
                 rounds = await storage_rounds.list_rounds(self.db, event_id)
@@ -610,7 +475,7 @@ class Director:
                 await self.before_pairing(event_id, round_number)
             if await self._pair(event_id, round_number):
                 await self._ensure_games(event_id, round_number)
-        self._changed()
+        self.changed()
 
     async def _pair(self, event_id: int, round_number: int) -> bool:
         """Pair and store a round; False if the event ended (or had to wait) instead."""
@@ -645,7 +510,7 @@ class Director:
                 self.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name
             )
             await storage_events.set_next_round_at(self.db, event_id, None)
-        self._changed()
+        self.changed()
         return True
 
     def challenge_name(self, event: Event, round_number: int, board: int, attempt: int) -> str:
@@ -749,9 +614,9 @@ class Director:
 
     async def poll_round(self, event_id: int) -> None:
         """Read the round's games, adjudicate, store results; when all are in, standings and next round."""
-        async with self._lock(event_id):
+        async with self.lock(event_id):
             await self._poll(event_id)
-        self._changed()
+        self.changed()
 
     async def _poll(self, event_id: int) -> None:
         async with self.db.snapshot():
@@ -914,9 +779,9 @@ class Director:
 
     async def announce_results(self, event_id: int, number: int) -> None:
         """Announce a finished round's results and standings if that has not been done (a restart's catch-up)."""
-        async with self._lock(event_id):
+        async with self.lock(event_id):
             await self._announce_results(event_id, number)
-        self._changed()
+        self.changed()
 
     async def _announce_results(self, event_id: int, number: int) -> None:
         """The standings after a finished round (the final ones after the last round), once: marked in the
@@ -954,13 +819,13 @@ class Director:
         try:
             await self._announce_end(event_id)
         finally:
-            self._changed()
+            self.changed()
 
     async def announce_end(self, event_id: int) -> None:
         """Announce a finished event's end if that has not been done (a restart's catch-up)."""
-        async with self._lock(event_id):
+        async with self.lock(event_id):
             await self._announce_end(event_id)
-        self._changed()
+        self.changed()
 
     async def _announce_end(self, event_id: int) -> None:
         """A finished event's end and final standings, once: marked in the database after the announcer returns,
