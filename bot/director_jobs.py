@@ -1,0 +1,107 @@
+"""The scheduler's side: the jobs the database implies, running one, and the reminder before a round."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from bot.director_endings import announce_end, announce_results
+from bot.director_models import SYSTEM_ACTOR, Job, JobKind
+from bot.director_polling import noshow_deadline, poll_round
+from bot.director_rounds import start_round
+from bot.director_storage import ACTIVE_EVENT_STATUSES, active_entries, get_event
+from storage import audit as storage_audit
+from storage import entries as storage_entries
+from storage import events as storage_events
+from storage import rounds as storage_rounds
+from storage.records import Event, EventStatus, RoundStatus
+
+if TYPE_CHECKING:
+    from bot.director import Director
+
+
+async def remind(director: Director, event_id: int, round_number: int) -> None:
+    """Remind the active players that a round is coming (once)."""
+    subject = f"round:{round_number}"
+    async with director.db.transaction():
+        event = await get_event(director.db, event_id)
+        if await storage_audit.logged(director.db, event_id=event_id, action="round.remind", subject=subject):
+            return
+        await storage_audit.record_action(
+            director.db, at=director.clock.now(), actor=SYSTEM_ACTOR.name, action="round.remind", subject=subject,
+            event_id=event_id,
+        )  # fmt: skip
+        players = active_entries(await storage_entries.list_entries(director.db, event_id))
+    when = event.next_round_at
+    at = f" at {when:%H:%M} UTC" if when else " soon"
+    for entry in players:
+        await director.announcer.dm(entry.discord_id, f"{event.name}: round {round_number} starts{at}.")
+
+
+def _reminder_lead(director: Director, event: Event) -> timedelta | None:
+    """How long before a round its players are reminded: the event's own lead, else the bot's (None: never)."""
+    seconds = event.settings.reminder_seconds
+    if seconds is None:
+        return timedelta(seconds=director.settings.reminder_before)
+    return timedelta(seconds=seconds) if seconds > 0 else None
+
+
+async def due_jobs(director: Director, now: datetime | None) -> list[Job]:
+    """Every job the database implies right now (the scheduler's whole state)."""
+    now = now or director.clock.now()
+    jobs: list[Job] = []
+    async with director.db.snapshot():
+        unannounced = {(r.event_id, r.number) for r in await storage_rounds.rounds_to_announce(director.db)}
+        for event_id, number in sorted(unannounced):
+            jobs.append(Job(JobKind.ANNOUNCE, event_id, number, now))
+        waiting = {event_id for event_id, _ in unannounced}
+        for event in await storage_events.finishes_to_announce(director.db):
+            if event.id not in waiting:  # a last round's announcement carries the end with it
+                jobs.append(Job(JobKind.ANNOUNCE_END, event.id, event.current_round, now))
+        active = frozenset(ACTIVE_EVENT_STATUSES)
+        for event in await storage_events.list_events(director.db, statuses=active):
+            if event.id in waiting:
+                continue  # the last round's results go out before anything else happens
+            rounds = [r.round for r in await storage_rounds.list_rounds(director.db, event.id)]
+            last = rounds[-1] if rounds else None
+            if last is not None and last.status is not RoundStatus.FINISHED:
+                jobs.append(Job(JobKind.POLL, event.id, last.number, now))
+                if last.started_at is not None:
+                    deadline = last.started_at + timedelta(seconds=event.settings.no_show_seconds)
+                    if deadline > now:
+                        jobs.append(Job(JobKind.NOSHOW, event.id, last.number, deadline))
+                continue
+            if event.status is EventStatus.PAUSED or len(rounds) >= event.settings.rounds:
+                continue
+            start = event.next_round_at
+            if start is None:
+                continue
+            number = len(rounds) + 1
+            jobs.append(Job(JobKind.START_ROUND, event.id, number, start))
+            lead = _reminder_lead(director, event)
+            subject = f"round:{number}"
+            if (
+                lead is not None
+                and start > now
+                and not await storage_audit.logged(
+                    director.db, event_id=event.id, action="round.remind", subject=subject
+                )
+            ):
+                jobs.append(Job(JobKind.REMIND, event.id, number, max(start - lead, now)))
+    return sorted(jobs, key=lambda j: (j.due_at, j.event_id, j.kind.value))
+
+
+async def run_job(director: Director, job: Job) -> None:
+    """Run one scheduler job."""
+    if job.kind is JobKind.START_ROUND:
+        await start_round(director, job.event_id, job.round_number)
+    elif job.kind is JobKind.POLL:
+        await poll_round(director, job.event_id)
+    elif job.kind is JobKind.NOSHOW:
+        await noshow_deadline(director, job.event_id, job.round_number)
+    elif job.kind is JobKind.ANNOUNCE:
+        await announce_results(director, job.event_id, job.round_number)
+    elif job.kind is JobKind.ANNOUNCE_END:
+        await announce_end(director, job.event_id)
+    else:
+        await remind(director, job.event_id, job.round_number)

@@ -1,0 +1,188 @@
+"""A round in play: read its games back, adjudicate, apply the decisions, withdraw and ban the no-shows."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from bot.director_endings import finish_round
+from bot.director_models import SYSTEM_ACTOR
+from bot.director_results import Decision, decide
+from bot.director_rounds import ensure_games
+from bot.director_storage import OVER, get_event, get_round, latest_games
+from bot.director_views import pairings
+from bot.lichess import LichessError
+from storage import audit as storage_audit
+from storage import entries as storage_entries
+from storage import games as storage_games
+from storage import players as storage_players
+from storage import results as storage_results
+from storage import rounds as storage_rounds
+from storage.records import BoardRow, Entry, EntryStatus, Event, GameRow, GameStatus, RoundStatus
+
+if TYPE_CHECKING:
+    from bot.director import Director
+
+
+async def poll_round(director: Director, event_id: int) -> None:
+    """Read the round's games, adjudicate, store results; when all are in, standings and next round."""
+    async with director.lock(event_id):
+        await _poll(director, event_id)
+    director.changed()
+
+
+async def _poll(director: Director, event_id: int) -> None:
+    async with director.db.snapshot():
+        event = await get_event(director.db, event_id)
+        last = await storage_rounds.last_round(director.db, event_id)
+    if last is None or last.round.status is RoundStatus.FINISHED or event.status in OVER:
+        return
+    number = last.round.number
+    await ensure_games(director, event_id, number)
+    async with director.db.snapshot():
+        summary = await get_round(director.db, event, number)
+        games = await storage_games.games_of_round(director.db, event_id, number)
+        people = {e.player_id: e for e in await storage_entries.list_entries(director.db, event_id)}
+    rnd = summary.round
+    latest = latest_games(games)
+    boards = [b for b in summary.boards if b.result is None]
+    live = {b.id: latest[b.id] for b in boards if b.id in latest and latest[b.id].status is GameStatus.CREATED}
+    if boards and rnd.started_at is not None and live:
+        try:
+            exported = await director.lichess.export_games([g.lichess_id for g in live.values() if g.lichess_id])
+        except LichessError as exc:
+            await director.announcer.notice(event, f"Could not read the games of round {number} ({exc}); retrying.")
+            return
+        data = {g.id: g for g in exported}
+        now = director.clock.now()
+        noshow = timedelta(seconds=event.settings.no_show_seconds)
+        decisions: list[tuple[BoardRow, GameRow, Decision, Any]] = []
+        for board in boards:
+            game = live.get(board.id)
+            if game is None or game.lichess_id is None:
+                continue
+            got = data.get(game.lichess_id)
+            # From when the game really exists on Lichess: the row's last update made it 'created'.
+            deadline = max(rnd.started_at, game.updated_at) + noshow
+            replayed = any(g.board_id == board.id and g.attempt < game.attempt and g.lichess_id for g in games)
+            decision = decide(
+                got,
+                deadline_passed=now >= deadline,
+                policy=event.settings.early_draw_policy,
+                early_draw_moves=event.settings.early_draw_moves,
+                recreated_before=replayed,
+            )
+            if decision.result is not None or decision.replay or decision.review:
+                decisions.append((board, game, decision, dict(got.raw) if got else None))
+        if decisions:
+            await _apply(director, event, decisions, people)
+    if all(b.result is not None for b in (await get_round(director.db, event, number)).boards):
+        await finish_round(director, event_id, number)
+
+
+async def _apply(
+    director: Director, event: Event, decisions: list[tuple[BoardRow, GameRow, Decision, Any]], people: dict[int, Entry]
+) -> None:
+    now = director.clock.now()
+    notices: list[str] = []
+    dms: list[tuple[int, str]] = []
+    replays = False
+    system = SYSTEM_ACTOR.name
+    async with director.db.transaction():
+        for board, game, decision, raw in decisions:
+            subject = f"round:{board.round}:board:{board.board_no}"
+            if decision.replay:
+                await storage_games.update_game(director.db, game.id, GameStatus.REPLACED, at=now, data=raw)
+                await storage_audit.record_action(
+                    director.db,
+                    at=now,
+                    actor=system,
+                    action="game.replay",
+                    subject=subject,
+                    event_id=event.id,
+                    before=game.lichess_id,
+                    reason=decision.detail,
+                )
+                notices.append(f"Round {board.round} board {board.board_no}: {decision.detail}.")
+                replays = True
+                continue
+            if decision.review:
+                if not await storage_audit.logged(
+                    director.db, event_id=event.id, action="result.review", subject=subject
+                ):
+                    await storage_audit.record_action(
+                        director.db,
+                        at=now,
+                        actor=system,
+                        action="result.review",
+                        subject=subject,
+                        event_id=event.id,
+                        reason=decision.detail,
+                    )
+                    notices.append(f"Round {board.round} board {board.board_no}: {decision.detail} (/swiss result).")
+                continue
+            assert decision.result is not None
+            await storage_results.record_result(
+                director.db,
+                board.id,
+                decision.result,
+                at=now,
+                actor=system,
+                game_id=game.lichess_id,
+                game_data=raw,
+                reason=decision.detail,
+            )
+            ended = GameStatus.FINISHED if raw else GameStatus.ABORTED
+            await storage_games.update_game(director.db, game.id, ended, at=now, data=raw)
+            for colour in decision.absent:
+                entry = people[board.white_id if colour == "white" else board.black_id]
+                dms.append(await _noshow_penalty(director, event, entry, board.round, now))
+    for text in notices:
+        await director.announcer.notice(event, text)
+    for discord_id, text in dms:
+        await director.announcer.dm(discord_id, text)
+    if replays:
+        await ensure_games(director, event.id, decisions[0][0].round)
+    if any(d.result is not None for _, _, d, _ in decisions):
+        await director.announcer.results_updated(event, await pairings(director, event.id, decisions[0][0].round))
+
+
+async def _noshow_penalty(
+    director: Director, event: Event, entry: Entry, round_number: int, now: datetime
+) -> tuple[int, str]:
+    """Withdraw a player who never moved and ban them from joining the club's events for a while."""
+    system = SYSTEM_ACTOR.name
+    if entry.status is EntryStatus.ACTIVE:
+        await storage_entries.set_entry_status(
+            director.db,
+            event.id,
+            entry.player_id,
+            EntryStatus.ABSENT,
+            at=now,
+            actor=system,
+            reason=f"no-show in round {round_number}",
+        )
+    previous = await storage_players.get_ban(director.db, event.guild_id, entry.player_id)
+    count = previous.count if previous else 0
+    until = now + timedelta(hours=director.settings.ban_policy.hours(count))
+    await storage_players.set_ban(
+        director.db,
+        event.guild_id,
+        entry.player_id,
+        until=until,
+        count=count + 1,
+        reason=f"no-show in {event.name} round {round_number}",
+        at=now,
+        actor=system,
+    )
+    return entry.discord_id, (
+        f"You did not play your game in {event.name} round {round_number}: you are withdrawn from the event"
+        f" and cannot join the club's events until {until:%Y-%m-%d %H:%M} UTC."
+    )
+
+
+async def noshow_deadline(director: Director, event_id: int, round_number: int) -> None:
+    """Adjudicate the boards whose game never started; withdraw and ban the absent."""
+    event = await get_event(director.db, event_id)
+    if event.current_round == round_number:
+        await poll_round(director, event_id)
