@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pairing.model import Colour, PreferenceStrength
+from pairing.model import Colour, PreferenceStrength, RecordKind, RoundViews
 
 
 @dataclass(frozen=True)
@@ -48,3 +49,32 @@ def allocate(a: ColourState, b: ColourState, initial: Colour) -> Colour:
     higher = a if a.rank < b.rank else b
     colour = initial if higher.parity_number % 2 == 1 else initial.opposite
     return colour if higher is a else colour.opposite
+
+
+def colour_states(views: RoundViews, numbers: Iterable[int]) -> list[ColourState]:
+    """The colour states of the players paired in `views.round`, in pairing order (rank 0 first)."""
+    pairing_now = set(numbers)
+    order = sorted(pairing_now, key=lambda n: (-views.pairing_score(n), n))
+    # Rule 5 looks at the parity of the rank among the players taking part: those paired now or in an earlier
+    # round, by starting number (what the reference engine does when players are absent; checked on every
+    # corpus board where rule 5 decides).
+    taking_part = [
+        p.number
+        for p in views.tournament.players
+        if p.number in pairing_now
+        or any(rec.opponent is not None or rec.kind is RecordKind.PAB for rec in p.records(views.round))
+    ]
+    position = {number: k for k, number in enumerate(sorted(taking_part), start=1)}
+    states = []
+    for rank, number in enumerate(order):
+        pref = views.preference(number)
+        states.append(ColourState(number, rank, position[number], views.colours(number), pref.colour, pref.strength))
+    return states
+
+
+def initial_colour_shown(white: ColourState, black: ColourState) -> Colour | None:
+    """The initial colour under which `allocate` gives this board's colours, or None if it does not decide."""
+    for initial in (Colour.WHITE, Colour.BLACK):
+        if allocate(white, black, initial) is Colour.WHITE and allocate(white, black, initial.opposite) is Colour.BLACK:
+            return initial
+    return None

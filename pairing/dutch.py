@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from pairing.colours import ColourState, allocate
+from pairing.colours import ColourState, allocate, colour_states
 from pairing.errors import NoValidPairing
 from pairing.matching import matching_with_duals, max_weight_matching, max_weight_perfect_matching
 from pairing.model import (
@@ -28,7 +28,6 @@ from pairing.model import (
     Pairing,
     Points,
     PreferenceStrength,
-    RecordKind,
     RoundViews,
     Tournament,
     board_order,
@@ -124,23 +123,10 @@ def with_implied_acceleration(tournament: Tournament) -> Tournament:
 
 
 def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
-    order = sorted(numbers, key=lambda n: (-views.pairing_score(n), n))
     out = []
     rnd = views.round
-    # Rule 5 of colour allocation looks at the parity of the rank among the players taking part: those paired
-    # now or in an earlier round, by starting number (what the reference engine does when players are
-    # absent; checked on every corpus board where rule 5 decides).
-    pairing_now = set(numbers)
-    taking_part = [
-        p.number
-        for p in views.tournament.players
-        if p.number in pairing_now
-        or any(rec.opponent is not None or rec.kind is RecordKind.PAB for rec in p.records(rnd))
-    ]
-    position = {number: k for k, number in enumerate(sorted(taking_part), start=1)}
-    for index, number in enumerate(order):
-        pref = views.preference(number)
-        state = ColourState(number, index, position[number], views.colours(number), pref.colour, pref.strength)
+    for index, state in enumerate(colour_states(views, numbers)):
+        number = state.number
         out.append(
             _Player(
                 index=index,

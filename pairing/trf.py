@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from pairing.colours import colour_states, initial_colour_shown
 from pairing.model import (
     Colour,
     Outcome,
@@ -366,12 +367,28 @@ def _check_symmetry(b: _Builder) -> None:
 
 
 def infer_initial_colour(tournament: Tournament) -> Colour:
-    """The colour the top starting number had (or would have had) in round 1; White if unknown."""
+    """The initial colour under which the engine's colour rule gives the first round's colours; White if unknown.
+
+    Scans the rounds in order and, in each, the boards by the rank of their higher player, and returns at the
+    first board whose colours the initial colour decides (any board of the first round with colours).
+    """
     for r in range(1, tournament.rounds_completed + 1):
-        for player in tournament.players:
-            rec = player.record(r)
-            if rec.opponent is not None and rec.colour is not None:
-                return rec.colour if player.number % 2 == 1 else rec.colour.opposite
+        paired = [
+            p.number
+            for p in tournament.players
+            if p.record(r).opponent is not None or p.record(r).kind is RecordKind.PAB
+        ]
+        states = colour_states(tournament.views(r), paired)
+        by_number = {state.number: state for state in states}
+        for state in states:
+            rec = tournament.player(state.number).record(r)
+            if rec.opponent is None or rec.colour is None:
+                continue
+            other = by_number[rec.opponent]
+            white, black = (state, other) if rec.colour is Colour.WHITE else (other, state)
+            initial = initial_colour_shown(white, black)
+            if initial is not None:
+                return initial
     return Colour.WHITE
 
 

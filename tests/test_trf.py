@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from pairing import trf
-from pairing.model import Colour, Outcome, RecordKind, Tournament
+from pairing.dutch import pair
+from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament, result_records
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 EXAMPLE = SHARED / "reference" / "fide-examples" / "example_trf16.trf"
@@ -98,3 +100,94 @@ def test_scoring_162_round_trips() -> None:
     t = trf.parse("162  W 3.0    D 1.0\nXXR 2\n001    1      A                          0.0    1\n")
     assert (t.scoring.win, t.scoring.draw, t.scoring.pab_points) == (Fraction(3), Fraction(1), Fraction(3))
     assert trf.parse(trf.dumps(t)).scoring == t.scoring
+
+
+DUTCH_CORPUS = sorted((SHARED / "corpus" / "dutch").glob("*.trf"))
+
+
+def _without_initial_colour(text: str) -> str:
+    return "\n".join(line for line in re.split(r"\r\n|\r|\n", text) if not line.startswith(("XXC", "152"))) + "\n"
+
+
+@pytest.mark.parametrize("initial", [Colour.WHITE, Colour.BLACK])
+def test_initial_colour_counts_ranks_among_players_taking_part(initial: Colour) -> None:
+    # Player 1 is absent in round 1; 2, 3, 4, 5 take part and are ranked 1 to 4 among them. Rule 5 gives the
+    # initial colour to 2 (odd rank) and the other one to 3 (even rank): 2-4 and 5-3 under white1, 4-2 and
+    # 3-5 under black1. (Starting-number parity would read the opposite colour from player 2's board.)
+    w, b = ("w", "b") if initial is Colour.WHITE else ("b", "w")
+    text = "XXR 5\n" + "\n".join(
+        [
+            _line(1, "  0000 - Z"),
+            _line(2, f"     4 {w} 1"),
+            _line(3, f"     5 {b} 1"),
+            _line(4, f"     2 {b} 0"),
+            _line(5, f"     3 {w} 0"),
+        ]
+    )
+    assert trf.parse(text).initial_colour is initial
+
+
+@pytest.mark.parametrize("initial", [Colour.WHITE, Colour.BLACK])
+def test_initial_colour_from_the_first_round_with_colours(initial: Colour) -> None:
+    # Round 1 has only byes and a forfeit without colours (4 wins against 3). In round 2, 2 (0.5 points) meets
+    # 4 (1 point): among the players taking part (2, 3, 4) they are first and third, both odd, so the higher
+    # ranked one, 4 with the better score, had the initial colour.
+    w, b = ("w", "b") if initial is Colour.WHITE else ("b", "w")
+    text = "XXR 5\n" + "\n".join(
+        [
+            _line(1, "  0000 - Z  0000 - Z"),
+            _line(2, f"  0000 - H     4 {b} 1"),
+            _line(3, "     4 - -  0000 - Z"),
+            _line(4, f"     3 - +     2 {w} 0"),
+        ]
+    )
+    assert trf.parse(text).initial_colour is initial
+
+
+@pytest.mark.parametrize("initial", [Colour.WHITE, Colour.BLACK])
+def test_initial_colour_of_an_engine_paired_round_without_the_top_seed(initial: Colour) -> None:
+    # The top seed is absent and nine players are paired (one PAB); the engine pairs round 1 under `initial`.
+    entrants = tuple(Player(number=n, name=f"P{n}", rating=2000 - n) for n in range(1, 11))
+    absent = {1: RoundRecord(RecordKind.ZERO_BYE)}
+    state = Tournament(players=entrants, total_rounds=5, initial_colour=initial).with_round(1, absent)
+    pairing = pair(state)
+    results: dict[int, RoundRecord] = {}
+    for board in pairing.boards:
+        results.update(result_records(board.white, board.black, Outcome.DRAW))
+    assert pairing.bye is not None
+    results[pairing.bye] = RoundRecord(RecordKind.PAB)
+    played = state.with_round(1, results)
+    text = _without_initial_colour(trf.dumps(played))
+    assert "XXC" not in text
+    assert trf.parse(text).initial_colour is initial
+
+
+def test_initial_colour_is_white_without_a_game() -> None:
+    text = f"XXR 3\n{_line(1)}\n{_line(2)}\n"
+    assert trf.parse(text).initial_colour is Colour.WHITE
+
+
+def test_corpus_without_the_initial_colour_record_infers_the_declared_one() -> None:
+    checked = 0
+    for path in DUTCH_CORPUS:
+        text = path.read_text()
+        declared = trf.parse(text)
+        if declared.rounds_completed == 0:
+            continue  # round 1: nothing to infer from
+        inferred = trf.parse(_without_initial_colour(text))
+        assert inferred.initial_colour is declared.initial_colour, path.name
+        checked += 1
+    assert checked > 300
+
+
+@pytest.mark.slow
+def test_corpus_without_the_initial_colour_record_gets_the_reference_pairs() -> None:
+    differing = []
+    for path in DUTCH_CORPUS:
+        tournament = trf.parse(_without_initial_colour(path.read_text()))
+        if tournament.rounds_completed == 0:
+            continue
+        expected = [line.strip() for line in path.with_suffix(".pairs").read_text().splitlines() if line.strip()]
+        if pair(tournament).lines() != expected:
+            differing.append(path.stem)
+    assert differing == []
