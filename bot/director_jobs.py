@@ -19,31 +19,28 @@ from storage.records import Event, EventStatus, RoundStatus
 if TYPE_CHECKING:
     from bot.director import Director
 
+_REMIND = "round.remind"  # the audit action that records a round's reminder
+
 
 async def remind(director: Director, event_id: int, round_number: int) -> None:
     """Remind the active players that a round is coming (once)."""
-    subject = f"round:{round_number}"
     async with director.db.transaction():
         event = await get_event(director.db, event_id)
-        if await storage_audit.logged(director.db, event_id=event_id, action="round.remind", subject=subject):
+        if await _reminded(director, event_id, round_number):
             return
         await storage_audit.record_action(
-            director.db, at=director.clock.now(), actor=SYSTEM_ACTOR.name, action="round.remind", subject=subject,
+            director.db,
+            at=director.clock.now(),
+            actor=SYSTEM_ACTOR.name,
+            action=_REMIND,
+            subject=f"round:{round_number}",
             event_id=event_id,
-        )  # fmt: skip
+        )
         players = active_entries(await storage_entries.list_entries(director.db, event_id))
     when = event.next_round_at
     at = f" at {when:%H:%M} UTC" if when else " soon"
     for entry in players:
         await director.announcer.dm(entry.discord_id, f"{event.name}: round {round_number} starts{at}.")
-
-
-def _reminder_lead(director: Director, event: Event) -> timedelta | None:
-    """How long before a round its players are reminded: the event's own lead, else the bot's (None: never)."""
-    seconds = event.settings.reminder_seconds
-    if seconds is None:
-        return timedelta(seconds=director.settings.reminder_before)
-    return timedelta(seconds=seconds) if seconds > 0 else None
 
 
 async def due_jobs(director: Director, now: datetime | None) -> list[Job]:
@@ -79,14 +76,7 @@ async def due_jobs(director: Director, now: datetime | None) -> list[Job]:
             number = len(rounds) + 1
             jobs.append(Job(JobKind.START_ROUND, event.id, number, start))
             lead = _reminder_lead(director, event)
-            subject = f"round:{number}"
-            if (
-                lead is not None
-                and start > now
-                and not await storage_audit.logged(
-                    director.db, event_id=event.id, action="round.remind", subject=subject
-                )
-            ):
+            if lead is not None and start > now and not await _reminded(director, event.id, number):
                 jobs.append(Job(JobKind.REMIND, event.id, number, max(start - lead, now)))
     return sorted(jobs, key=lambda j: (j.due_at, j.event_id, j.kind.value))
 
@@ -105,3 +95,16 @@ async def run_job(director: Director, job: Job) -> None:
         await announce_end(director, job.event_id)
     else:
         await remind(director, job.event_id, job.round_number)
+
+
+async def _reminded(director: Director, event_id: int, round_number: int) -> bool:
+    """The round's players were reminded already (the audit log keeps each reminder)."""
+    return await storage_audit.logged(director.db, event_id=event_id, action=_REMIND, subject=f"round:{round_number}")
+
+
+def _reminder_lead(director: Director, event: Event) -> timedelta | None:
+    """How long before a round its players are reminded: the event's own lead, else the bot's (None: never)."""
+    seconds = event.settings.reminder_seconds
+    if seconds is None:
+        return timedelta(seconds=director.settings.reminder_before)
+    return timedelta(seconds=seconds) if seconds > 0 else None

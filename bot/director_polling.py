@@ -32,6 +32,7 @@ async def poll_round(director: Director, event_id: int) -> None:
 
 
 async def _poll(director: Director, event_id: int) -> None:
+    """One look at the last round: its missing games created, its live games decided, finished when all are."""
     async with director.db.snapshot():
         event = await get_event(director.db, event_id)
         last = await storage_rounds.last_round(director.db, event_id)
@@ -83,6 +84,8 @@ async def _poll(director: Director, event_id: int) -> None:
 async def _apply(
     director: Director, event: Event, decisions: list[tuple[BoardRow, GameRow, Decision, Any]], people: dict[int, Entry]
 ) -> None:
+    """Store the decisions in one transaction, then tell the organisers and the absent, re-create replayed games
+    and update the round's message."""
     now = director.clock.now()
     notices: list[str] = []
     dms: list[tuple[int, str]] = []

@@ -86,6 +86,7 @@ async def _pair(director: Director, event_id: int, round_number: int) -> bool:
 
 
 async def set_next_round_at(director: Director, event_id: int, when: datetime | None) -> None:
+    """When the event's next round starts (None: not scheduled); the jobs are rebuilt."""
     await storage_events.set_next_round_at(director.db, event_id, when)
     director.changed()
 
@@ -195,6 +196,7 @@ async def _find_created(director: Director, white: str, black: str, name: str, k
 
 
 def _lichess_id(entry: Entry) -> str:
+    """The entry's Lichess account (InvalidState if it has none)."""
     if entry.lichess_id is None:  # entries are made for linked players only; an unlink cannot get here
         raise InvalidState(f"{entry.name} has no linked Lichess account.")
     return entry.lichess_id
