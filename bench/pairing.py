@@ -1,12 +1,15 @@
 """Benchmark of the Dutch engine: time and peak memory of pairing rounds of generated 11-round events.
 
-Usage: .venv/bin/python bench/pairing.py [--sizes 50 100 200 400 800] [--rounds 11] [--seed 1] [--no-write]
+Usage: .venv/bin/python bench/pairing.py [--sizes 50 100 200 400 800] [--rounds 11] [--seed 1] [--runs 5]
+                                         [--long-runs 3] [--rebuild] [--no-write]
 
-The event histories come from `pairing.generator.generate` (Elo-drawn results, byes, forfeits), paired by a
-fast greedy Swiss pairer (players in score order, each with the next one not met and colour-compatible) so
-that building an 800-player history does not itself take the engine's time. The Dutch engine then pairs
-round 1, the middle round and the last round of that history. The table goes to docs/benchmarks.md under
-'## Pairing' (other sections are kept).
+Each event comes from `pairing.generator.generate` (Elo-drawn results, byes, forfeits, withdrawals) paired round
+by round by the Dutch engine itself, so the measured rounds have the colour sequences, floats and score groups
+of a real event. Building an 800-player event takes over a minute, so each one is cached as a TRF file in
+bench/.cache/, keyed by seed, size and rounds (--rebuild makes it again). The engine then pairs round 1, the
+middle round and the last round of the parsed file again, each call in a fresh interpreter, and the pairing it
+makes must be the one of the event (if it is not, the engine changed since the file was built: --rebuild). The
+table goes to docs/benchmarks.md under '## Pairing' (other sections are kept).
 """
 
 from __future__ import annotations
@@ -16,160 +19,292 @@ import json
 import os
 import platform
 import re
-import resource
+import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 # This file is called pairing.py: make `import pairing` find the package, not this script.
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 
-from pairing.colours import ColourState, allocate  # noqa: E402
+from pairing import trf  # noqa: E402
 from pairing.dutch import pair  # noqa: E402
-from pairing.errors import NoValidPairing  # noqa: E402
 from pairing.generator import generate  # noqa: E402
-from pairing.model import Board, Colour, Pairing, PreferenceStrength, RecordKind, Tournament  # noqa: E402
+from pairing.model import Board, Colour, Pairing, RecordKind, Tournament  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
+CACHE = ROOT / "bench" / ".cache"
+# Calls slower than this are run fewer times (--long-runs instead of --runs).
+LONG_CALL_SECONDS = 10.0
+# Targets for one round's pairing, by number of players, and the reference engine (C++ bbpPairings) for scale.
+TARGETS = {200: 2.0, 400: 10.0, 800: 60.0}
+REFERENCE = {200: "0.15", 400: "1.2", 800: "13"}
+PRE_ASSIGNED = (RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.FULL_BYE)
 
 
-def greedy_pair(tournament: Tournament) -> Pairing:
-    """A quick legal Swiss pairing (no rematch, no two equal absolute colour preferences)."""
-    views = tournament.views()
-    order = sorted(views.to_pair(), key=lambda n: (-views.pairing_score(n), n))
-    states = {}
-    for rank, number in enumerate(order):
-        pref = views.preference(number)
-        states[number] = ColourState(number, rank, rank + 1, views.colours(number), pref.colour, pref.strength)
-    bye = None
-    if len(order) % 2:
-        eligible = [n for n in reversed(order) if views.pab_eligible(n)]
-        bye = eligible[0] if eligible else order[-1]
-        order.remove(bye)
-    free = list(order)
-    boards = []
-    while free:
-        a = free.pop(0)
-        sa = states[a]
-        partner = None
-        for b in free:
-            sb = states[b]
-            same_absolute = (
-                sa.strength is PreferenceStrength.ABSOLUTE
-                and sb.strength is PreferenceStrength.ABSOLUTE
-                and sa.preference is sb.preference
-            )
-            if not views.have_met(a, b) and not same_absolute:
-                partner = b
-                break
-        if partner is None:
-            partner = next((b for b in free if not views.have_met(a, b)), None)
-        if partner is None:
-            raise NoValidPairing("the greedy pairer is stuck")
-        free.remove(partner)
-        colour = allocate(sa, states[partner], tournament.initial_colour or Colour.WHITE)
-        boards.append(Board(a, partner) if colour is Colour.WHITE else Board(partner, a))
-    return Pairing(tuple(boards), bye)
+def cache_path(seed: int, size: int, rounds: int, cache: Path = CACHE) -> Path:
+    """The TRF file of the generated event with these parameters."""
+    return cache / f"dutch-seed{seed}-{size}p-{rounds}r.trf"
 
 
-def round_state(size: int, rounds: int, round_number: int, seed: int) -> Tournament:
-    """The generated event as it stands before `round_number`, with that round's known byes."""
-    history = generate(seed, size, rounds, pair=greedy_pair, stop_after=round_number)
-    state = history.truncated(round_number - 1)
-    known = {
-        p.number: p.record(round_number)
-        for p in history.players
-        if p.record(round_number).kind in (RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.FULL_BYE)
-    }
+def build_event(seed: int, size: int, rounds: int, log: Callable[[str], None] = print) -> Tournament:
+    """Generate the event, every round paired by the Dutch engine; fail if it stops before the last round."""
+
+    def timed_pair(state: Tournament) -> Pairing:
+        start = time.perf_counter()
+        result = pair(state)
+        log(f"  {size} players, round {state.round_to_pair} paired in {time.perf_counter() - start:.1f} s")
+        return result
+
+    event = generate(seed, size, rounds, pair=timed_pair)
+    if event.rounds_completed != rounds:
+        raise RuntimeError(f"the generated event stopped after round {event.rounds_completed} of {rounds}")
+    return event
+
+
+def cached_event(
+    seed: int, size: int, rounds: int, *, rebuild: bool = False, cache: Path = CACHE, log: Callable[[str], None] = print
+) -> Path:
+    """The cached event's file, built first if it is missing (or `rebuild`)."""
+    path = cache_path(seed, size, rounds, cache)
+    if path.exists() and not rebuild:
+        return path
+    log(f"building {path.name} (every round paired by the Dutch engine)")
+    start = time.perf_counter()
+    event = build_event(seed, size, rounds, log)
+    seconds = time.perf_counter() - start
+    comment = (
+        f"### bench/pairing.py: generate(seed={seed}, players={size}, rounds={rounds}, pair=dutch.pair), "
+        f"built in {seconds:.0f} s"
+    )
+    text = trf.dumps(replace(event, header=(comment,)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.write_text(text)
+    partial.replace(path)
+    log(f"built {path.name} in {seconds:.0f} s")
+    return path
+
+
+def build_seconds(path: Path) -> float | None:
+    """The time it took to build a cached event, from its comment line (None if the file does not say)."""
+    with path.open() as handle:
+        for line in handle:
+            found = re.match(r"### bench/pairing\.py: .* built in (\d+) s", line)
+            if found:
+                return float(found.group(1))
+    return None
+
+
+def round_state(event: Tournament, round_number: int) -> Tournament:
+    """The event as it stood when `round_number` was paired: the rounds before, and that round's known byes."""
+    state = event.truncated(round_number - 1)
+    known = {p.number: p.record(round_number) for p in event.players if p.record(round_number).kind in PRE_ASSIGNED}
     return state.with_round(round_number, known) if known else state
 
 
-def _rss_mib() -> float:
-    """The resident set size of this process now (Linux /proc), in MiB."""
-    with open("/proc/self/statm") as handle:
-        pages = int(handle.read().split()[1])
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+def event_pairing(event: Tournament, round_number: int) -> tuple[frozenset[Board], int | None]:
+    """The boards (White, Black) and the pairing-allocated bye of a round of the event."""
+    boards = set()
+    bye = None
+    for p in event.players:
+        rec = p.record(round_number)
+        if rec.opponent is not None and rec.colour is Colour.WHITE:
+            boards.add(Board(p.number, rec.opponent))
+        elif rec.kind is RecordKind.PAB:
+            bye = p.number
+    return frozenset(boards), bye
 
 
-def child(size: int, rounds: int, round_number: int, seed: int) -> None:
-    """Measure one pairing in this (fresh) process and print the numbers as JSON."""
-    state = round_state(size, rounds, round_number, seed)
-    before = _rss_mib()
+def _status_mib(field: str) -> float:
+    """A memory field of /proc/self/status (Linux; kB there), in MiB."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+def _reset_peak() -> bool:
+    """Reset this process's peak resident memory (VmHWM) to its current one; False where Linux does not allow it."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def child(path: str, round_number: int) -> None:
+    """Measure one pairing of the cached event in this (fresh) process and print the numbers as JSON."""
+    event = trf.read(path)
+    state = round_state(event, round_number)
+    before = _status_mib("VmRSS")
+    # Not ru_maxrss: on Linux it keeps the parent's resident size from before the exec.
+    reset = _reset_peak()
     start = time.perf_counter()
     result = pair(state)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _status_mib("VmHWM")
     paired = len(state.views(round_number).to_pair())
-    print(
-        json.dumps({"seconds": seconds, "boards": len(result.boards), "paired": paired, "before": before, "peak": peak})
-    )
+    same = (frozenset(result.boards), result.bye) == event_pairing(event, round_number)
+    numbers = {"seconds": seconds, "boards": len(result.boards), "paired": paired, "before": before, "peak": peak}
+    print(json.dumps({**numbers, "same": same, "reset": reset}))
 
 
-def measure(size: int, rounds: int, round_number: int, seed: int) -> dict[str, float]:
+def measure_once(path: Path, round_number: int) -> dict[str, float]:
     """Run `child` in a fresh interpreter, so that the peak memory is this pairing's alone."""
-    command = [sys.executable, __file__, "--child", str(size), str(rounds), str(round_number), str(seed)]
+    command = [sys.executable, __file__, "--child", str(path), str(round_number)]
     out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT).stdout
     numbers: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    if not numbers["same"]:
+        raise RuntimeError(f"round {round_number} of {path.name} pairs differently now: rebuild it (--rebuild)")
     return numbers
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and write the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400, 800])
-    parser.add_argument("--rounds", type=int, default=11)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-write", action="store_true", help="print the table only")
-    parser.add_argument(
-        "--child", type=int, nargs=4, metavar=("SIZE", "ROUNDS", "ROUND", "SEED"), help=argparse.SUPPRESS
+def measure(path: Path, round_number: int, runs: int, long_runs: int) -> dict[str, float]:
+    """Medians over `runs` fresh-interpreter calls (`long_runs` if a call takes over LONG_CALL_SECONDS)."""
+    got = [measure_once(path, round_number)]
+    wanted = long_runs if got[0]["seconds"] > LONG_CALL_SECONDS else runs
+    while len(got) < wanted:
+        got.append(measure_once(path, round_number))
+    seconds = [g["seconds"] for g in got]
+    out = {key: statistics.median(g[key] for g in got) for key in ("seconds", "peak", "before")}
+    spread = {"min": min(seconds), "max": max(seconds), "runs": len(got), "reset": all(g["reset"] for g in got)}
+    return {**out, **spread, "paired": got[0]["paired"], "boards": got[0]["boards"]}
+
+
+def _load() -> float:
+    return os.getloadavg()[0]
+
+
+def targets_line(rows: list[tuple[int, str, dict[str, float]]]) -> str:
+    """The targets, each with the slowest measured round of that size and whether it is met."""
+    parts = []
+    for size, limit in TARGETS.items():
+        times = [got["seconds"] for s, _, got in rows if s == size]
+        if not times:
+            parts.append(f"{size} players < {limit:g} s (not measured)")
+            continue
+        verdict = "met" if max(times) < limit else "**not met**"
+        parts.append(f"{size} players < {limit:g} s: {verdict} (slowest round {max(times):.2f} s)")
+    reference = ", ".join(f"{REFERENCE[size]} s for {size}" for size in TARGETS)
+    return (
+        "Targets, one round's pairing: "
+        + "; ".join(parts)
+        + f". For comparison, the reference engine (C++ bbpPairings) takes about {reference} players "
+        "(figures given with the targets, not measured on this machine)."
     )
-    args = parser.parse_args(argv)
-    if args.child:
-        child(*args.child)
-        return 0
-    middle = (args.rounds + 1) // 2
-    rows = []
-    for size in args.sizes:
-        for label, rnd in (("1", 1), (f"{middle} (middle)", middle), (f"{args.rounds} (last)", args.rounds)):
-            got = measure(size, args.rounds, rnd, args.seed)
-            rows.append((size, label, got))
-            print(
-                f"{size:4d} players, round {label:12s}: {got['seconds']:7.2f} s, peak RSS {got['peak']:7.1f} MiB "
-                f"({got['before']:.1f} before pairing)",
-                flush=True,
-            )
-    table = [
+
+
+def section(
+    rows: list[tuple[int, str, dict[str, float]]],
+    args: argparse.Namespace,
+    loads: list[float],
+    builds: dict[int, float | None],
+) -> str:
+    """The '## Pairing' section of docs/benchmarks.md."""
+    # The bench's own calls keep about one CPU busy; more than that is other work on the machine.
+    busy = max(loads) > 1.5
+    noise = (
+        "; other work was running on the machine at the same time, so the times may be somewhat high (the spread "
+        "of the runs is shown)"
+        if busy
+        else ""
+    )
+    built = ", ".join(
+        f"{seconds:.0f} s for {size} players" if seconds is not None else f"an unrecorded time for {size} players"
+        for size, seconds in builds.items()
+    )
+    if all(got["reset"] for _, _, got in rows):
+        peak_how = "`VmHWM` of /proc/self/status, reset through /proc/self/clear_refs just before the call"
+    else:
+        peak_how = "`VmHWM` of /proc/self/status, since the interpreter started: the peak could not be reset"
+    lines = [
         "## Pairing",
         "",
-        "Dutch engine (`pairing.dutch.pair`), one round of a generated 11-round event "
-        f"(`bench/pairing.py`, seed {args.seed}), each measured in a fresh interpreter: wall time of the call "
-        "(`time.perf_counter`), the process's peak resident memory (`ru_maxrss`, interpreter and event "
-        "included) and its resident memory just before the call. Histories: `pairing.generator.generate` "
-        "with its default rates, paired by a greedy Swiss pairer so that long histories are cheap to build.",
+        f"Dutch engine (`pairing.dutch.pair`), one round of a generated {args.rounds}-round event "
+        f"(`bench/pairing.py`, seed {args.seed}). Each event is built by `pairing.generator.generate` (its default "
+        "rates: Elo-drawn results, half-point and zero-point byes, forfeits, withdrawals) with every round paired by "
+        "the Dutch engine itself, so the measured rounds have the histories the engine makes (colour sequences, "
+        "floats, score groups); it is cached as a TRF file in `bench/.cache/`. The measured call pairs the round "
+        "again from the parsed file, in a fresh interpreter, and gives the event's own pairing (checked on every "
+        "run). Time: wall time of the call (`time.perf_counter`), the median of "
+        f"{args.runs} runs ({args.long_runs} for calls over {LONG_CALL_SECONDS:g} s), with the fastest and slowest "
+        f"run; peak RSS: the process's peak resident memory during the call ({peak_how}; interpreter and event "
+        "included), and its resident memory just before the call (medians).",
         "",
-        f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}).",
+        "Building the events (every round paired by the engine, in the bench's process, before the measurements "
+        f"and not counted in them) took {built}.",
+        "",
+        f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()} ({platform.python_implementation()}); 1-minute load average "
+        f"{min(loads):.1f} to {max(loads):.1f} during the runs (the bench itself adds about 1){noise}.",
+        "",
+        targets_line(rows),
         "",
         "| players | round | paired | boards | time (s) | peak RSS (MiB) | RSS before pairing (MiB) |",
         "|---:|---|---:|---:|---:|---:|---:|",
     ]
-    table += [
-        f"| {size} | {label} | {got['paired']:.0f} | {got['boards']:.0f} | {got['seconds']:.2f} | "
-        f"{got['peak']:.0f} | {got['before']:.0f} |"
+    lines += [
+        f"| {size} | {label} | {got['paired']:.0f} | {got['boards']:.0f} | **{got['seconds']:.2f}** "
+        f"({got['min']:.2f} to {got['max']:.2f}) | {got['peak']:.0f} | {got['before']:.0f} |"
         for size, label, got in rows
     ]
-    text = "\n".join(table) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def write_section(text: str, doc: Path = DOC) -> None:
+    """Replace (or add) the '## Pairing' section of the benchmarks page, keeping the others."""
+    old = doc.read_text() if doc.exists() else "# Benchmarks\n"
+    if re.search(r"^## Pairing$", old, flags=re.M):
+        new = re.sub(r"^## Pairing\n.*?(?=^## |\Z)", lambda _: text + "\n", old, count=1, flags=re.M | re.S)
+    else:
+        new = old.rstrip("\n") + "\n\n" + text
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(new.rstrip("\n") + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build (or read) the events, measure, and write the table."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400, 800])
+    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=5, help="calls per round (median)")
+    parser.add_argument("--long-runs", type=int, default=3, help=f"calls per round over {LONG_CALL_SECONDS:g} s")
+    parser.add_argument("--rebuild", action="store_true", help="generate the cached events again")
+    parser.add_argument("--no-write", action="store_true", help="print the table only")
+    parser.add_argument("--child", nargs=2, metavar=("TRF", "ROUND"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child[0], int(args.child[1]))
+        return 0
+    middle = (args.rounds + 1) // 2
+    rows = []
+    loads = []
+    builds = {}
+    for size in args.sizes:
+        path = cached_event(args.seed, size, args.rounds, rebuild=args.rebuild)
+        builds[size] = build_seconds(path)
+        for label, rnd in (("1", 1), (f"{middle} (middle)", middle), (f"{args.rounds} (last)", args.rounds)):
+            loads.append(_load())
+            got = measure(path, rnd, args.runs, args.long_runs)
+            rows.append((size, label, got))
+            print(
+                f"{size:4d} players, round {label:12s}: {got['seconds']:7.2f} s ({got['min']:.2f} to {got['max']:.2f}, "
+                f"{got['runs']:.0f} runs), peak RSS {got['peak']:7.1f} MiB ({got['before']:.1f} before pairing)",
+                flush=True,
+            )
+    loads.append(_load())
+    text = section(rows, args, loads, builds)
     print(text)
     if not args.no_write:
-        old = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-        if re.search(r"^## Pairing$", old, flags=re.M):
-            new = re.sub(r"^## Pairing\n.*?(?=^## |\Z)", text + "\n", old, flags=re.M | re.S)
-        else:
-            new = old.rstrip("\n") + "\n\n" + text
-        DOC.parent.mkdir(parents=True, exist_ok=True)
-        DOC.write_text(new)
+        write_section(text)
     return 0
 
 

@@ -1,0 +1,109 @@
+"""The pairing benchmark's events: built by the Dutch engine, cached as TRF, measured on the engine's own rounds."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from pairing import trf
+from pairing.dutch import pair
+from pairing.generator import generate
+from pairing.model import Colour, RecordKind
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_bench() -> ModuleType:
+    # bench/pairing.py shares its name with the package: load it under another name.
+    spec = importlib.util.spec_from_file_location("bench_pairing", ROOT / "bench" / "pairing.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_pairing"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_bench()
+
+
+def test_cached_event_is_paired_round_by_round_by_the_engine(tmp_path: Path) -> None:
+    log: list[str] = []
+    path = bench.cached_event(3, 17, 5, cache=tmp_path, log=log.append)
+    assert path == bench.cache_path(3, 17, 5, tmp_path) and path.exists()
+    assert bench.build_seconds(path) is not None
+    event = trf.read(str(path))
+    assert event.rounds_completed == 5
+    direct = generate(3, 17, 5, pair=pair)
+    assert [p.rounds for p in event.players] == [p.rounds for p in direct.players]
+    assert event.initial_colour is direct.initial_colour
+    for r in range(1, 6):
+        state = bench.round_state(event, r)
+        paired = {
+            p.number for p in event.players if p.record(r).opponent is not None or p.record(r).kind is RecordKind.PAB
+        }
+        assert set(state.views(r).to_pair()) == paired
+        got = pair(state)
+        assert (frozenset(got.boards), got.bye) == bench.event_pairing(event, r)
+
+
+def test_cache_is_reused_until_rebuilt(tmp_path: Path) -> None:
+    log: list[str] = []
+    path = bench.cached_event(5, 10, 3, cache=tmp_path, log=log.append)
+    assert any("building" in line for line in log)
+    log.clear()
+    assert bench.cached_event(5, 10, 3, cache=tmp_path, log=log.append) == path
+    assert log == []
+    bench.cached_event(5, 10, 3, cache=tmp_path, rebuild=True, log=log.append)
+    assert any("building" in line for line in log)
+
+
+def test_measure_runs_fresh_interpreters_and_checks_the_pairing(tmp_path: Path) -> None:
+    path = bench.cached_event(3, 12, 4, cache=tmp_path, log=lambda _: None)
+    got = bench.measure(path, 2, 2, 1)
+    event = trf.read(str(path))
+    boards, bye = bench.event_pairing(event, 2)
+    assert got["runs"] == 2 and got["boards"] == len(boards)
+    assert got["paired"] == 2 * len(boards) + (bye is not None)
+    assert got["min"] <= got["seconds"] <= got["max"] and got["peak"] >= got["before"] > 0
+
+
+def test_measure_rejects_an_event_the_engine_would_pair_otherwise(tmp_path: Path) -> None:
+    path = bench.cached_event(3, 12, 4, cache=tmp_path, log=lambda _: None)
+    event = trf.read(str(path))
+    board = min(bench.event_pairing(event, 2)[0], key=lambda b: b.white)
+    swapped = {}
+    for number in (board.white, board.black):
+        rec = event.player(number).record(2)
+        assert rec.colour is not None
+        swapped[number] = replace(rec, colour=rec.colour.opposite)
+    assert swapped[board.white].colour is Colour.BLACK
+    path.write_text(trf.dumps(event.with_round(2, swapped)))
+    with pytest.raises(RuntimeError, match="pairs differently"):
+        bench.measure_once(path, 2)
+
+
+def test_targets_line_says_whether_each_target_is_met() -> None:
+    rows = [
+        (200, "1", {"seconds": 1.5}),
+        (200, "6", {"seconds": 0.4}),
+        (400, "1", {"seconds": 12.0}),
+    ]
+    line = bench.targets_line(rows)
+    assert "200 players < 2 s: met (slowest round 1.50 s)" in line
+    assert "400 players < 10 s: **not met** (slowest round 12.00 s)" in line
+    assert "800 players < 60 s (not measured)" in line
+
+
+def test_write_section_replaces_only_the_pairing_section(tmp_path: Path) -> None:
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text("# Benchmarks\n\n## Pairing\n\nold numbers\n\n## A round end to end\n\nkept\n")
+    bench.write_section("## Pairing\n\nnew numbers\n", doc)
+    assert doc.read_text() == "# Benchmarks\n\n## Pairing\n\nnew numbers\n\n## A round end to end\n\nkept\n"
+    fresh = tmp_path / "other.md"
+    bench.write_section("## Pairing\n\nnew numbers\n", fresh)
+    assert fresh.read_text() == "# Benchmarks\n\n## Pairing\n\nnew numbers\n"
