@@ -3,6 +3,10 @@
 
 The sandbox (`swissbot sandbox --autoplay`) runs as its own process and outlives the killed bot, which is
 `swissbot demo --lichess-url URL --db FILE` run as a subprocess.
+
+The moments are drawn over the event's progress (games created plus results stored, as the uninterrupted run
+counts them), then jittered in time, so that every kill lands before the event is over however fast or slow
+the machine is: kills drawn in wall-clock time alone let a quick machine finish the event first.
 """
 
 from __future__ import annotations
@@ -78,6 +82,37 @@ def rounds_paired(db: Path) -> int:
     return int(row[0])
 
 
+def progress(db: Path) -> int:
+    """Games created on Lichess plus board results stored so far (0 while the database is not there yet)."""
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            row = conn.execute(
+                "SELECT (SELECT COUNT(*) FROM games WHERE lichess_id IS NOT NULL)"
+                " + (SELECT COUNT(*) FROM boards WHERE result IS NOT NULL)"
+            ).fetchone()
+    except sqlite3.OperationalError:  # killed before the schema was written
+        return 0
+    return int(row[0])
+
+
+def kill_after(proc: subprocess.Popen[bytes], db: Path, target: int, jitter: float) -> bool:
+    """SIGKILL the demo `jitter` seconds after its progress reaches `target`; False if it ended first."""
+    deadline = time.monotonic() + 120
+    while progress(db) < target:
+        if proc.poll() is not None:
+            return False
+        assert time.monotonic() < deadline, f"no progress to {target} in 120 s"
+        time.sleep(0.02)
+    time.sleep(jitter)
+    if proc.poll() is not None:
+        return False
+    proc.kill()  # SIGKILL
+    proc.wait(10)
+    return True
+
+
 def trf_rounds(path: Path) -> list[str]:
     """The player lines of a TRF (pairings, colours and results of every round)."""
     return [line for line in path.read_text().splitlines() if line.startswith("001")]
@@ -86,32 +121,30 @@ def trf_rounds(path: Path) -> list[str]:
 @pytest.mark.slow
 def test_killed_demo_finishes_the_same_event(tmp_path: Path) -> None:
     with sandbox_process(SEED) as url:
-        ref = demo(url, tmp_path / "ref.sqlite3", tmp_path / "ref")
+        ref_db = tmp_path / "ref.sqlite3"
+        ref = demo(url, ref_db, tmp_path / "ref")
         _, err = ref.communicate(timeout=240)
         assert ref.returncode == 0, err.decode()[-2000:]
     reference = trf_rounds(tmp_path / "ref" / "tournament.trf")
     assert len(reference) == 16
+    total = progress(ref_db)
 
     rng = random.Random(2026)
+    targets = sorted(rng.sample(range(1, total), KILLS))
     with sandbox_process(SEED) as url:
         db, out = tmp_path / "killed.sqlite3", tmp_path / "killed"
-        kills = 0
         killed_in: list[int] = []
-        while True:
+        for target in targets:
             proc = demo(url, db, out)
-            if kills < KILLS:
-                time.sleep(rng.uniform(0.7, 3.0))
-                if proc.poll() is None:
-                    proc.kill()  # SIGKILL
-                    proc.wait(10)
-                    kills += 1
-                    killed_in.append(rounds_paired(db))
-                    continue
-            _, err = proc.communicate(timeout=240)
-            assert proc.returncode == 0, err.decode()[-2000:]
-            break
+            if not kill_after(proc, db, target, rng.uniform(0.0, 0.4)):
+                _, err = proc.communicate(timeout=10)
+                pytest.fail(f"the demo ended before kill {len(killed_in) + 1}: {err.decode()[-2000:]}")
+            killed_in.append(rounds_paired(db))
+        proc = demo(url, db, out)
+        _, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, err.decode()[-2000:]
         games = sandbox_games(url)
-    assert kills == KILLS
+    assert len(killed_in) == KILLS
     assert len({r for r in killed_in if r > 0}) >= 3, f"the kills did not spread over the rounds: {killed_in}"
     print("kills in rounds", killed_in)
     names = [g["name"] for g in games]
