@@ -32,4 +32,3 @@ class DirectorSettings:
     lichess_pause: float = 60.0
     retry_after: float = 30.0
     min_players: int = 2
-    challenge_name_prefix: str = "swissbot"
