@@ -2,33 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from dataclasses import replace
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+import bench.pairing as bench
 from pairing import trf
 from pairing.dutch import pair
 from pairing.generator import generate
 from pairing.model import Colour, RecordKind
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_bench() -> ModuleType:
-    # bench/pairing.py shares its name with the package: load it under another name.
-    spec = importlib.util.spec_from_file_location("bench_pairing", ROOT / "bench" / "pairing.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_pairing"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
 
 
 def test_cached_event_is_paired_round_by_round_by_the_engine(tmp_path: Path) -> None:

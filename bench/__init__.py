@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench.pairing`, `python -m bench.round` (results in docs/benchmarks.md)."""
