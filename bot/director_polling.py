@@ -139,7 +139,12 @@ async def _apply(
             await storage_games.update_game(director.db, game.id, ended, at=now, data=raw)
             for colour in decision.absent:
                 entry = people[board.white_id if colour == "white" else board.black_id]
-                dms.append(await _noshow_penalty(director, event, entry, board.round, now))
+                until = await _noshow_penalty(director, event, entry, board.round, now)
+                dms.append((entry.discord_id, _noshow_dm(event, board.round, until)))
+                notices.append(
+                    f"Round {board.round} board {board.board_no}: {entry.player.name} did not play: withdrawn, and"
+                    f" banned from the club's events until {until:%Y-%m-%d %H:%M} UTC (/swiss unban lifts it)."
+                )
     for text in notices:
         await director.announcer.notice(event, text)
     for discord_id, text in dms:
@@ -150,10 +155,8 @@ async def _apply(
         await director.announcer.results_updated(event, await pairings(director, event.id, decisions[0][0].round))
 
 
-async def _noshow_penalty(
-    director: Director, event: Event, entry: Entry, round_number: int, now: datetime
-) -> tuple[int, str]:
-    """Withdraw a player who never moved and ban them from joining the club's events for a while."""
+async def _noshow_penalty(director: Director, event: Event, entry: Entry, round_number: int, now: datetime) -> datetime:
+    """Withdraw a player who never moved and ban them from joining the club's events; return the ban's end."""
     system = SYSTEM_ACTOR.name
     if entry.status is EntryStatus.ACTIVE:
         await storage_entries.set_entry_status(
@@ -178,7 +181,12 @@ async def _noshow_penalty(
         at=now,
         actor=system,
     )
-    return entry.discord_id, (
+    return until
+
+
+def _noshow_dm(event: Event, round_number: int, until: datetime) -> str:
+    """What the absent player is told."""
+    return (
         f"You did not play your game in {event.name} round {round_number}: you are withdrawn from the event"
         f" and cannot join the club's events until {until:%Y-%m-%d %H:%M} UTC."
     )

@@ -74,6 +74,9 @@ async def test_noshows_forfeit_withdraw_and_ban(
         expected = EntryStatus.ABSENT if player in who else EntryStatus.ACTIVE
         assert entries[player.discord_id or 0].status is expected
     assert len([d for d in w.announcer.of("dm") if "did not play" in d[1]]) == len(who)
+    told = [n[1] for n in w.announcer.of("notice") if "did not play" in n[1]]
+    assert len(told) == len(who) and all("/swiss unban" in t for t in told)
+    assert all(any(p.name in t for t in told) for p in who)
     assert await w.next_round(event_id) == 2
     view = await w.director.pairings(event_id, 2)
     placed = {b.white.discord_id for b in view.boards} | {b.black.discord_id for b in view.boards}
