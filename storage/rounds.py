@@ -152,12 +152,6 @@ async def list_rounds(db: Database, event_id: int) -> list[RoundSummary]:
         return await load_rounds(conn, event_id)
 
 
-async def get_board(db: Database, board_id: int) -> BoardRow:
-    """A board by id; NotFound if there is none."""
-    async with db.snapshot() as conn:
-        return await load_board(conn, board_id)
-
-
 async def load_board(conn: Connection, board_id: int) -> BoardRow:
     """A board inside an open transaction."""
     row = await fetchone(conn, BOARD_SQL + " WHERE b.id = ?", (board_id,))
