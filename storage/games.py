@@ -1,8 +1,9 @@
 """Lichess game attempts per board, written so that a restart never creates a duplicate game.
 
 The director writes a 'creating' row (with the challenge name it will use) before it asks
-Lichess, and stores the game id right after. On restart, every row still 'creating' is resolved
-by looking the challenge name up on Lichess: `game_created` if found, `game_failed` if not.
+Lichess, and stores the game id right after (`game_failed` if Lichess refused). On restart, a row
+still 'creating' is resolved by looking its challenge name up on Lichess first: `game_created`
+with the game found, else the game is created under that same name.
 """
 
 from __future__ import annotations
