@@ -233,6 +233,23 @@ async def test_create_takes_the_configured_defaults_for_the_options_left_out(env
     assert manual.settings.round_interval == 12 * 60
 
 
+@pytest.mark.parametrize("path", ["swiss create", "swiss edit"])
+async def test_every_offered_early_draw_choice_is_a_policy_the_event_takes(env: Env, path: str) -> None:
+    option = next(p for p in find_command(env.bot, path).parameters if p.name == "early_draw")
+    offered = [choice.value for choice in option.choices]
+    assert offered
+    for value in offered:
+        name = f"Draws {value}"
+        if path == "swiss create":
+            reply = await env.run(path, env.organiser, name=name, rounds=3, early_draw=value)
+        else:
+            await env.run("swiss create", env.organiser, name=name, rounds=3)
+            reply = await env.run(path, env.organiser, event=name, early_draw=value)
+        assert name in _private_answer(reply)
+        made = {e.name: e.settings for e in await env.director.list_events(GUILD)}
+        assert made[name].early_draw_policy.value == value
+
+
 async def _reminders(env: Env, event_id: int) -> list[timedelta]:
     """How long before the start of the event's next round each due reminder job runs."""
     event = await env.director.event(event_id)

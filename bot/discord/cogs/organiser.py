@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 Interaction = discord.Interaction[Any]
 System = Literal["dutch", "burstein", "fast"]
 Schedule = Literal["interval", "fixed", "manual"]
-EarlyDraw = Literal["allow", "double_forfeit", "replay"]
+EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 ExportFormat = Literal["trf", "pgn", "json"]
 RESULT_CHOICES = [
     app_commands.Choice(name="1-0 (white won)", value="1-0"),
