@@ -41,10 +41,7 @@ def run(args: argparse.Namespace) -> int:
     """Export and return the exit code: 0 ok, 3 bad input or unknown event, 5 database cannot be opened."""
     try:
         text = asyncio.run(_export(args.db, args.event, args.format, args.site))
-    except DatabaseUnavailable as exc:
-        print(f"swissbot export: {exc}", file=sys.stderr)
-        return EXIT_NO_DATABASE
-    except DatabaseError as exc:
+    except (DatabaseUnavailable, DatabaseError) as exc:
         print(f"swissbot export: {exc}", file=sys.stderr)
         return EXIT_NO_DATABASE
     except StorageError as exc:
