@@ -129,6 +129,16 @@ async def test_an_omitted_event_is_ambiguous_when_two_are_open(env: Env) -> None
     assert _refusal(reply).startswith("Several events are in progress (")
 
 
+async def test_an_organisers_draft_does_not_hide_the_event_in_progress_from_members(env: Env) -> None:
+    await _open_event(env, "Blitz Night")
+    await env.run("swiss create", env.organiser, name="Next Month", rounds=3)
+    erin = await env.linked("Erin", 1500)
+    await env.run("join", erin)
+    assert _private_answer(await env.run("standings", erin)).startswith("**Blitz Night — standings**")
+    pairings = await env.run("pairings", erin)
+    assert "Next Month" not in (pairings.answers[0].content or "")
+
+
 async def test_autocomplete_offers_at_most_25_events_matching_the_text(env: Env) -> None:
     for index in range(30):
         await env.director.create_event(Actor(1, "org", True), GUILD, CHANNEL, _settings(f"Weekly {index:02d}"))

@@ -10,7 +10,6 @@ from discord.ext import commands
 
 from bot.director_models import MyGame
 from bot.discord.actors import actor_for
-from bot.discord.autocomplete import NOT_OVER
 from bot.discord.replies import send_pages, send_table
 from bot.rendering.text import crosstable_lines, round_messages, standings_lines
 from storage.records import EventStatus
@@ -125,7 +124,7 @@ class MemberCog(commands.Cog, name="Members"):
     async def standings(self, interaction: Interaction, event: str | None = None, crosstable: bool = False) -> None:
         """The current standings (or crosstable), paged or attached when long."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self.bot.events.resolve(interaction.guild_id, event, NOT_OVER)
+        found = await self.bot.events.resolve(interaction.guild_id, event)
         if crosstable:
             table = await self.bot.director.crosstable(found.id)
             await send_table(
@@ -148,7 +147,7 @@ class MemberCog(commands.Cog, name="Members"):
     ) -> None:
         """A round's boards, links and results."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self.bot.events.resolve(interaction.guild_id, event, NOT_OVER)
+        found = await self.bot.events.resolve(interaction.guild_id, event)
         view = await self.bot.director.pairings(found.id, round)
         await send_pages(interaction, round_messages(found, view, mention=False), ephemeral=True)
 
