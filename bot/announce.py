@@ -44,21 +44,16 @@ class Announcer(Protocol):
         ...
 
 
-def _board_line(board: BoardView) -> str:
+def _board_line(board: BoardView, with_url: bool) -> str:
     result = board.result.value if board.result else "…"
-    url = f"  {board.url}" if board.url else ""
+    url = f"  {board.url}" if board.url and with_url else ""
     detail = f"  ({board.detail})" if board.detail else ""
     return f"  {board.number:>3}. {board.white.name:<20} {result:^9} {board.black.name:<20}{url}{detail}"
 
 
 def format_round(round: RoundView, *, with_urls: bool = True) -> list[str]:
     """A round as text lines."""
-    lines = []
-    for board in round.boards:
-        line = _board_line(board)
-        if not with_urls and board.url:
-            line = line.replace(f"  {board.url}", "")
-        lines.append(line)
+    lines = [_board_line(board, with_urls) for board in round.boards]
     for bye in round.byes:
         lines.append(f"       {bye.player.name:<20} {BYE_LABELS[bye.kind]}")
     return lines
