@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import enum
 import importlib
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pairing.errors import BudgetExhausted, NoValidPairing
+from pairing.matching import max_weight_perfect_matching
 from pairing.model import (
     Board,
     Colour,
@@ -46,10 +46,6 @@ class DiscrepancyKind(enum.Enum):
     ENGINE_ERROR = "engine-error"
 
 
-ENGINE_KINDS = frozenset(
-    {DiscrepancyKind.ENGINE_MISMATCH, DiscrepancyKind.ENGINE_NO_PAIRING, DiscrepancyKind.ENGINE_ERROR}
-)
-ABSOLUTE_KINDS = frozenset(DiscrepancyKind) - ENGINE_KINDS
 
 
 @dataclass(frozen=True)
@@ -202,100 +198,19 @@ def compatible(views: RoundViews, a: int, b: int) -> bool:
     )
 
 
-def _maximum_matching(size: int, adj: list[list[int]]) -> list[int]:
-    """Edmonds' blossom algorithm: a maximum-cardinality matching, as mate indices (-1 when single)."""
-    match = [-1] * size
-    for v in range(size):
-        if match[v] == -1:
-            for w in adj[v]:
-                if match[w] == -1:
-                    match[v], match[w] = w, v
-                    break
-
-    def find_path(root: int) -> tuple[int, list[int]]:
-        used = [False] * size
-        parent = [-1] * size
-        base = list(range(size))
-        used[root] = True
-        queue = deque([root])
-
-        def lca(a: int, b: int) -> int:
-            seen = [False] * size
-            while True:
-                a = base[a]
-                seen[a] = True
-                if match[a] == -1:
-                    break
-                a = parent[match[a]]
-            while True:
-                b = base[b]
-                if seen[b]:
-                    return b
-                b = parent[match[b]]
-
-        def mark(v: int, b: int, child: int, blossom: list[bool]) -> None:
-            while base[v] != b:
-                blossom[base[v]] = blossom[base[match[v]]] = True
-                parent[v] = child
-                child = match[v]
-                v = parent[match[v]]
-
-        while queue:
-            v = queue.popleft()
-            for to in adj[v]:
-                if base[v] == base[to] or match[v] == to:
-                    continue
-                if to == root or (match[to] != -1 and parent[match[to]] != -1):
-                    current = lca(v, to)
-                    blossom = [False] * size
-                    mark(v, current, to, blossom)
-                    mark(to, current, v, blossom)
-                    for i in range(size):
-                        if blossom[base[i]]:
-                            base[i] = current
-                            if not used[i]:
-                                used[i] = True
-                                queue.append(i)
-                elif parent[to] == -1:
-                    parent[to] = v
-                    if match[to] == -1:
-                        return to, parent
-                    used[match[to]] = True
-                    queue.append(match[to])
-        return -1, parent
-
-    for root in range(size):
-        if match[root] != -1:
-            continue
-        v, parent = find_path(root)
-        while v != -1:
-            pv = parent[v]
-            ppv = match[pv]
-            match[v], match[pv] = pv, v
-            v = ppv
-    return match
-
-
 def legal_pairing(tournament: Tournament, round_number: int | None = None) -> Pairing | None:
     """Some pairing that meets every absolute criterion (not the Dutch one), or None when none exists."""
     views = tournament.views(round_number)
     players = sorted(views.to_pair())
     size = len(players)
-    odd = size % 2 == 1
-    adj: list[list[int]] = [[] for _ in range(size + (1 if odd else 0))]
-    for i, a in enumerate(players):
-        for j in range(i + 1, size):
-            if compatible(views, a, players[j]):
-                adj[i].append(j)
-                adj[j].append(i)
-    if odd:
-        # The bye is a dummy vertex joined to every player who may receive it; lower players first.
-        for i in reversed(range(size)):
-            if views.pab_eligible(players[i]):
-                adj[size].append(i)
-                adj[i].append(size)
-    match = _maximum_matching(len(adj), adj)
-    if any(m == -1 for m in match):
+    edges = [
+        (i, j, 1) for i, a in enumerate(players) for j in range(i + 1, size) if compatible(views, a, players[j])
+    ]
+    if size % 2 == 1:
+        # The bye is a dummy vertex joined to every player who may receive it, weighted towards the lowest.
+        edges.extend((i, size, 1 + i) for i in range(size) if views.pab_eligible(players[i]))
+    match = max_weight_perfect_matching(size + size % 2, edges)
+    if match is None:
         return None
     boards = []
     bye = None
