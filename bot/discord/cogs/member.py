@@ -160,7 +160,3 @@ class MemberCog(commands.Cog, name="Members"):
         text = my_game_text(game) if game else "You have no game right now."
         await interaction.followup.send(text, ephemeral=True)
 
-
-async def setup(bot: SwissBot) -> None:
-    """Add the member commands to a bot."""
-    await bot.add_cog(MemberCog(bot))

@@ -340,7 +340,3 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         file = bytes_file(f"event-{found.id}.{format}", data)
         await interaction.followup.send(f"**{found.name}** as {format.upper()}:", file=file, ephemeral=True)
 
-
-async def setup(bot: SwissBot) -> None:
-    """Add the organiser group to a bot."""
-    await bot.add_cog(OrganiserCog(bot))
