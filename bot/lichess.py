@@ -296,11 +296,6 @@ class LichessGateway:
     def __repr__(self) -> str:
         return f"LichessGateway({self.base_url!r})"
 
-    @property
-    def paused_until(self) -> float:
-        """The monotonic time until which a 429 holds every call (0 when not paused)."""
-        return self._paused_until
-
     async def close(self) -> None:
         """Close the HTTP session."""
         await asyncio.to_thread(self._session.close)
