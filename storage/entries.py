@@ -110,11 +110,11 @@ async def join_event(
         if event.status not in JOINABLE:
             raise WrongStatus(f"event {event.settings.name!r} is {event.status.value}: joining is closed")
         await load_player(conn, player_id)
-        row = await fetchone(conn, "SELECT * FROM entries WHERE event_id = ? AND player_id = ?", (event_id, player_id))
+        row = await fetchone(conn, _ENTRY_SQL + " WHERE e.event_id = ? AND e.player_id = ?", (event_id, player_id))
         started = event.status in STARTED
-        next_round = await last_paired_round(conn, event_id) + 1
+        next_round = event.current_round + 1
         if row is not None:
-            old = await load_entry(conn, event_id, player_id)
+            old = entry_from_row(row)
             if old.status is EntryStatus.ACTIVE:
                 raise AlreadyJoined(f"you are already in {event.settings.name!r}")
             if old.status in BARRED:
@@ -122,7 +122,7 @@ async def join_event(
             if late_bye_round is not None:
                 raise InvalidInput("a late-join bye is only for a first entry")
             if started and old.number is None:
-                await _number_late_entry(conn, event, player_id, rating, next_round, None)
+                await _number_late_entry(conn, event, player_id, next_round, None)
             await execute(
                 conn,
                 "UPDATE entries SET status = 'active' WHERE event_id = ? AND player_id = ?",
@@ -151,7 +151,7 @@ async def join_event(
             (event_id, player_id, rating, next_round if started else 1, utc_text(at)),
         )
         if started:
-            await _number_late_entry(conn, event, player_id, rating, next_round, late_bye_round)
+            await _number_late_entry(conn, event, player_id, next_round, late_bye_round)
         new = await load_entry(conn, event_id, player_id)
         await audit.append(
             conn,
@@ -166,7 +166,7 @@ async def join_event(
 
 
 async def _number_late_entry(
-    conn: Connection, event: Event, player_id: int, rating: int, next_round: int, late_bye_round: int | None
+    conn: Connection, event: Event, player_id: int, next_round: int, late_bye_round: int | None
 ) -> None:
     row = await fetchone(conn, "SELECT COALESCE(MAX(number), 0) FROM entries WHERE event_id = ?", (event.id,))
     number = (int(row[0]) if row is not None else 0) + 1
@@ -285,7 +285,7 @@ async def request_bye(
             raise ByeNotAllowed(f"you are {entry.status.value} in {event.settings.name!r}")
         if not 1 <= round_number <= event.settings.rounds:
             raise ByeNotAllowed(f"{event.settings.name!r} has rounds 1 to {event.settings.rounds}")
-        if round_number <= await last_paired_round(conn, event_id):
+        if round_number <= event.current_round:
             raise ByeNotAllowed(f"round {round_number} is already paired")
         existing = await fetchall(
             conn, "SELECT * FROM bye_requests WHERE event_id = ? AND player_id = ?", (event_id, player_id)
@@ -317,8 +317,8 @@ async def cancel_bye(
 ) -> bool:
     """Withdraw a bye request for a round not yet paired; False if there was none."""
     async with db.transaction() as conn:
-        await load_event(conn, event_id)
-        if round_number <= await last_paired_round(conn, event_id):
+        event = await load_event(conn, event_id)
+        if round_number <= event.current_round:
             raise ByeNotAllowed(f"round {round_number} is already paired")
         return await _delete_audited(
             conn,
