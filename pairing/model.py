@@ -463,8 +463,9 @@ def format_points(points: Points, width: int = 4) -> str:
     tenths = points * 10
     if tenths.denominator != 1:
         tenths = Fraction(round(tenths))
-    whole, rest = divmod(int(tenths), 10)
-    return f"{whole}.{rest}".rjust(width)
+    sign = "-" if tenths < 0 else ""
+    whole, rest = divmod(abs(int(tenths)), 10)
+    return f"{sign}{whole}.{rest}".rjust(width)
 
 
 def result_records(

@@ -191,3 +191,9 @@ def test_corpus_without_the_initial_colour_record_gets_the_reference_pairs() -> 
         if pair(tournament).lines() != expected:
             differing.append(path.stem)
     assert differing == []
+
+
+def test_negative_points_round_trip() -> None:
+    t = trf.parse("XXS FL=-0.5\nXXR 2\n001    1      A                          0.0    1\n")
+    assert t.scoring.forfeit_loss == Fraction(-1, 2)
+    assert trf.parse(trf.dumps(t)).scoring == t.scoring
