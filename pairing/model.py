@@ -144,11 +144,6 @@ class RoundRecord:
         """True when a game was played over the board (forfeits are not)."""
         return self.kind is RecordKind.PLAYED
 
-    @property
-    def is_paired(self) -> bool:
-        """True when the player had a scheduled opponent (played or forfeited)."""
-        return self.opponent is not None
-
     @staticmethod
     def played(opponent: int, colour: Colour, outcome: Outcome, rated: bool = True) -> RoundRecord:
         """A game played over the board."""
@@ -325,11 +320,6 @@ class RoundViews:
         """The colours of played games, in round order (unplayed rounds dropped)."""
         return tuple(r.colour for r in self.history(number) if r.is_played and r.colour is not None)
 
-    def colour_difference(self, number: int) -> int:
-        """Games with White minus games with Black."""
-        colours = self.colours(number)
-        return sum(1 if c is Colour.WHITE else -1 for c in colours)
-
     def preference(self, number: int) -> ColourPreference:
         """The colour preference of fide-swiss.md §3.2.4."""
         colours = self.colours(number)
@@ -451,11 +441,6 @@ def board_order(views: RoundViews, boards: Iterable[Board]) -> tuple[Board, ...]
         return (-max(sw, sb), -min(sw, sb), top)
 
     return tuple(sorted(boards, key=key))
-
-
-def parse_points(text: str) -> Points:
-    """Points written as a decimal string (e.g. '2.5')."""
-    return Fraction(text.strip())
 
 
 def format_points(points: Points, width: int = 4) -> str:
