@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from pairing.colours import ColourState, allocate, colour_states
 from pairing.errors import NoValidPairing
-from pairing.matching import matching_with_duals, max_weight_matching, max_weight_perfect_matching
+from pairing.matching import Edge, matching_with_duals, max_weight_matching, max_weight_perfect_matching
 from pairing.model import (
     Board,
     Colour,
@@ -34,8 +34,6 @@ from pairing.model import (
 )
 
 Pair = tuple[int, int]
-
-Edge = tuple[int, int, int]
 
 # Completing a best matching of the weighted edges first tries this many legal partners per player.
 COMPLETION_DEGREE = 8
