@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bot.lichess import LICHESS_URL
+from bot.lichess import TOKEN_ENV as LICHESS_TOKEN_ENV
 from bot.settings import DirectorSettings
 
 T = TypeVar("T")
 
 DISCORD_TOKEN_ENV = "DISCORD_TOKEN"
-LICHESS_TOKEN_ENV = "LICHESS_TOKEN"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -50,7 +51,7 @@ class DiscordConfig:
 class LichessConfig:
     """Where the Lichess API lives (the sandbox in tests and demos)."""
 
-    base_url: str = "https://lichess.org"
+    base_url: str = LICHESS_URL
     timeout_seconds: float = 20.0
 
 
@@ -193,7 +194,7 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
 
     lichess_table = root.table("lichess")
     lichess = LichessConfig(
-        base_url=lichess_table.get("base_url", str, "https://lichess.org").rstrip("/"),
+        base_url=lichess_table.get("base_url", str, LICHESS_URL).rstrip("/"),
         timeout_seconds=lichess_table.get("timeout_seconds", float, 20.0),
     )
     if not lichess.base_url.startswith(("http://", "https://")):
@@ -210,7 +211,7 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
 
     director = _read_dataclass(DirectorSettings, root.table("director"))
     root.finish()
-    config = Config(
+    return Config(
         database=database if database.is_absolute() else base_dir / database,
         log_level=log_level,
         clubs=clubs,
@@ -218,7 +219,6 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
         lichess=lichess,
         director=director,
     )
-    return config
 
 
 def load_config(path: Path) -> Config:
