@@ -35,7 +35,7 @@ from bot.sandbox.state import BOT_TOKEN
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from storage.db import open_database
-from storage.records import EarlyDrawPolicy, EventSettings, EventStatus
+from storage.records import EarlyDrawPolicy, EntryStatus, EventSettings, EventStatus
 
 DEMO_GUILD = 424242
 DEMO_CHANNEL = 434343
@@ -185,7 +185,7 @@ class DemoMembers:
         if round_number == 3:
             entries = {e.discord_id: e for e in await self.director.entries(event_id)}
             mine = entries.get(self.withdrawer.actor.discord_id)
-            if mine is not None and mine.status.value == "active":
+            if mine is not None and mine.status is EntryStatus.ACTIVE:
                 await self.director.withdraw(self.withdrawer.actor, event_id)
                 self.say(f"{self.withdrawer.username} withdraws before round 3")
 

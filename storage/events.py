@@ -12,7 +12,7 @@ from pairing.model import Colour
 from storage import audit
 from storage.db import Connection, Database, Row, execute, fetchall, fetchone, need_time, parse_time, utc_text
 from storage.errors import InvalidInput, NotFound, WrongStatus
-from storage.records import EarlyDrawPolicy, Entry, Event, EventSettings, EventStatus
+from storage.records import EarlyDrawPolicy, Entry, EntryStatus, Event, EventSettings, EventStatus
 
 _TRANSITIONS: dict[EventStatus, frozenset[EventStatus]] = {
     EventStatus.DRAFT: frozenset({EventStatus.OPEN, EventStatus.CANCELLED}),
@@ -357,7 +357,7 @@ async def start_event(db: Database, event_id: int, *, at: datetime, actor: str) 
         event = await load_event(conn, event_id)
         if event.status not in EDITABLE:
             raise WrongStatus(f"event {event_id} is {event.status.value} and cannot be started")
-        active = [e for e in await load_entries(conn, event_id) if e.status.value == "active"]
+        active = [e for e in await load_entries(conn, event_id) if e.status is EntryStatus.ACTIVE]
         if len(active) < 2:
             raise WrongStatus(f"event {event_id} has {len(active)} active players; two are needed to start")
         active.sort(key=starting_order_key)
