@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pairing.model import Colour, Outcome, Points, RecordKind, RoundRecord, Tournament
-from pairing.standings import StandingRow, compute_standings, format_value
+from pairing.standings import StandingRow, compute_standings, format_value, text_table
 
 _OUTCOME_TEXT = {Outcome.WIN: "1", Outcome.DRAW: "½", Outcome.LOSS: "0"}
 _BYE_TEXT = {
@@ -89,9 +89,4 @@ def format_crosstable(rows: Sequence[CrosstableRow]) -> str:
         rating = str(row.rating) if row.rating else ""
         cells = [c.text for c in row.cells] + [""] * (rounds - len(row.cells))
         table.append([rank, str(row.number), row.name, rating, *cells, format_value(row.points, 1)])
-    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
-    lines = []
-    for line in table:
-        parts = [c.ljust(w) if i == 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True))]
-        lines.append("  ".join(parts).rstrip())
-    return "\n".join(lines)
+    return text_table(table)

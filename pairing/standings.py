@@ -8,28 +8,9 @@ from fractions import Fraction
 
 from pairing.encounter import direct_encounter, mini_table
 from pairing.model import Points, Tournament
-from pairing.tiebreak_codes import (
-    DEFAULT_TIEBREAKS,
-    SCORE_LIKE,
-    TiebreakSpec,
-    UnknownTiebreak,
-    parse_tiebreak,
-    parse_tiebreaks,
-)
+from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, SCORE_LIKE, TiebreakSpec, parse_tiebreak
 from pairing.tiebreaks import TiebreakCalculator
-from pairing.unplayed import EDITIONS, Edition
-
-__all__ = [
-    "DEFAULT_TIEBREAKS",
-    "EDITIONS",
-    "Edition",
-    "StandingRow",
-    "UnknownTiebreak",
-    "compute_standings",
-    "format_standings",
-    "format_value",
-    "parse_tiebreaks",
-]
+from pairing.unplayed import Edition
 
 
 @dataclass(frozen=True)
@@ -154,11 +135,14 @@ def format_standings(rows: Sequence[StandingRow], tiebreaks: Sequence[str] | Non
             spec = parse_tiebreak(code)
             cells.append(format_value(row.tiebreaks.get(code, Fraction(0)), 1 if spec.name in SCORE_LIKE else 0))
         table.append(cells)
-    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    return text_table(table)
+
+
+def text_table(table: Sequence[Sequence[str]]) -> str:
+    """Rows of cells as aligned plain text: the third column (the name) left-aligned, the others right."""
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
     lines = []
     for line in table:
-        parts = [
-            cell.ljust(w) if i == 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True))
-        ]
+        parts = [c.ljust(w) if i == 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True))]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
