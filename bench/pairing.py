@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 
 from pairing import trf  # noqa: E402
+from pairing.checker import round_input  # noqa: E402
 from pairing.dutch import pair  # noqa: E402
 from pairing.generator import generate  # noqa: E402
 from pairing.model import Board, Colour, Pairing, RecordKind, Tournament  # noqa: E402
@@ -43,7 +44,6 @@ LONG_CALL_SECONDS = 10.0
 # Targets for one round's pairing, by number of players, and the reference engine (C++ bbpPairings) for scale.
 TARGETS = {200: 2.0, 400: 10.0, 800: 60.0}
 REFERENCE = {200: "0.15", 400: "1.2", 800: "13"}
-PRE_ASSIGNED = (RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.FULL_BYE)
 
 
 def cache_path(seed: int, size: int, rounds: int, cache: Path = CACHE) -> Path:
@@ -100,13 +100,6 @@ def build_seconds(path: Path) -> float | None:
     return None
 
 
-def round_state(event: Tournament, round_number: int) -> Tournament:
-    """The event as it stood when `round_number` was paired: the rounds before, and that round's known byes."""
-    state = event.truncated(round_number - 1)
-    known = {p.number: p.record(round_number) for p in event.players if p.record(round_number).kind in PRE_ASSIGNED}
-    return state.with_round(round_number, known) if known else state
-
-
 def event_pairing(event: Tournament, round_number: int) -> tuple[frozenset[Board], int | None]:
     """The boards (White, Black) and the pairing-allocated bye of a round of the event."""
     boards = set()
@@ -142,7 +135,7 @@ def _reset_peak() -> bool:
 def child(path: str, round_number: int) -> None:
     """Measure one pairing of the cached event in this (fresh) process and print the numbers as JSON."""
     event = trf.read(path)
-    state = round_state(event, round_number)
+    state = round_input(event, round_number)
     before = _status_mib("VmRSS")
     # Not ru_maxrss: on Linux it keeps the parent's resident size from before the exec.
     reset = _reset_peak()

@@ -9,6 +9,7 @@ import pytest
 
 import bench.pairing as bench
 from pairing import trf
+from pairing.checker import round_input
 from pairing.dutch import pair
 from pairing.generator import generate
 from pairing.model import Colour, RecordKind
@@ -27,7 +28,7 @@ def test_cached_event_is_paired_round_by_round_by_the_engine(tmp_path: Path) -> 
     assert [p.rounds for p in event.players] == [p.rounds for p in direct.players]
     assert event.initial_colour is direct.initial_colour
     for r in range(1, 6):
-        state = bench.round_state(event, r)
+        state = round_input(event, r)
         paired = {
             p.number for p in event.players if p.record(r).opponent is not None or p.record(r).kind is RecordKind.PAB
         }
