@@ -103,10 +103,7 @@ def run(args: argparse.Namespace) -> int:
         rows = compute_standings(
             tournament, codes, edition=edition, exclude=exclude, through_round=rounds, lichess_sb=args.lichess_sb
         )
-    except UnknownTiebreak as error:
-        print(f"swissbot standings: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ValueError as error:
+    except ValueError as error:  # UnknownTiebreak included
         print(f"swissbot standings: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.json:
