@@ -18,6 +18,7 @@ from storage import games as storage_games
 from storage import players as storage_players
 from storage import results as storage_results
 from storage import rounds as storage_rounds
+from storage.history import is_decided
 from storage.records import BoardRow, Entry, EntryStatus, Event, GameRow, GameStatus, RoundStatus
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ async def _poll(director: Director, event_id: int) -> None:
     latest = latest_games(games)
     boards = [b for b in summary.boards if b.result is None]
     live = {b.id: latest[b.id] for b in boards if b.id in latest and latest[b.id].status is GameStatus.CREATED}
-    if boards and rnd.started_at is not None and live:
+    if rnd.started_at is not None and live:
         try:
             exported = await director.lichess.export_games([g.lichess_id for g in live.values() if g.lichess_id])
         except LichessError as exc:
@@ -77,7 +78,7 @@ async def _poll(director: Director, event_id: int) -> None:
                 decisions.append((board, game, decision, dict(got.raw) if got else None))
         if decisions:
             await _apply(director, event, decisions, people)
-    if all(b.result is not None for b in (await get_round(director.db, event, number)).boards):
+    if is_decided(await get_round(director.db, event, number)):
         await finish_round(director, event_id, number)
 
 
