@@ -52,7 +52,7 @@ def one_line(text: str) -> str:
 def describe(interaction: discord.Interaction[Any]) -> str:
     """Where an error happened, for the log (never any token)."""
     command = interaction.command.qualified_name if interaction.command else "?"
-    options = {k: v for k, v in vars(interaction.namespace).items()} if interaction.namespace else {}
+    options = dict(vars(interaction.namespace)) if interaction.namespace else {}
     return (
         f"command=/{command} user={interaction.user.id} guild={interaction.guild_id} "
         f"channel={interaction.channel_id} options={options}"

@@ -97,7 +97,7 @@ def escape_markdown(text: str) -> str:
 
 
 def result_label(board: BoardView) -> str:
-    """A board's result, or a dash while the game is on."""
+    """A board's result, or an ellipsis while the game is on."""
     return RESULT_LABELS[board.result] if board.result else "…"
 
 
