@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from bot.discord.bot import SwissBot
 
 Interaction = discord.Interaction[Any]
-System = Literal["dutch", "burstein", "fast"]
+System = Literal["dutch"]  # the systems the engine implements
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 ExportFormat = Literal["trf", "pgn", "json"]
