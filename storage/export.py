@@ -16,7 +16,7 @@ from pairing import trf
 from pairing.model import Tournament
 from storage.audit import audit_log
 from storage.db import Connection, Database, fetchall, utc_text
-from storage.entries import entry_json, load_entries
+from storage.entries import entry_json
 from storage.events import settings_json
 from storage.games import game_from_row
 from storage.history import History, build_tournament, load_history
@@ -292,7 +292,7 @@ async def export_json(db: Database, event_id: int) -> str:
     async with db.snapshot() as conn:
         history = await load_history(conn, event_id)
         games = await _games_by_board(conn, event_id)
-        entries = await load_entries(conn, event_id)
+        audit = await audit_log(db, event_id=event_id)
     numbers = {e.player.id: n for n, e in history.numbered.items()}
     event = history.event
     tournament = build_tournament(history)
@@ -322,7 +322,7 @@ async def export_json(db: Database, event_id: int) -> str:
                 "lichess_id": e.player.lichess_id,
                 "points": _points(tournament, numbers.get(e.player.id)),
             }
-            for e in entries
+            for e in history.entries
         ],
         "rounds": [
             {
@@ -348,7 +348,7 @@ async def export_json(db: Database, event_id: int) -> str:
                 "after": json.loads(a.after) if a.after else None,
                 "reason": a.reason,
             }
-            for a in await audit_log(db, event_id=event_id)
+            for a in audit
         ],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
