@@ -125,15 +125,6 @@ class GameStatus(enum.Enum):
     REPLACED = "replaced"  # e.g. an early draw replayed under the `replay` policy
     FAILED = "failed"  # Lichess refused or the request never reached it
 
-    @property
-    def is_live(self) -> bool:
-        """Creating or being played: the board has a game under way."""
-        return self in (GameStatus.CREATING, GameStatus.CREATED)
-
-
-BYE_RECORDS = frozenset(
-    {RecordKind.PAB, RecordKind.FULL_BYE, RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED}
-)
 
 # The Lichess rules every event game is created with (the gateway's default too).
 DEFAULT_RULES = ("noEarlyDraw", "noRematch", "noGiveTime", "noClaimWin")
