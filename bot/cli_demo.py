@@ -59,16 +59,3 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("swissbot demo: stopped (run it again with the same --db to resume)", file=sys.stderr)
         return 130
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m bot.cli_demo ...`: the demo alone (same options as `swissbot demo`)."""
-    parser = argparse.ArgumentParser(prog="swissbot")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["demo", *(sys.argv[1:] if argv is None else argv)])
-    code: int = args.handler(args)
-    return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())
