@@ -56,7 +56,7 @@ async def _pair(director: Director, event_id: int, round_number: int) -> bool:
         active = active_entries(await storage_entries.list_entries(director.db, event_id))
     if event.status is EventStatus.OPEN:
         if len(active) < director.settings.min_players:
-            later = now + timedelta(seconds=max(director.settings.retry_after, 60.0))
+            later = now + timedelta(seconds=director.settings.retry_after)
             await set_next_round_at(director, event_id, later)
             await director.announcer.notice(event, f"Not enough players to start; trying again at {later:%H:%M} UTC.")
             return False
