@@ -51,10 +51,10 @@ from bot.clock import ManualClock  # noqa: E402
 from bot.director import Director  # noqa: E402
 from bot.director_models import Actor, Job, RoundView, StandingRow  # noqa: E402
 from bot.lichess import Challenge, GameData, LichessGateway  # noqa: E402
-from bot.sandbox.server import run_sandbox  # noqa: E402
-from bot.sandbox.state import BOT_TOKEN  # noqa: E402
 from bot.scheduling import Scheduler  # noqa: E402
 from bot.settings import DirectorSettings  # noqa: E402
+from sandbox.lichess.server import run_sandbox  # noqa: E402
+from sandbox.lichess.state import BOT_TOKEN  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.records import Event, EventSettings  # noqa: E402
 

@@ -8,7 +8,7 @@ import contextlib
 import signal
 import sys
 
-from bot.sandbox import run_sandbox
+from sandbox.lichess import run_sandbox
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -30,10 +30,10 @@ from bot.director import Director
 from bot.director_models import Actor
 from bot.errors import SwissbotError
 from bot.lichess import LichessGateway
-from bot.sandbox.server import run_sandbox
-from bot.sandbox.state import BOT_TOKEN
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
+from sandbox.lichess.server import run_sandbox
+from sandbox.lichess.state import BOT_TOKEN
 from storage.db import open_database
 from storage.records import EarlyDrawPolicy, EntryStatus, EventSettings, EventStatus
 

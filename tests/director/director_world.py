@@ -16,9 +16,9 @@ from bot.clock import ManualClock
 from bot.director import Director
 from bot.director_models import Actor
 from bot.lichess import LichessGateway
-from bot.sandbox.server import Sandbox, run_sandbox
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
+from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
 from storage.records import EventSettings
 

@@ -25,8 +25,8 @@ from bot.director_models import Actor
 from bot.discord.bot import SwissBot
 from bot.discord.errors import on_app_command_error
 from bot.lichess import LichessGateway
-from bot.sandbox.server import Sandbox, run_sandbox
 from bot.settings import DirectorSettings
+from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
 
 GUILD = 1000

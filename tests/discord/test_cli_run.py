@@ -13,8 +13,9 @@ import pytest
 from bot import cli_run, cli_sync
 from bot.config import ClubConfig, Config
 from bot.discord.bot import channel_problems
+from tests.support.paths import ROOT
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
+EXAMPLE = ROOT / "config.example.toml"
 
 
 def _parse(module: Any, argv: list[str]) -> argparse.Namespace:

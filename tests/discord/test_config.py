@@ -19,8 +19,8 @@ from bot.config import (
     parse_config,
 )
 from bot.settings import BanPolicy, DirectorSettings
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "config.example.toml"
 
 MINIMAL = """

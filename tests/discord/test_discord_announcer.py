@@ -21,9 +21,9 @@ from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.views import JoinButton
 from bot.lichess import LichessGateway
 from bot.rendering.text import EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT, MESSAGE_LIMIT
-from bot.sandbox.server import run_sandbox
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
+from sandbox.lichess.server import run_sandbox
 from storage.db import open_database
 from storage.messages import get_message
 from storage.records import Event, EventSettings, Result, RoundStatus

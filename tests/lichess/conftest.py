@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import pytest_asyncio
 
 from bot.lichess import LichessGateway
-from bot.sandbox import Sandbox
-from bot.sandbox.testing import gateway_kwargs, sandbox_fixture
+from sandbox.lichess import Sandbox
+from tests.support.lichess_sandbox import gateway_kwargs, sandbox_fixture
 
 sandbox = sandbox_fixture(seed=7, users={"Alice": 1850, "Bob": 1720, "Carol": 1600, "Dave": 1500})
 

@@ -22,11 +22,11 @@ from bot.lichess import (
     LichessUnavailable,
     LichessUserNotFound,
 )
-from bot.sandbox import Sandbox
-from bot.sandbox.games import quiet_moves
-from bot.sandbox.state import LoggedRequest
-from bot.sandbox.testing import gateway_kwargs
+from sandbox.lichess import Sandbox
+from sandbox.lichess.games import quiet_moves
+from sandbox.lichess.state import LoggedRequest
 from storage.records import DEFAULT_RULES
+from tests.support.lichess_sandbox import gateway_kwargs
 
 
 async def control(sandbox: Sandbox, method: str, path: str, body: Any = None) -> Any:

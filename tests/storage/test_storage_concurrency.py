@@ -22,8 +22,7 @@ from storage.records import Result
 from storage.results import record_result
 from storage.rounds import get_round, list_rounds, next_round_number, store_pairing
 from tests.storage.storage_helpers import ACTOR, at, open_db, open_event
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT as REPO
 
 
 def circle_pairing(players: int, round_number: int) -> Pairing:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bot import cli_standings
-from tests.tiebreak_fixtures import EXAMPLE16, EXAMPLE26
+from tests.pairing.tiebreak_fixtures import EXAMPLE16, EXAMPLE26
 
 
 def _run(*argv: str) -> int:

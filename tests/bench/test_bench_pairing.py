@@ -14,8 +14,6 @@ from pairing.dutch import pair
 from pairing.generator import generate
 from pairing.model import Colour, RecordKind
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def test_cached_event_is_paired_round_by_round_by_the_engine(tmp_path: Path) -> None:
     log: list[str] = []

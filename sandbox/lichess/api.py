@@ -7,8 +7,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sandbox.autoplay_runner import on_challenge_created
-from bot.sandbox.http import (
+from sandbox.lichess.autoplay_runner import on_challenge_created
+from sandbox.lichess.http import (
     BadRequest,
     base_url,
     error,
@@ -19,8 +19,8 @@ from bot.sandbox.http import (
     state_of,
     trueish,
 )
-from bot.sandbox.state import GAME_RULES, Game
-from bot.sandbox.views import challenge_json, game_json, game_pgn, light_user, ms, user_json
+from sandbox.lichess.state import GAME_RULES, Game
+from sandbox.lichess.views import challenge_json, game_json, game_pgn, light_user, ms, user_json
 
 EXPORT_IDS_LIMIT = 300
 MAX_EXPIRY = 14 * 24 * 3600.0

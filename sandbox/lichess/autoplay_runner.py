@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from bot.sandbox.autoplay import choose_plan, game_rng, plan_course
-from bot.sandbox.http import STATE
-from bot.sandbox.state import Game, SandboxState
+from sandbox.lichess.autoplay import choose_plan, game_rng, plan_course
+from sandbox.lichess.http import STATE
+from sandbox.lichess.state import Game, SandboxState
 
 
 @dataclass

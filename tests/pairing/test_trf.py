@@ -12,8 +12,8 @@ import pytest
 from pairing import trf
 from pairing.dutch import pair
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament, result_records
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 EXAMPLE = SHARED / "reference" / "fide-examples" / "example_trf16.trf"
 CORPUS_FILES = sorted((SHARED / "corpus").glob("*/*.trf"))
 

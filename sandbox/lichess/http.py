@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sandbox.state import SandboxState, User
+from sandbox.lichess.state import SandboxState, User
 
 STATE = web.AppKey("state", SandboxState)
 ME = web.RequestKey("me", User)

@@ -11,7 +11,7 @@ from pairing.crosstable import crosstable, format_crosstable
 from pairing.model import Colour, RecordKind, Tournament
 from pairing.standings import compute_standings, format_standings, format_value
 from pairing.tiebreaks import DEFAULT_TIEBREAKS, UnknownTiebreak
-from tests.tiebreak_fixtures import EXAMPLE16, build
+from tests.pairing.tiebreak_fixtures import EXAMPLE16, build
 
 F = Fraction
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from bot.sandbox import Sandbox
+from sandbox.lichess import Sandbox
+from tests.support.paths import SHARED
 
-SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "lichess-openapi" / "lichess-api.json"
+SPEC = SHARED / "lichess-openapi" / "lichess-api.json"
 
 pytestmark = pytest.mark.skipif(not SPEC.exists(), reason="the shared OpenAPI spec is not beside the repository")
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from pairing.model import Outcome, Player, RecordKind, RoundRecord, Tournament, result_records
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 EXAMPLES = SHARED / "reference" / "fide-examples"
 EXAMPLE16 = EXAMPLES / "example_trf16.trf"
 EXAMPLE26 = EXAMPLES / "example_trf26.trf"

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.sandbox.games import Color, Course, san_moves
+from sandbox.lichess.games import Color, Course, san_moves
 
 GAME_RULES = frozenset({"noAbort", "noRematch", "noGiveTime", "noClaimWin", "noEarlyDraw"})
 UNPLAYED_GAME_LIFETIME = 24 * 3600.0  # lila's Titivate removes games nobody moved in after 24 h

@@ -25,8 +25,8 @@ from pairing.model import (
     Tournament,
     result_records,
 )
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 EXAMPLES = SHARED / "reference" / "fide-examples"
 EXAMPLE = EXAMPLES / "example_trf16.trf"
 CORPUS = SHARED / "corpus"

@@ -1,6 +1,6 @@
 """Pytest helpers for any test suite that needs a running sandbox (import from a conftest).
 
-from bot.sandbox.testing import sandbox_fixture
+from tests.support.lichess_sandbox import sandbox_fixture
 sandbox = sandbox_fixture(seed=1, autoplay=True, users={"alice": 1800, "bob": 1700})
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest_asyncio
 
-from bot.sandbox.server import Sandbox, run_sandbox
-from bot.sandbox.state import Clock
+from sandbox.lichess.server import Sandbox, run_sandbox
+from sandbox.lichess.state import Clock
 
 
 def sandbox_fixture(

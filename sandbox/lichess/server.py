@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from bot.sandbox import api, control
-from bot.sandbox.autoplay_runner import AUTOPLAY, AutoplaySettings, cancel_tasks
-from bot.sandbox.http import ME, STATE, error
-from bot.sandbox.state import BOT_TOKEN, BOT_USERNAME, Clock, LoggedRequest, SandboxState, User
+from sandbox.lichess import api, control
+from sandbox.lichess.autoplay_runner import AUTOPLAY, AutoplaySettings, cancel_tasks
+from sandbox.lichess.http import ME, STATE, error
+from sandbox.lichess.state import BOT_TOKEN, BOT_USERNAME, Clock, LoggedRequest, SandboxState, User
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _FAULT_MESSAGES = {429: "Too many requests. Try again later."}

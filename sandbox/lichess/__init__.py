@@ -1,6 +1,6 @@
 """A local Lichess: the endpoints the bot uses, simulated players, and fault injection."""
 
-from bot.sandbox.server import Sandbox, make_app, run_sandbox
-from bot.sandbox.state import BOT_TOKEN, BOT_USERNAME, SandboxState
+from sandbox.lichess.server import Sandbox, make_app, run_sandbox
+from sandbox.lichess.state import BOT_TOKEN, BOT_USERNAME, SandboxState
 
 __all__ = ["BOT_TOKEN", "BOT_USERNAME", "Sandbox", "SandboxState", "make_app", "run_sandbox"]

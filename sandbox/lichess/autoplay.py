@@ -6,7 +6,7 @@ import hashlib
 import random
 from dataclasses import dataclass
 
-from bot.sandbox.games import Color, Course, plan_game
+from sandbox.lichess.games import Color, Course, plan_game
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ import chess
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.lichess import LichessGateway
-from bot.sandbox import Sandbox, make_app, run_sandbox
-from bot.sandbox.autoplay import MIX, choose_plan, game_rng
-from bot.sandbox.state import UNPLAYED_GAME_LIFETIME
-from bot.sandbox.testing import gateway_kwargs
+from sandbox.lichess import Sandbox, make_app, run_sandbox
+from sandbox.lichess.autoplay import MIX, choose_plan, game_rng
+from sandbox.lichess.state import UNPLAYED_GAME_LIFETIME
+from tests.support.lichess_sandbox import gateway_kwargs
 
 
 async def request(sandbox: Sandbox, method: str, path: str, body: Any = None, data: Any = None) -> tuple[int, Any]:

@@ -20,7 +20,7 @@ from pairing.tiebreaks import (
     tiebreak_values,
 )
 from pairing.unplayed import UnplayedCategory, categories, score_sheet
-from tests.tiebreak_fixtures import EXAMPLE16, build
+from tests.pairing.tiebreak_fixtures import EXAMPLE16, build
 
 F = Fraction
 

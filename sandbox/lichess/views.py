@@ -6,7 +6,7 @@ from typing import Any
 
 import chess.pgn
 
-from bot.sandbox.state import Game, SandboxState, User
+from sandbox.lichess.state import Game, SandboxState, User
 
 JsonDict = dict[str, Any]
 

@@ -6,12 +6,12 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sandbox.api import valid_username
-from bot.sandbox.autoplay import game_rng
-from bot.sandbox.games import GameSpecError, plan_game
-from bot.sandbox.http import base_url, error, state_of
-from bot.sandbox.state import Fault
-from bot.sandbox.views import game_json, ms, user_json
+from sandbox.lichess.api import valid_username
+from sandbox.lichess.autoplay import game_rng
+from sandbox.lichess.games import GameSpecError, plan_game
+from sandbox.lichess.http import base_url, error, state_of
+from sandbox.lichess.state import Fault
+from sandbox.lichess.views import game_json, ms, user_json
 
 routes = web.RouteTableDef()
 _TITLES = frozenset({"GM", "WGM", "IM", "WIM", "FM", "WFM", "NM", "CM", "WCM", "WNM", "LM", "BOT"})

@@ -11,8 +11,8 @@ from bot import cli_pair
 from pairing import trf
 from pairing.dutch import pair
 from pairing.errors import NoValidPairing, PairingError
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpus" / "dutch"
 EXAMPLES = SHARED / "reference" / "fide-examples"
 
