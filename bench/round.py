@@ -48,9 +48,9 @@ import storage.history  # noqa: E402
 import storage.rounds  # noqa: E402
 from bot.announce import RecordingAnnouncer  # noqa: E402
 from bot.clock import ManualClock  # noqa: E402
-from bot.director import Director  # noqa: E402
-from bot.director_models import Actor, Job, RoundView, StandingRow  # noqa: E402
-from bot.lichess import Challenge, GameData, LichessGateway  # noqa: E402
+from bot.director.api import Director  # noqa: E402
+from bot.director.models import Actor, Job, RoundView, StandingRow  # noqa: E402
+from bot.lichess.gateway import Challenge, GameData, LichessGateway  # noqa: E402
 from bot.scheduling import Scheduler  # noqa: E402
 from bot.settings import DirectorSettings  # noqa: E402
 from sandbox.lichess.server import run_sandbox  # noqa: E402
@@ -172,7 +172,7 @@ async def local_lichess(seed: int, in_process: bool) -> AsyncIterator[str]:
             yield sandbox.url
         return
     # `swissbot sandbox` through its own module: it imports only the sandbox.
-    args = [sys.executable, "-m", "bot.cli_sandbox", "--host", "127.0.0.1", "--port", "0", "--seed", str(seed)]
+    args = [sys.executable, "-m", "bot.cli.sandbox", "--host", "127.0.0.1", "--port", "0", "--seed", str(seed)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
     try:
         assert proc.stdout is not None

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
-from bot.director_models import BoardView, RoundView, StandingRow
+from bot.director.models import BoardView, RoundView, StandingRow
 from bot.rendering.text import BYE_LABELS, standings_lines
 from storage.records import Event
 

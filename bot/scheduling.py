@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.clock import Clock
-from bot.director import Director
-from bot.director_models import Job, JobKind
+from bot.director.api import Director
+from bot.director.models import Job, JobKind
 
 LOG = logging.getLogger(__name__)
 MAX_WALL_DELAY = 24 * 3600.0
@@ -29,7 +29,7 @@ class Scheduler:
     def __init__(self, director: Director, clock: Clock, *, poll_interval: float | None = None) -> None:
         self.director = director
         self.clock = clock
-        self.poll_interval = poll_interval if poll_interval is not None else director.settings.poll_interval
+        self.poll_interval = poll_interval if poll_interval is not None else director.ctx.settings.poll_interval
         self._aps: AsyncIOScheduler | None = None
         self._run_lock = asyncio.Lock()
         self._rebuild_lock = asyncio.Lock()
@@ -44,12 +44,12 @@ class Scheduler:
         """Start APScheduler and build the jobs from the database."""
         self._aps = AsyncIOScheduler(timezone=UTC)
         self._aps.start()
-        self.director.on_change = self.request_rebuild
+        self.director.ctx.on_change = self.request_rebuild
         await self.rebuild()
 
     async def shutdown(self) -> None:
         """Stop the scheduler (running jobs finish)."""
-        self.director.on_change = None
+        self.director.ctx.on_change = None
         if self._rebuild_task is not None:
             self._rebuild_task.cancel()
         if self._aps is not None:

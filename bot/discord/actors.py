@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 
 from bot.config import Config
-from bot.director_models import Actor
+from bot.director.models import Actor
 
 
 class NotAnOrganiser(app_commands.CheckFailure):

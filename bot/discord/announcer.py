@@ -10,7 +10,7 @@ from typing import Any, ParamSpec, Protocol
 import discord
 
 from bot.config import Config
-from bot.director_models import Crosstable, RoundView, StandingRow
+from bot.director.models import Crosstable, RoundView, StandingRow
 from bot.discord.options import describe_settings
 from bot.discord.replies import NO_MENTIONS, PING_USERS, bytes_file, text_file, to_embed, to_embeds
 from bot.discord.views import join_view

@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from bot.clock import Clock, SystemClock
 from bot.config import Config, ConfigError, Secrets
-from bot.director import Director
+from bot.director.api import Director
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.autocomplete import EventCache
 from bot.discord.cogs.member import MemberCog
@@ -82,7 +82,7 @@ class SwissBot(commands.Bot):
 
     async def build_director(self) -> Director:
         """Open the database and the Lichess gateway, and build the director with the Discord announcer."""
-        from bot.lichess import LichessGateway
+        from bot.lichess.gateway import LichessGateway
         from storage.db import open_database
 
         if self.secrets is None:
@@ -114,8 +114,8 @@ class SwissBot(commands.Bot):
         self.add_dynamic_items(JoinButton)
         if built:
             self.scheduler = Scheduler(director, self.clock)
-            await self.scheduler.start()  # it takes director.on_change to rebuild its jobs
-        rebuild = director.on_change
+            await self.scheduler.start()  # it takes director.ctx.on_change to rebuild its jobs
+        rebuild = director.ctx.on_change
         events = self.events
 
         def changed() -> None:
@@ -123,7 +123,7 @@ class SwissBot(commands.Bot):
             if rebuild is not None:
                 rebuild()
 
-        director.on_change = changed
+        director.ctx.on_change = changed
 
     async def on_ready(self) -> None:
         """Once connected: check that every configured channel takes the bot's messages."""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.director_models import Crosstable, StandingRow
+from bot.director.models import Crosstable, StandingRow
 from bot.rendering.text import crosstable_table, legend, standings_table, standings_title
 from storage.records import Event
 

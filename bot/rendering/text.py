@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bot.director_models import BoardView, Crosstable, PlayerRef, RoundView, ShownBye, StandingRow
+from bot.director.models import BoardView, Crosstable, PlayerRef, RoundView, ShownBye, StandingRow
 from pairing.model import RecordKind
 from pairing.standings import format_value
 from pairing.tiebreak_codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak

@@ -13,9 +13,9 @@ import aiohttp
 
 from bot.announce import RecordingAnnouncer
 from bot.clock import ManualClock
-from bot.director import Director
-from bot.director_models import Actor
-from bot.lichess import LichessGateway
+from bot.director.api import Director
+from bot.director.models import Actor
+from bot.lichess.gateway import LichessGateway
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from sandbox.lichess.server import Sandbox, run_sandbox

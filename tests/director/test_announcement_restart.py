@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 
 from bot.announce import RecordingAnnouncer
-from bot.director import Director
-from bot.director_models import JobKind, StandingRow
+from bot.director.api import Director
+from bot.director.models import JobKind, StandingRow
 from bot.scheduling import Scheduler
 from storage.records import Event, EventStatus, RoundStatus
 from storage.rounds import get_round
@@ -33,14 +33,14 @@ class DiesBeforeStandings(RecordingAnnouncer):
 def restarted(w: World) -> tuple[Director, RecordingAnnouncer, Scheduler]:
     """A new director and scheduler on the same database and Lichess, as after a restart."""
     announcer = RecordingAnnouncer()
-    director = Director(w.db, w.gateway, announcer, w.clock, w.director.settings)
+    director = Director(w.db, w.gateway, announcer, w.clock, w.director.ctx.settings)
     return director, announcer, Scheduler(director, w.clock)
 
 
 async def round_one_finished_then_killed(w: World, rounds: int) -> int:
     """An event of four whose bot dies as it announces the end of round 1; the event's id."""
     event_id, _ = await w.event(players=4, rounds=rounds)
-    w.director.announcer = DiesBeforeStandings()
+    w.director.ctx.announcer = DiesBeforeStandings()
     await w.start(event_id)
     while (await get_round(w.db, event_id, 1)).round.status is not RoundStatus.FINISHED:
         w.clock.advance(30)
@@ -92,7 +92,7 @@ async def test_an_organisers_finish_lost_to_a_stop_is_announced_after_the_restar
     w = world
     event_id, _ = await w.event(players=4, rounds=3)
     await w.start(event_id)
-    w.director.announcer = DiesBeforeStandings()
+    w.director.ctx.announcer = DiesBeforeStandings()
     with pytest.raises(Killed):
         await w.director.finish(ORGANISER, event_id)
     event = await w.director.event(event_id)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo import DemoOptions, run_demo
+from bot.demo.runner import DemoOptions, run_demo
 from pairing import trf
 
 

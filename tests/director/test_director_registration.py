@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.director_models import Actor
+from bot.director.models import Actor
 from bot.errors import (
     AlreadyJoined,
     AlreadyLinked,
@@ -43,7 +43,7 @@ async def test_link_code_expires(world: World) -> None:
     world.sandbox.add_user("bob")
     challenge = await world.director.start_link(bob, "bob")
     world.sandbox.state.users["bob"].bio = challenge.code
-    world.clock.advance(world.director.settings.link_code_lifetime + 1)
+    world.clock.advance(world.director.ctx.settings.link_code_lifetime + 1)
     with pytest.raises(LinkCodeMissing, match="expired"):
         await world.director.complete_link(bob)
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from bot.announce import RecordingAnnouncer
 from bot.clock import FastClock, ManualClock
-from bot.director import Director
-from bot.director_models import JobKind
+from bot.director.api import Director
+from bot.director.models import JobKind
 from bot.scheduling import Scheduler
 from storage.records import Schedule
 from tests.director.director_world import ORGANISER, World
@@ -44,7 +44,7 @@ async def test_a_start_missed_while_down_runs_at_startup(quiet_world: World) -> 
     start = (await w.director.event(event_id)).settings.start_at
     assert start is not None
     later = ManualClock(start + timedelta(hours=1))
-    director = Director(w.db, w.gateway, RecordingAnnouncer(), later, w.director.settings)
+    director = Director(w.db, w.gateway, RecordingAnnouncer(), later, w.director.ctx.settings)
     due = await Scheduler(director, later).run_due()
     assert [j.kind for j in due] == [JobKind.START_ROUND]
     assert (await director.event(event_id)).current_round == 1
@@ -55,7 +55,7 @@ async def test_apscheduler_runs_an_event_on_a_fast_clock(world: World) -> None:
     start = (await world.director.event(event_id)).settings.start_at
     assert start is not None
     clock = FastClock(600.0, start=start - timedelta(minutes=1))
-    director = Director(world.db, world.gateway, RecordingAnnouncer(), clock, world.director.settings)
+    director = Director(world.db, world.gateway, RecordingAnnouncer(), clock, world.director.ctx.settings)
     scheduler = Scheduler(director, clock)
     await scheduler.start()
     try:

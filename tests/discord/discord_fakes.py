@@ -20,11 +20,11 @@ from discord import app_commands
 from bot.announce import RecordingAnnouncer
 from bot.clock import ManualClock
 from bot.config import ClubConfig, Config
-from bot.director import Director
-from bot.director_models import Actor
+from bot.director.api import Director
+from bot.director.models import Actor
 from bot.discord.bot import SwissBot
 from bot.discord.errors import on_app_command_error
-from bot.lichess import LichessGateway
+from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database

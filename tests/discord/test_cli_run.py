@@ -10,7 +10,8 @@ from typing import Any
 import discord
 import pytest
 
-from bot import cli_run, cli_sync
+from bot.cli import run as cli_run
+from bot.cli import sync as cli_sync
 from bot.config import ClubConfig, Config
 from bot.discord.bot import channel_problems
 from tests.support.paths import ROOT

@@ -15,11 +15,11 @@ from PIL import Image
 
 from bot.clock import ManualClock
 from bot.config import ClubConfig, Config, DiscordConfig
-from bot.director import Director
-from bot.director_models import Actor, BoardView, PlayerRef, RoundView, StandingRow
+from bot.director.api import Director
+from bot.director.models import Actor, BoardView, PlayerRef, RoundView, StandingRow
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.views import JoinButton
-from bot.lichess import LichessGateway
+from bot.lichess.gateway import LichessGateway
 from bot.rendering.text import EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT, MESSAGE_LIMIT
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from discord import app_commands
 
-from bot.director_models import Actor, JobKind
+from bot.director.models import Actor, JobKind
 from bot.discord.actors import NotAnOrganiser
 from bot.discord.cogs.member import event_autocomplete
 from bot.discord.cogs.organiser import RESULT_CHOICES, OrganiserCog
@@ -227,8 +227,8 @@ async def test_a_full_event_through_the_commands(env: Env) -> None:
 
 
 async def test_create_takes_the_configured_defaults_for_the_options_left_out(env: Env) -> None:
-    env.director.settings = replace(
-        env.director.settings, default_noshow_minutes=7.0, default_round_interval_minutes=12.0
+    env.director.ctx.settings = replace(
+        env.director.ctx.settings, default_noshow_minutes=7.0, default_round_interval_minutes=12.0
     )
     await env.run("swiss create", env.organiser, name="Defaults", rounds=3)
     await env.run("swiss create", env.organiser, name="Chosen", rounds=3, noshow=3.0, interval=20.0)
@@ -270,7 +270,7 @@ async def _reminders(env: Env, event_id: int) -> list[timedelta]:
 
 async def test_the_reminder_option_gives_the_event_its_own_lead_time(env: Env) -> None:
     default = await _open_event(env, "Default")
-    assert await _reminders(env, default) == [timedelta(seconds=env.director.settings.reminder_before)]
+    assert await _reminders(env, default) == [timedelta(seconds=env.director.ctx.settings.reminder_before)]
 
     start = (env.clock.now() + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
     created = await env.run("swiss create", env.organiser, name="Early", rounds=3, start=start, reminder=25.0)
@@ -283,7 +283,7 @@ async def test_the_reminder_option_gives_the_event_its_own_lead_time(env: Env) -
     edited = await env.run("swiss edit", env.organiser, event="Early", reminder=0.0)
     assert "no reminder" in _private_answer(edited)
     assert await _reminders(env, early.id) == []
-    assert await _reminders(env, default) == [timedelta(seconds=env.director.settings.reminder_before)]
+    assert await _reminders(env, default) == [timedelta(seconds=env.director.ctx.settings.reminder_before)]
 
 
 async def test_pause_resume_cancel_and_invalid_settings(env: Env) -> None:

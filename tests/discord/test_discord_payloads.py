@@ -9,7 +9,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot import cli_commands
+from bot.cli import commands as cli_commands
 from bot.discord.commands_payload import command_payloads
 
 NAME = re.compile(r"^[-_\w]{1,32}$")

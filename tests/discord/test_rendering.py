@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from bot.announce import format_round
-from bot.director_models import BoardView, ByeView, Crosstable, PlayerRef, RoundView, StandingRow, shown_bye
+from bot.director.models import BoardView, ByeView, Crosstable, PlayerRef, RoundView, StandingRow, shown_bye
 from bot.rendering import image, text
 from pairing.model import RecordKind
 from storage.records import EntryStatus, Event, EventSettings, EventStatus, Result, RoundStatus

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from bot.lichess import LichessGateway
+from bot.lichess.gateway import LichessGateway
 from sandbox.lichess import Sandbox
 from tests.support.lichess_sandbox import gateway_kwargs, sandbox_fixture
 

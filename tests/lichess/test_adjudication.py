@@ -7,7 +7,7 @@ from typing import Any
 import chess
 import pytest
 
-from bot.adjudication import (
+from bot.lichess.adjudication import (
     DoubleForfeit,
     ForfeitWin,
     Pending,
@@ -17,7 +17,7 @@ from bot.adjudication import (
     adjudicate,
     replay_moves,
 )
-from bot.lichess import GameData
+from bot.lichess.gateway import GameData
 
 SCHOLARS_MATE = "e4 e5 Bc4 Nc6 Qh5 Nf6 Qxf7#"
 # A threefold repetition claimed on move 5 (possible only in a game without noEarlyDraw).

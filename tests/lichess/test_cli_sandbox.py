@@ -9,7 +9,7 @@ import sys
 
 import berserk
 
-from bot import cli_sandbox
+from bot.cli import sandbox as cli_sandbox
 
 
 def test_the_parser_reads_every_option() -> None:
@@ -27,7 +27,7 @@ def test_an_invalid_port_is_refused() -> None:
 
 def test_the_sandbox_runs_until_sigterm() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli_sandbox", "--port", "0", "--seed", "4", "--autoplay", "--autoplay-delay", "0"],
+        [sys.executable, "-m", "bot.cli.sandbox", "--port", "0", "--seed", "4", "--autoplay", "--autoplay-delay", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

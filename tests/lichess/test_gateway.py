@@ -13,7 +13,7 @@ import aiohttp
 import chess
 import pytest
 
-from bot.lichess import (
+from bot.lichess.gateway import (
     Challenge,
     LichessAuthError,
     LichessBadRequest,

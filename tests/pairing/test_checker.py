@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import cli_check
+from bot.cli import check as cli_check
 from pairing import checker, generator, trf
 from pairing.checker import Discrepancy, DiscrepancyKind
 from pairing.errors import BudgetExhausted, NoValidPairing

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import cli_pair
+from bot.cli import pair as cli_pair
 from pairing import trf
 from pairing.dutch import pair
 from pairing.errors import NoValidPairing, PairingError

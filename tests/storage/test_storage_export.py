@@ -12,7 +12,7 @@ import chess
 import chess.pgn
 import pytest
 
-from bot import cli_export
+from bot.cli import export as cli_export
 from pairing import trf
 from pairing.model import Board, Pairing, RecordKind
 from storage.db import Database, open_database

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.director_models import MyGame
+from bot.director.models import MyGame
 from bot.discord.actors import actor_for
 from bot.discord.replies import send_pages, send_table
 from bot.rendering.text import crosstable_lines, round_messages, standings_lines

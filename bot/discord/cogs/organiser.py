@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.director_models import Actor
+from bot.director.models import Actor
 from bot.discord.actors import require_organiser
 from bot.discord.autocomplete import NOT_OVER
 from bot.discord.options import apply_changes, describe_settings, settings_changes
@@ -149,7 +149,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             raise InvalidSetting("Pick a channel for the event's announcements.")
         director = self.bot.director
         defaults = director.new_event_settings(name.strip(), rounds)
-        settings = apply_changes(defaults, changes, default_interval=director.default_round_interval)
+        settings = apply_changes(defaults, changes, default_interval=director.ctx.default_round_interval)
         assert interaction.guild_id is not None  # guild_only
         event = await director.create_event(actor, interaction.guild_id, channel_id, settings)
         await self._done(
@@ -198,7 +198,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         if not changes:
             raise InvalidSetting("Nothing to change: give at least one option.")
         director = self.bot.director
-        settings = apply_changes(found.settings, changes, default_interval=director.default_round_interval)
+        settings = apply_changes(found.settings, changes, default_interval=director.ctx.default_round_interval)
         updated = await director.edit_event(actor, found.id, settings)
         await self._done(interaction, f"Updated **{updated.name}**: {describe_settings(updated.settings)}.")
 

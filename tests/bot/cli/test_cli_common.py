@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli_common import EXIT_BAD_INPUT, EXIT_UNREADABLE, TrfFileError, read_trf
+from bot.cli.trf_files import EXIT_BAD_INPUT, EXIT_UNREADABLE, TrfFileError, read_trf
 from pairing import trf
 from pairing.model import Player, Tournament
 

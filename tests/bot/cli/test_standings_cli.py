@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot import cli_standings
+from bot.cli import standings as cli_standings
 from tests.pairing.tiebreak_fixtures import EXAMPLE16, EXAMPLE26
 
 

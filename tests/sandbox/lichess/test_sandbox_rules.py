@@ -10,7 +10,7 @@ import aiohttp
 import chess
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.lichess import LichessGateway
+from bot.lichess.gateway import LichessGateway
 from sandbox.lichess import Sandbox, make_app, run_sandbox
 from sandbox.lichess.autoplay import MIX, choose_plan, game_rng
 from sandbox.lichess.state import UNPLAYED_GAME_LIFETIME

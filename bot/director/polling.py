@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.director_endings import finish_round
-from bot.director_models import SYSTEM_ACTOR
-from bot.director_results import Decision, decide
-from bot.director_rounds import ensure_games
-from bot.director_storage import OVER, get_event, get_round, latest_games
-from bot.director_views import pairings
-from bot.lichess import LichessError
+from bot.director.context import Context
+from bot.director.endings import finish_round
+from bot.director.lookups import OVER, get_event, get_round, latest_games
+from bot.director.models import SYSTEM_ACTOR
+from bot.director.results import Decision, decide
+from bot.director.rounds import ensure_games
+from bot.director.views import pairings
+from bot.lichess.gateway import LichessError
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import games as storage_games
@@ -22,41 +23,41 @@ from storage.history import is_decided
 from storage.records import BoardRow, Entry, EntryStatus, Event, GameRow, GameStatus, RoundStatus
 
 if TYPE_CHECKING:
-    from bot.director import Director
+    pass
 
 
-async def poll_round(director: Director, event_id: int) -> None:
+async def poll_round(ctx: Context, event_id: int) -> None:
     """Read the round's games, adjudicate, store results; when all are in, standings and next round."""
-    async with director.lock(event_id):
-        await _poll(director, event_id)
-    director.changed()
+    async with ctx.lock(event_id):
+        await _poll(ctx, event_id)
+    ctx.changed()
 
 
-async def _poll(director: Director, event_id: int) -> None:
+async def _poll(ctx: Context, event_id: int) -> None:
     """One look at the last round: its missing games created, its live games decided, finished when all are."""
-    async with director.db.snapshot():
-        event = await get_event(director.db, event_id)
-        last = await storage_rounds.last_round(director.db, event_id)
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        last = await storage_rounds.last_round(ctx.db, event_id)
     if last is None or last.round.status is RoundStatus.FINISHED or event.status in OVER:
         return
     number = last.round.number
-    await ensure_games(director, event_id, number)
-    async with director.db.snapshot():
-        summary = await get_round(director.db, event, number)
-        games = await storage_games.games_of_round(director.db, event_id, number)
-        people = {e.player_id: e for e in await storage_entries.list_entries(director.db, event_id)}
+    await ensure_games(ctx, event_id, number)
+    async with ctx.db.snapshot():
+        summary = await get_round(ctx.db, event, number)
+        games = await storage_games.games_of_round(ctx.db, event_id, number)
+        people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
     rnd = summary.round
     latest = latest_games(games)
     boards = [b for b in summary.boards if b.result is None]
     live = {b.id: latest[b.id] for b in boards if b.id in latest and latest[b.id].status is GameStatus.CREATED}
     if rnd.started_at is not None and live:
         try:
-            exported = await director.lichess.export_games([g.lichess_id for g in live.values() if g.lichess_id])
+            exported = await ctx.lichess.export_games([g.lichess_id for g in live.values() if g.lichess_id])
         except LichessError as exc:
-            await director.announcer.notice(event, f"Could not read the games of round {number} ({exc}); retrying.")
+            await ctx.announcer.notice(event, f"Could not read the games of round {number} ({exc}); retrying.")
             return
         data = {g.id: g for g in exported}
-        now = director.clock.now()
+        now = ctx.clock.now()
         noshow = timedelta(seconds=event.settings.no_show_seconds)
         decisions: list[tuple[BoardRow, GameRow, Decision, Any]] = []
         for board in boards:
@@ -77,28 +78,28 @@ async def _poll(director: Director, event_id: int) -> None:
             if decision.result is not None or decision.replay or decision.review:
                 decisions.append((board, game, decision, dict(got.raw) if got else None))
         if decisions:
-            await _apply(director, event, decisions, people)
-    if is_decided(await get_round(director.db, event, number)):
-        await finish_round(director, event_id, number)
+            await _apply(ctx, event, decisions, people)
+    if is_decided(await get_round(ctx.db, event, number)):
+        await finish_round(ctx, event_id, number)
 
 
 async def _apply(
-    director: Director, event: Event, decisions: list[tuple[BoardRow, GameRow, Decision, Any]], people: dict[int, Entry]
+    ctx: Context, event: Event, decisions: list[tuple[BoardRow, GameRow, Decision, Any]], people: dict[int, Entry]
 ) -> None:
     """Store the decisions in one transaction, then tell the organisers and the absent, re-create replayed games
     and update the round's message."""
-    now = director.clock.now()
+    now = ctx.clock.now()
     notices: list[str] = []
     dms: list[tuple[int, str]] = []
     replays = False
     system = SYSTEM_ACTOR.name
-    async with director.db.transaction():
+    async with ctx.db.transaction():
         for board, game, decision, raw in decisions:
             subject = f"round:{board.round}:board:{board.board_no}"
             if decision.replay:
-                await storage_games.update_game(director.db, game.id, GameStatus.REPLACED, at=now, data=raw)
+                await storage_games.update_game(ctx.db, game.id, GameStatus.REPLACED, at=now, data=raw)
                 await storage_audit.record_action(
-                    director.db,
+                    ctx.db,
                     at=now,
                     actor=system,
                     action="game.replay",
@@ -112,10 +113,10 @@ async def _apply(
                 continue
             if decision.review:
                 if not await storage_audit.logged(
-                    director.db, event_id=event.id, action="result.review", subject=subject
+                    ctx.db, event_id=event.id, action="result.review", subject=subject
                 ):
                     await storage_audit.record_action(
-                        director.db,
+                        ctx.db,
                         at=now,
                         actor=system,
                         action="result.review",
@@ -127,7 +128,7 @@ async def _apply(
                 continue
             assert decision.result is not None
             await storage_results.record_result(
-                director.db,
+                ctx.db,
                 board.id,
                 decision.result,
                 at=now,
@@ -137,31 +138,31 @@ async def _apply(
                 reason=decision.detail,
             )
             ended = GameStatus.FINISHED if raw else GameStatus.ABORTED
-            await storage_games.update_game(director.db, game.id, ended, at=now, data=raw)
+            await storage_games.update_game(ctx.db, game.id, ended, at=now, data=raw)
             for colour in decision.absent:
                 entry = people[board.white_id if colour == "white" else board.black_id]
-                until = await _noshow_penalty(director, event, entry, board.round, now)
+                until = await _noshow_penalty(ctx, event, entry, board.round, now)
                 dms.append((entry.discord_id, _noshow_dm(event, board.round, until)))
                 notices.append(
                     f"Round {board.round} board {board.board_no}: {entry.player.name} did not play: withdrawn, and"
                     f" banned from the club's events until {until:%Y-%m-%d %H:%M} UTC (/swiss unban lifts it)."
                 )
     for text in notices:
-        await director.announcer.notice(event, text)
+        await ctx.announcer.notice(event, text)
     for discord_id, text in dms:
-        await director.announcer.dm(discord_id, text)
+        await ctx.announcer.dm(discord_id, text)
     if replays:
-        await ensure_games(director, event.id, decisions[0][0].round)
+        await ensure_games(ctx, event.id, decisions[0][0].round)
     if any(d.result is not None for _, _, d, _ in decisions):
-        await director.announcer.results_updated(event, await pairings(director, event.id, decisions[0][0].round))
+        await ctx.announcer.results_updated(event, await pairings(ctx, event.id, decisions[0][0].round))
 
 
-async def _noshow_penalty(director: Director, event: Event, entry: Entry, round_number: int, now: datetime) -> datetime:
+async def _noshow_penalty(ctx: Context, event: Event, entry: Entry, round_number: int, now: datetime) -> datetime:
     """Withdraw a player who never moved and ban them from joining the club's events; return the ban's end."""
     system = SYSTEM_ACTOR.name
     if entry.status is EntryStatus.ACTIVE:
         await storage_entries.set_entry_status(
-            director.db,
+            ctx.db,
             event.id,
             entry.player_id,
             EntryStatus.ABSENT,
@@ -169,11 +170,11 @@ async def _noshow_penalty(director: Director, event: Event, entry: Entry, round_
             actor=system,
             reason=f"no-show in round {round_number}",
         )
-    previous = await storage_players.get_ban(director.db, event.guild_id, entry.player_id)
+    previous = await storage_players.get_ban(ctx.db, event.guild_id, entry.player_id)
     count = previous.count if previous else 0
-    until = now + timedelta(hours=director.settings.ban_policy.hours(count))
+    until = now + timedelta(hours=ctx.settings.ban_policy.hours(count))
     await storage_players.set_ban(
-        director.db,
+        ctx.db,
         event.guild_id,
         entry.player_id,
         until=until,
@@ -193,8 +194,8 @@ def _noshow_dm(event: Event, round_number: int, until: datetime) -> str:
     )
 
 
-async def noshow_deadline(director: Director, event_id: int, round_number: int) -> None:
+async def noshow_deadline(ctx: Context, event_id: int, round_number: int) -> None:
     """Adjudicate the boards whose game never started; withdraw and ban the absent."""
-    event = await get_event(director.db, event_id)
+    event = await get_event(ctx.db, event_id)
     if event.current_round == round_number:
-        await poll_round(director, event_id)
+        await poll_round(ctx, event_id)

@@ -16,7 +16,7 @@ from typing import Literal
 
 import chess
 
-from bot.lichess import GameData
+from bot.lichess.gateway import GameData
 
 Color = Literal["white", "black"]
 EarlyDrawPolicy = Literal["replay", "forfeit", "review"]

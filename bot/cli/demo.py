@@ -7,7 +7,8 @@ import asyncio
 import sys
 from pathlib import Path
 
-from bot.demo import DEFAULT_SEED, DemoOptions, run_demo
+from bot.cli import COMMANDS
+from bot.demo.runner import DEFAULT_SEED, DemoOptions, run_demo
 from bot.errors import SwissbotError
 
 
@@ -15,7 +16,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `demo` subcommand."""
     parser = sub.add_parser(
         "demo",
-        help="run a whole Swiss event on the local Lichess with simulated members",
+        help=COMMANDS["demo"],
         description="Run a whole event: simulated members link and join, rounds are paired, games played on the "
         "local Lichess, results and standings shown; writes tournament.trf, games.pgn, standings.txt and "
         "standings.png. With --db, running it again resumes the event where it stopped.",

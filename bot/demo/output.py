@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot.announce import format_standings
-from bot.director_models import StandingRow
+from bot.director.models import StandingRow
 from storage.db import Database
 from storage.export import export_event
 from storage.records import Event, EventStatus

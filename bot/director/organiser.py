@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from bot.director_endings import finish_event, finish_round
-from bot.director_models import Actor, Correction, RoundView
-from bot.director_rounds import set_next_round_at, start_round
-from bot.director_storage import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
-from bot.director_views import pairings, standings
+from bot.director.context import Context
+from bot.director.endings import finish_event, finish_round
+from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
+from bot.director.models import Actor, Correction, RoundView
+from bot.director.rounds import set_next_round_at, start_round
+from bot.director.views import pairings, standings
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
 from pairing.tiebreak_codes import parse_tiebreak
 from storage import entries as storage_entries
@@ -24,7 +25,7 @@ from storage.export import export_event
 from storage.records import Entry, EntryStatus, Event, EventSettings, EventStatus, Result, RoundStatus
 
 if TYPE_CHECKING:
-    from bot.director import Director
+    pass
 
 _RESULT_ALIASES = {
     "1-0": Result.WHITE_WINS,
@@ -49,32 +50,32 @@ def parse_result(text: str) -> Result:
     return found
 
 
-def new_event_settings(director: Director, name: str, rounds: int) -> EventSettings:
+def new_event_settings(ctx: Context, name: str, rounds: int) -> EventSettings:
     """A new event's settings before the organiser's options: the configured no-show time and round interval."""
     return EventSettings(
         name=name,
         rounds=rounds,
-        round_interval=director.default_round_interval,
-        no_show_seconds=round(director.settings.default_noshow_minutes * 60),
+        round_interval=ctx.default_round_interval,
+        no_show_seconds=round(ctx.settings.default_noshow_minutes * 60),
     )
 
 
 async def create_event(
-    director: Director, actor: Actor, guild_id: int, channel_id: int, settings: EventSettings
+    ctx: Context, actor: Actor, guild_id: int, channel_id: int, settings: EventSettings
 ) -> Event:
     """Create an event (a draft until opened)."""
     _organiser(actor)
     settings = replace(settings, guild_id=guild_id, channel_id=channel_id)
     _validate(settings)
     return await storage_events.create_event(
-        director.db, settings, created_by=actor.discord_id, at=director.clock.now()
+        ctx.db, settings, created_by=actor.discord_id, at=ctx.clock.now()
     )
 
 
-async def edit_event(director: Director, actor: Actor, event_id: int, settings: EventSettings) -> Event:
+async def edit_event(ctx: Context, actor: Actor, event_id: int, settings: EventSettings) -> Event:
     """Change an event's settings (once started: not its pairing system, acceleration or paired rounds)."""
     _organiser(actor)
-    event = await get_event(director.db, event_id)
+    event = await get_event(ctx.db, event_id)
     settings = replace(settings, guild_id=event.guild_id, channel_id=event.channel_id)
     _validate(settings)
     if event.status in OVER:
@@ -83,65 +84,65 @@ async def edit_event(director: Director, actor: Actor, event_id: int, settings: 
         raise InvalidSetting(f"{event.name} has already paired {event.current_round} rounds.")
     edit = storage_events.edit_event if event.status in storage_events.EDITABLE else storage_events.edit_started_event
     try:
-        updated = await edit(director.db, event_id, settings, at=director.clock.now(), actor=actor.audit_name)
+        updated = await edit(ctx.db, event_id, settings, at=ctx.clock.now(), actor=actor.audit_name)
     except storage_errors.WrongStatus as exc:
         raise InvalidState(sentence(str(exc))) from None
-    director.changed()
+    ctx.changed()
     return updated
 
 
-async def open_event(director: Director, actor: Actor, event_id: int) -> Event:
+async def open_event(ctx: Context, actor: Actor, event_id: int) -> Event:
     """Accept entries; the first round is due at the start time (if any)."""
     _organiser(actor)
-    now = director.clock.now()
-    async with director.db.transaction():
-        event = await get_event(director.db, event_id)
+    now = ctx.clock.now()
+    async with ctx.db.transaction():
+        event = await get_event(ctx.db, event_id)
         if event.status is not EventStatus.DRAFT:
             raise InvalidState(f"{event.name} is already {event.status.value}.")
-        await storage_events.set_event_status(director.db, event_id, EventStatus.OPEN, at=now, actor=actor.audit_name)
-        event = await storage_events.set_next_round_at(director.db, event_id, event.settings.start_at)
-    await director.announcer.event_opened(event)
-    director.changed()
+        await storage_events.set_event_status(ctx.db, event_id, EventStatus.OPEN, at=now, actor=actor.audit_name)
+        event = await storage_events.set_next_round_at(ctx.db, event_id, event.settings.start_at)
+    await ctx.announcer.event_opened(event)
+    ctx.changed()
     return event
 
 
-async def start_event(director: Director, actor: Actor, event_id: int) -> Event:
+async def start_event(ctx: Context, actor: Actor, event_id: int) -> Event:
     """Start now, instead of at the start time (pairs round 1)."""
     _organiser(actor)
-    async with director.db.snapshot():
-        event = await get_event(director.db, event_id)
-        active = active_entries(await storage_entries.list_entries(director.db, event_id))
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        active = active_entries(await storage_entries.list_entries(ctx.db, event_id))
     if event.status is EventStatus.DRAFT:
-        await open_event(director, actor, event_id)
+        await open_event(ctx, actor, event_id)
     elif event.status is not EventStatus.OPEN:
         raise InvalidState(f"{event.name} has already started.")
-    if len(active) < director.settings.min_players:
-        raise InvalidState(f"{event.name} needs at least {director.settings.min_players} players to start.")
-    await set_next_round_at(director, event_id, director.clock.now())
-    await start_round(director, event_id, 1)
-    return await get_event(director.db, event_id)
+    if len(active) < ctx.settings.min_players:
+        raise InvalidState(f"{event.name} needs at least {ctx.settings.min_players} players to start.")
+    await set_next_round_at(ctx, event_id, ctx.clock.now())
+    await start_round(ctx, event_id, 1)
+    return await get_event(ctx.db, event_id)
 
 
-async def pause(director: Director, actor: Actor, event_id: int) -> Event:
+async def pause(ctx: Context, actor: Actor, event_id: int) -> Event:
     """No new round starts until resumed (the round being played goes on)."""
     _organiser(actor)
-    return await _set_status(director, actor, event_id, EventStatus.PAUSED, (EventStatus.OPEN, EventStatus.RUNNING))
+    return await _set_status(ctx, actor, event_id, EventStatus.PAUSED, (EventStatus.OPEN, EventStatus.RUNNING))
 
 
-async def resume(director: Director, actor: Actor, event_id: int) -> Event:
+async def resume(ctx: Context, actor: Actor, event_id: int) -> Event:
     """Undo a pause: a round whose time has passed starts at once."""
     _organiser(actor)
-    event = await get_event(director.db, event_id)
+    event = await get_event(ctx.db, event_id)
     target = EventStatus.RUNNING if event.current_round else EventStatus.OPEN
-    return await _set_status(director, actor, event_id, target, (EventStatus.PAUSED,))
+    return await _set_status(ctx, actor, event_id, target, (EventStatus.PAUSED,))
 
 
-async def next_round(director: Director, actor: Actor, event_id: int) -> RoundView:
+async def next_round(ctx: Context, actor: Actor, event_id: int) -> RoundView:
     """Start the next round now (manual scheduling, or to skip the wait)."""
     _organiser(actor)
-    async with director.db.snapshot():
-        event = await get_event(director.db, event_id)
-        rounds = await storage_rounds.list_rounds(director.db, event_id)
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        rounds = await storage_rounds.list_rounds(ctx.db, event_id)
     if event.status not in (EventStatus.OPEN, EventStatus.RUNNING):
         raise InvalidState(f"{event.name} is {event.status.value}.")
     if rounds and rounds[-1].round.status is not RoundStatus.FINISHED:
@@ -149,119 +150,119 @@ async def next_round(director: Director, actor: Actor, event_id: int) -> RoundVi
     number = len(rounds) + 1
     if number > event.settings.rounds:
         raise InvalidState(f"{event.name} has no round {number}.")
-    await set_next_round_at(director, event_id, director.clock.now())
-    await start_round(director, event_id, number)
-    return await pairings(director, event_id, number)
+    await set_next_round_at(ctx, event_id, ctx.clock.now())
+    await start_round(ctx, event_id, number)
+    return await pairings(ctx, event_id, number)
 
 
 async def set_result(
-    director: Director, actor: Actor, event_id: int, round_number: int, board: int, result: str, reason: str
+    ctx: Context, actor: Actor, event_id: int, round_number: int, board: int, result: str, reason: str
 ) -> Correction:
     """Set or correct a board's result (audited); says if a later round was already paired."""
     _organiser(actor)
     new = parse_result(result)
     if not reason.strip():
         raise InvalidSetting("A correction needs a reason.")
-    now = director.clock.now()
-    async with director.lock(event_id):
-        async with director.db.transaction():
-            event = await get_event(director.db, event_id)
+    now = ctx.clock.now()
+    async with ctx.lock(event_id):
+        async with ctx.db.transaction():
+            event = await get_event(ctx.db, event_id)
             try:
-                row = await storage_rounds.board_by_number(director.db, event_id, round_number, board)
+                row = await storage_rounds.board_by_number(ctx.db, event_id, round_number, board)
             except storage_errors.NotFound:
                 if not 1 <= round_number <= event.current_round:
                     raise RoundNotFound(f"Round {round_number} of {event.name} is not paired.") from None
                 raise BoardNotFound(f"Round {round_number} has no board {board}.") from None
             if row.result is None:
                 await storage_results.record_result(
-                    director.db, row.id, new, at=now, actor=actor.audit_name, game_id=row.game_id, reason=reason
+                    ctx.db, row.id, new, at=now, actor=actor.audit_name, game_id=row.game_id, reason=reason
                 )
             else:
                 await storage_results.correct_result(
-                    director.db, row.id, new, at=now, actor=actor.audit_name, reason=reason
+                    ctx.db, row.id, new, at=now, actor=actor.audit_name, reason=reason
                 )
         later = round_number + 1 if round_number < event.current_round else None
         correction = Correction(event_id, round_number, board, row.result, new, later)
         if correction.later_round_paired is not None:
-            await director.announcer.notice(event, correction.message)
-        view = await pairings(director, event_id, round_number)
-        await director.announcer.results_updated(event, view)
+            await ctx.announcer.notice(event, correction.message)
+        view = await pairings(ctx, event_id, round_number)
+        await ctx.announcer.results_updated(event, view)
         if view.status is RoundStatus.FINISHED or event.status is EventStatus.FINISHED:
-            rows = await standings(director, event_id)
-            await director.announcer.standings(
-                await get_event(director.db, event_id), rows, event.status is EventStatus.FINISHED
+            rows = await standings(ctx, event_id)
+            await ctx.announcer.standings(
+                await get_event(ctx.db, event_id), rows, event.status is EventStatus.FINISHED
             )
         elif view.decided and round_number == event.current_round:
-            await finish_round(director, event_id, round_number)
-    director.changed()
+            await finish_round(ctx, event_id, round_number)
+    ctx.changed()
     return correction
 
 
-async def forbid(director: Director, actor: Actor, event_id: int, a: str, b: str) -> None:
+async def forbid(ctx: Context, actor: Actor, event_id: int, a: str, b: str) -> None:
     """Two players (Lichess names) must not be paired together."""
     _organiser(actor)
-    async with director.db.transaction():
-        await get_event(director.db, event_id)
-        first = await _player_in_event(director, event_id, a)
-        second = await _player_in_event(director, event_id, b)
+    async with ctx.db.transaction():
+        await get_event(ctx.db, event_id)
+        first = await _player_in_event(ctx, event_id, a)
+        second = await _player_in_event(ctx, event_id, b)
         if first.player_id == second.player_id:
             raise InvalidSetting("A player cannot be forbidden from playing themselves.")
         await storage_entries.add_forbidden_pair(
-            director.db, event_id, first.player_id, second.player_id, at=director.clock.now(), actor=actor.audit_name
+            ctx.db, event_id, first.player_id, second.player_id, at=ctx.clock.now(), actor=actor.audit_name
         )
 
 
-async def remove(director: Director, actor: Actor, event_id: int, player: str) -> Entry:
+async def remove(ctx: Context, actor: Actor, event_id: int, player: str) -> Entry:
     """Remove a player from the event (not paired again, cannot rejoin)."""
     _organiser(actor)
-    return await _set_entry(director, actor, event_id, player, EntryStatus.BANNED, None)
+    return await _set_entry(ctx, actor, event_id, player, EntryStatus.BANNED, None)
 
 
-async def disqualify(director: Director, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
+async def disqualify(ctx: Context, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
     """Take a player out of the ranking (everyone's scores unchanged)."""
     _organiser(actor)
-    return await _set_entry(director, actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
+    return await _set_entry(ctx, actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
 
 
-async def unban(director: Director, actor: Actor, guild_id: int, player: str) -> None:
+async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
     """Lift a no-show ban (by Lichess name or Discord id); a later no-show still doubles it."""
     _organiser(actor)
-    async with director.db.transaction():
-        found = await storage_players.player_by_lichess(director.db, player.strip().lstrip("@"))
+    async with ctx.db.transaction():
+        found = await storage_players.player_by_lichess(ctx.db, player.strip().lstrip("@"))
         if found is None and player.strip().isdigit():
-            found = await storage_players.player_by_discord(director.db, int(player.strip()))
+            found = await storage_players.player_by_discord(ctx.db, int(player.strip()))
         if found is None:
             raise NotEntered(f"{player} is not a linked member.")
         lifted = await storage_players.lift_ban(
-            director.db, guild_id, found.id, at=director.clock.now(), actor=actor.audit_name
+            ctx.db, guild_id, found.id, at=ctx.clock.now(), actor=actor.audit_name
         )
         if lifted is None:
             raise InvalidState(f"{player} is not banned.")
 
 
-async def finish(director: Director, actor: Actor, event_id: int) -> Event:
+async def finish(ctx: Context, actor: Actor, event_id: int) -> Event:
     """End the event now, with final standings."""
     _organiser(actor)
-    event = await get_event(director.db, event_id)
+    event = await get_event(ctx.db, event_id)
     if event.status not in ACTIVE_EVENT_STATUSES:
         raise InvalidState(f"{event.name} is {event.status.value}.")
-    async with director.lock(event_id):
-        await finish_event(director, event_id, "finished by an organiser", actor)
-    return await get_event(director.db, event_id)
+    async with ctx.lock(event_id):
+        await finish_event(ctx, event_id, "finished by an organiser", actor)
+    return await get_event(ctx.db, event_id)
 
 
-async def cancel(director: Director, actor: Actor, event_id: int) -> Event:
+async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
     """Cancel the event."""
     _organiser(actor)
     allowed = (EventStatus.DRAFT, *ACTIVE_EVENT_STATUSES)
-    return await _set_status(director, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
+    return await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
 
 
-async def export(director: Director, event_id: int, fmt: str) -> bytes:
+async def export(ctx: Context, event_id: int, fmt: str) -> bytes:
     """The event as `trf`, `pgn` or `json` (storage's export; PGN links to the Lichess the games were played on)."""
-    await get_event(director.db, event_id)
+    await get_event(ctx.db, event_id)
     try:
-        return (await export_event(director.db, event_id, fmt, site=director.lichess.base_url)).encode()
+        return (await export_event(ctx.db, event_id, fmt, site=ctx.lichess.base_url)).encode()
     except ValueError:
         raise InvalidSetting(f"Unknown export format {fmt!r}: trf, pgn or json.") from None
 
@@ -287,47 +288,47 @@ def _validate(settings: EventSettings) -> None:
 
 
 async def _set_status(
-    director: Director,
+    ctx: Context,
     actor: Actor,
     event_id: int,
     status: EventStatus,
     allowed: Sequence[EventStatus],
     reason: str | None = None,
 ) -> Event:
-    async with director.db.transaction():
-        event = await get_event(director.db, event_id)
+    async with ctx.db.transaction():
+        event = await get_event(ctx.db, event_id)
         if event.status not in allowed:
             raise InvalidState(f"{event.name} is {event.status.value}.")
         updated = await storage_events.set_event_status(
-            director.db, event_id, status, at=director.clock.now(), actor=actor.audit_name, reason=reason
+            ctx.db, event_id, status, at=ctx.clock.now(), actor=actor.audit_name, reason=reason
         )
-    director.changed()
+    ctx.changed()
     return updated
 
 
 async def _set_entry(
-    director: Director, actor: Actor, event_id: int, player: str, status: EntryStatus, reason: str | None
+    ctx: Context, actor: Actor, event_id: int, player: str, status: EntryStatus, reason: str | None
 ) -> Entry:
-    async with director.db.transaction():
-        await get_event(director.db, event_id)
-        entry = await _player_in_event(director, event_id, player)
+    async with ctx.db.transaction():
+        await get_event(ctx.db, event_id)
+        entry = await _player_in_event(ctx, event_id, player)
         changed = await storage_entries.set_entry_status(
-            director.db,
+            ctx.db,
             event_id,
             entry.player_id,
             status,
-            at=director.clock.now(),
+            at=ctx.clock.now(),
             actor=actor.audit_name,
             reason=reason,
         )
-    director.changed()
+    ctx.changed()
     return changed
 
 
-async def _player_in_event(director: Director, event_id: int, who: str) -> Entry:
+async def _player_in_event(ctx: Context, event_id: int, who: str) -> Entry:
     """An entry found by Lichess name, Discord id or starting number."""
     key = who.strip().lstrip("@").lower()
-    for e in await storage_entries.list_entries(director.db, event_id):
+    for e in await storage_entries.list_entries(ctx.db, event_id):
         if key in (e.lichess_id, e.name.lower(), str(e.discord_id)) or (e.number is not None and key == f"#{e.number}"):
             return e
     raise NotEntered(f"{who} is not in this event.")

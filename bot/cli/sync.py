@@ -8,6 +8,7 @@ import sys
 
 import discord
 
+from bot.cli import COMMANDS
 from bot.config import ConfigError, load_discord_token
 from bot.discord.commands_payload import offline_bot
 
@@ -16,7 +17,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `sync` subcommand."""
     parser = sub.add_parser(
         "sync",
-        help="sync the slash commands to Discord (DISCORD_TOKEN from the environment)",
+        help=COMMANDS["sync"],
         description="Discord allows 200 command creates per day per server: sync after a change, not on every start.",
     )
     parser.add_argument("--guild", type=int, metavar="ID", help="sync to one server at once (else globally, ~1 h)")

@@ -7,12 +7,13 @@ import asyncio
 import json
 from typing import Any
 
+from bot.cli import COMMANDS
 from bot.discord.commands_payload import command_payloads
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `commands` subcommand."""
-    parser = sub.add_parser("commands", help="print the slash commands the bot registers (no Discord needed)")
+    parser = sub.add_parser("commands", help=COMMANDS["commands"])
     parser.add_argument("--json", action="store_true", help="the exact payloads, as a JSON list")
     parser.set_defaults(handler=run)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bot.cli_common import TrfFileError, parse_trf, read_text
+from bot.cli import COMMANDS
+from bot.cli.trf_files import TrfFileError, parse_trf, read_text
 from pairing import checker
 
 EXIT_OK = 0
@@ -17,7 +18,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `check` subcommand."""
     parser = sub.add_parser(
         "check",
-        help="re-pair a tournament file round by round and report every discrepancy",
+        help=COMMANDS["check"],
         description=(
             "Rebuild the tournament round by round, check each round against the absolute pairing criteria, "
             "and compare it with the engine's pairing. Prints one line per discrepancy; exit code 0 when there "

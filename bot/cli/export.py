@@ -7,6 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from bot.cli import COMMANDS
 from storage.db import open_database
 from storage.errors import DatabaseError, DatabaseUnavailable, NotFound, StorageError
 from storage.events import get_event, latest_event
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `export` subcommand."""
     parser = sub.add_parser(
         "export",
-        help="write an event from the database (TRF, PGN or JSON)",
+        help=COMMANDS["export"],
         description="Write an event from the database: TRF for arbiters, the PGN of its games, JSON for the rest.",
     )
     parser.add_argument("--db", required=True, metavar="FILE", help="the swissbot SQLite database")

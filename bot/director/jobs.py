@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from bot.director_endings import announce_end, announce_results
-from bot.director_models import SYSTEM_ACTOR, Job, JobKind
-from bot.director_polling import noshow_deadline, poll_round
-from bot.director_rounds import start_round
-from bot.director_storage import ACTIVE_EVENT_STATUSES, active_entries, get_event
+from bot.director.context import Context
+from bot.director.endings import announce_end, announce_results
+from bot.director.lookups import ACTIVE_EVENT_STATUSES, active_entries, get_event
+from bot.director.models import SYSTEM_ACTOR, Job, JobKind
+from bot.director.polling import noshow_deadline, poll_round
+from bot.director.rounds import start_round
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import events as storage_events
@@ -17,49 +18,49 @@ from storage import rounds as storage_rounds
 from storage.records import Event, EventStatus, RoundStatus
 
 if TYPE_CHECKING:
-    from bot.director import Director
+    pass
 
 _REMIND = "round.remind"  # the audit action that records a round's reminder
 
 
-async def remind(director: Director, event_id: int, round_number: int) -> None:
+async def remind(ctx: Context, event_id: int, round_number: int) -> None:
     """Remind the active players that a round is coming (once)."""
-    async with director.db.transaction():
-        event = await get_event(director.db, event_id)
-        if await _reminded(director, event_id, round_number):
+    async with ctx.db.transaction():
+        event = await get_event(ctx.db, event_id)
+        if await _reminded(ctx, event_id, round_number):
             return
         await storage_audit.record_action(
-            director.db,
-            at=director.clock.now(),
+            ctx.db,
+            at=ctx.clock.now(),
             actor=SYSTEM_ACTOR.name,
             action=_REMIND,
             subject=f"round:{round_number}",
             event_id=event_id,
         )
-        players = active_entries(await storage_entries.list_entries(director.db, event_id))
+        players = active_entries(await storage_entries.list_entries(ctx.db, event_id))
     when = event.next_round_at
     at = f" at {when:%H:%M} UTC" if when else " soon"
     for entry in players:
-        await director.announcer.dm(entry.discord_id, f"{event.name}: round {round_number} starts{at}.")
+        await ctx.announcer.dm(entry.discord_id, f"{event.name}: round {round_number} starts{at}.")
 
 
-async def due_jobs(director: Director, now: datetime | None) -> list[Job]:
+async def due_jobs(ctx: Context, now: datetime | None) -> list[Job]:
     """Every job the database implies right now (the scheduler's whole state)."""
-    now = now or director.clock.now()
+    now = now or ctx.clock.now()
     jobs: list[Job] = []
-    async with director.db.snapshot():
-        unannounced = {(r.event_id, r.number) for r in await storage_rounds.rounds_to_announce(director.db)}
+    async with ctx.db.snapshot():
+        unannounced = {(r.event_id, r.number) for r in await storage_rounds.rounds_to_announce(ctx.db)}
         for event_id, number in sorted(unannounced):
             jobs.append(Job(JobKind.ANNOUNCE, event_id, number, now))
         waiting = {event_id for event_id, _ in unannounced}
-        for event in await storage_events.finishes_to_announce(director.db):
+        for event in await storage_events.finishes_to_announce(ctx.db):
             if event.id not in waiting:  # a last round's announcement carries the end with it
                 jobs.append(Job(JobKind.ANNOUNCE_END, event.id, event.current_round, now))
         active = frozenset(ACTIVE_EVENT_STATUSES)
-        for event in await storage_events.list_events(director.db, statuses=active):
+        for event in await storage_events.list_events(ctx.db, statuses=active):
             if event.id in waiting:
                 continue  # the last round's results go out before anything else happens
-            rounds = [r.round for r in await storage_rounds.list_rounds(director.db, event.id)]
+            rounds = [r.round for r in await storage_rounds.list_rounds(ctx.db, event.id)]
             last = rounds[-1] if rounds else None
             if last is not None and last.status is not RoundStatus.FINISHED:
                 jobs.append(Job(JobKind.POLL, event.id, last.number, now))
@@ -75,36 +76,36 @@ async def due_jobs(director: Director, now: datetime | None) -> list[Job]:
                 continue
             number = len(rounds) + 1
             jobs.append(Job(JobKind.START_ROUND, event.id, number, start))
-            lead = _reminder_lead(director, event)
-            if lead is not None and start > now and not await _reminded(director, event.id, number):
+            lead = _reminder_lead(ctx, event)
+            if lead is not None and start > now and not await _reminded(ctx, event.id, number):
                 jobs.append(Job(JobKind.REMIND, event.id, number, max(start - lead, now)))
     return sorted(jobs, key=lambda j: (j.due_at, j.event_id, j.kind.value))
 
 
-async def run_job(director: Director, job: Job) -> None:
+async def run_job(ctx: Context, job: Job) -> None:
     """Run one scheduler job."""
     if job.kind is JobKind.START_ROUND:
-        await start_round(director, job.event_id, job.round_number)
+        await start_round(ctx, job.event_id, job.round_number)
     elif job.kind is JobKind.POLL:
-        await poll_round(director, job.event_id)
+        await poll_round(ctx, job.event_id)
     elif job.kind is JobKind.NOSHOW:
-        await noshow_deadline(director, job.event_id, job.round_number)
+        await noshow_deadline(ctx, job.event_id, job.round_number)
     elif job.kind is JobKind.ANNOUNCE:
-        await announce_results(director, job.event_id, job.round_number)
+        await announce_results(ctx, job.event_id, job.round_number)
     elif job.kind is JobKind.ANNOUNCE_END:
-        await announce_end(director, job.event_id)
+        await announce_end(ctx, job.event_id)
     else:
-        await remind(director, job.event_id, job.round_number)
+        await remind(ctx, job.event_id, job.round_number)
 
 
-async def _reminded(director: Director, event_id: int, round_number: int) -> bool:
+async def _reminded(ctx: Context, event_id: int, round_number: int) -> bool:
     """The round's players were reminded already (the audit log keeps each reminder)."""
-    return await storage_audit.logged(director.db, event_id=event_id, action=_REMIND, subject=f"round:{round_number}")
+    return await storage_audit.logged(ctx.db, event_id=event_id, action=_REMIND, subject=f"round:{round_number}")
 
 
-def _reminder_lead(director: Director, event: Event) -> timedelta | None:
+def _reminder_lead(ctx: Context, event: Event) -> timedelta | None:
     """How long before a round its players are reminded: the event's own lead, else the bot's (None: never)."""
     seconds = event.settings.reminder_seconds
     if seconds is None:
-        return timedelta(seconds=director.settings.reminder_before)
+        return timedelta(seconds=ctx.settings.reminder_before)
     return timedelta(seconds=seconds) if seconds > 0 else None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bot.cli_common import EXIT_BAD_INPUT, TrfFileError, read_trf
+from bot.cli import COMMANDS
+from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, read_trf
 from pairing.dutch import pair
 from pairing.errors import NoValidPairing, PairingError
 
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `pair` subcommand."""
     parser = sub.add_parser(
         "pair",
-        help="pair the next round of a TRF file",
+        help=COMMANDS["pair"],
         description="Pair the next round of a TRF file and print it: the number of pairs, then "
         "'white black' lines of starting numbers, the pairing-allocated bye as 'id 0'. "
         "Exit codes: 0 paired, 1 no valid pairing exists, 2 the engine gave up, 3 bad input, 5 file cannot be read.",

@@ -25,11 +25,11 @@ import aiohttp
 
 from bot.announce import ConsoleAnnouncer
 from bot.clock import FastClock
-from bot.demo_output import write_outputs
-from bot.director import Director
-from bot.director_models import Actor
+from bot.demo.output import write_outputs
+from bot.director.api import Director
+from bot.director.models import Actor
 from bot.errors import SwissbotError
-from bot.lichess import LichessGateway
+from bot.lichess.gateway import LichessGateway
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from sandbox.lichess.server import run_sandbox
@@ -254,7 +254,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         director = Director(db, gateway, announcer, clock, settings)
         http = await stack.enter_async_context(aiohttp.ClientSession())
         people = DemoMembers(director, http, url, members(opts), out)
-        director.before_pairing = people.before_pairing
+        director.ctx.before_pairing = people.before_pairing
 
         event_id = await _demo_event(director)
         if event_id is None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import discord
 
+from bot.cli import COMMANDS
 from bot.config import Config, ConfigError, Secrets, load_config, load_secrets
 from bot.discord.bot import SwissBot
 
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `run` subcommand."""
     parser = sub.add_parser(
         "run",
-        help="run the Discord bot",
+        help=COMMANDS["run"],
         description="Run the bot. DISCORD_TOKEN and LICHESS_TOKEN come from the environment; "
         "everything else from the TOML file (see config.example.toml).",
     )

@@ -6,8 +6,9 @@ import secrets
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from bot.director_models import Actor, LinkChallenge, LinkedAccount
-from bot.director_storage import ACTIVE_EVENT_STATUSES, get_event, linked_player, sentence
+from bot.director.context import Context
+from bot.director.lookups import ACTIVE_EVENT_STATUSES, get_event, linked_player, sentence
+from bot.director.models import Actor, LinkChallenge, LinkedAccount
 from bot.errors import (
     AlreadyJoined,
     AlreadyLinked,
@@ -21,73 +22,73 @@ from bot.errors import (
     NotTeamMember,
     RatingOutOfRange,
 )
-from bot.lichess import LichessError, LichessUser, LichessUserNotFound
+from bot.lichess.gateway import LichessError, LichessUser, LichessUserNotFound
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import players as storage_players
 from storage.records import Entry, EntryStatus, Event, EventStatus
 
 if TYPE_CHECKING:
-    from bot.director import Director
+    pass
 
 
-async def start_link(director: Director, actor: Actor, lichess_username: str) -> LinkChallenge:
+async def start_link(ctx: Context, actor: Actor, lichess_username: str) -> LinkChallenge:
     """Issue a one-time code for the player to put in their Lichess profile bio."""
-    user = await _account(director, lichess_username)
-    now = director.clock.now()
-    async with director.db.transaction():
-        mine = await storage_players.player_by_discord(director.db, actor.discord_id)
+    user = await _account(ctx, lichess_username)
+    now = ctx.clock.now()
+    async with ctx.db.transaction():
+        mine = await storage_players.player_by_discord(ctx.db, actor.discord_id)
         if mine is not None and mine.lichess_id is not None:
             raise AlreadyLinked(f"You are already linked to {mine.lichess_name}.")
-        other = await storage_players.player_by_lichess(director.db, user.id)
+        other = await storage_players.player_by_lichess(ctx.db, user.id)
         if other is not None and other.discord_id != actor.discord_id:
             raise AlreadyLinked(f"The Lichess account {user.username} is linked to another member.")
-        await storage_players.ensure_player(director.db, actor.discord_id, actor.name, at=now)
-        code = director.settings.link_code_prefix + secrets.token_hex(4)
-        expires = now + timedelta(seconds=director.settings.link_code_lifetime)
-        await storage_players.create_link_code(director.db, actor.discord_id, user.id, code, at=now, expires_at=expires)
+        await storage_players.ensure_player(ctx.db, actor.discord_id, actor.name, at=now)
+        code = ctx.settings.link_code_prefix + secrets.token_hex(4)
+        expires = now + timedelta(seconds=ctx.settings.link_code_lifetime)
+        await storage_players.create_link_code(ctx.db, actor.discord_id, user.id, code, at=now, expires_at=expires)
     return LinkChallenge(code, user.username, expires)
 
 
-async def complete_link(director: Director, actor: Actor) -> LinkedAccount:
+async def complete_link(ctx: Context, actor: Actor) -> LinkedAccount:
     """Read the bio back; link when the code is there (one account per user and vice versa)."""
-    now = director.clock.now()
-    pending = await storage_players.get_link_code(director.db, actor.discord_id)
+    now = ctx.clock.now()
+    pending = await storage_players.get_link_code(ctx.db, actor.discord_id)
     if pending is None:
         raise LinkCodeMissing("Start with /link and your Lichess username.")
     if now > pending.expires_at:
         raise LinkCodeMissing("Your code expired: run /link again for a new one.")
-    user = await _account(director, pending.lichess_id)
+    user = await _account(ctx, pending.lichess_id)
     if pending.code not in user.bio:
         raise LinkCodeMissing(
             f"The code {pending.code} is not in the bio of {user.username} yet (lichess.org/account/profile)."
         )
-    async with director.db.transaction():
-        player = await storage_players.ensure_player(director.db, actor.discord_id, actor.name, at=now)
+    async with ctx.db.transaction():
+        player = await storage_players.ensure_player(ctx.db, actor.discord_id, actor.name, at=now)
         if player.lichess_id is not None:
             raise AlreadyLinked(f"You are already linked to {player.lichess_name}.")
-        if await storage_players.player_by_lichess(director.db, user.id) is not None:
+        if await storage_players.player_by_lichess(ctx.db, user.id) is not None:
             raise AlreadyLinked(f"The Lichess account {user.username} is linked to another member.")
-        await storage_players.link_account(director.db, actor.discord_id, user.username, at=now, actor=actor.audit_name)
+        await storage_players.link_account(ctx.db, actor.discord_id, user.username, at=now, actor=actor.audit_name)
     return LinkedAccount(actor.discord_id, user.id, user.username, now)
 
 
-async def linked_account(director: Director, discord_id: int) -> LinkedAccount | None:
+async def linked_account(ctx: Context, discord_id: int) -> LinkedAccount | None:
     """The verified Lichess account of a Discord user, if any."""
-    player = await storage_players.player_by_discord(director.db, discord_id)
+    player = await storage_players.player_by_discord(ctx.db, discord_id)
     if player is None or player.lichess_id is None or player.linked_at is None:
         return None
     return LinkedAccount(discord_id, player.lichess_id, player.lichess_name or player.lichess_id, player.linked_at)
 
 
-async def join(director: Director, actor: Actor, event_id: int) -> Entry:
+async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
     """Enter an event (rating limits, account state, bans, team, late join with one half-point bye)."""
-    now = director.clock.now()
-    async with director.db.snapshot():
-        event = await get_event(director.db, event_id)
-        player = await linked_player(director.db, actor)
-        current = await storage_entries.find_entry(director.db, event_id, player.id)
-        ban = await storage_players.get_ban(director.db, event.guild_id, player.id)
+    now = ctx.clock.now()
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        player = await linked_player(ctx.db, actor)
+        current = await storage_entries.find_entry(ctx.db, event_id, player.id)
+        ban = await storage_players.get_ban(ctx.db, event.guild_id, player.id)
     if event.status not in ACTIVE_EVENT_STATUSES:
         raise JoiningClosed(f"{event.name} is not open for entries.")
     if event.current_round > event.settings.rounds // 2:
@@ -97,7 +98,7 @@ async def join(director: Director, actor: Actor, event_id: int) -> Entry:
     if ban is not None and ban.active(now):
         raise Banned(ban.until)
     assert player.lichess_id is not None
-    user = await _account(director, player.lichess_id)
+    user = await _account(ctx, player.lichess_id)
     rating = user.ratings.get(event.settings.speed, 1500)
     low, high = event.settings.rating_min, event.settings.rating_max
     if (low is not None and rating < low) or (high is not None and rating > high):
@@ -105,7 +106,7 @@ async def join(director: Director, actor: Actor, event_id: int) -> Entry:
         raise RatingOutOfRange(f"Your {event.settings.speed} rating {rating} is outside {limits} for {event.name}.")
     if event.settings.team:
         try:
-            member = await director.lichess.is_team_member(event.settings.team, user.id)
+            member = await ctx.lichess.is_team_member(event.settings.team, user.id)
         except LichessError as exc:
             raise LichessUnavailable() from exc
         if not member:
@@ -113,49 +114,49 @@ async def join(director: Director, actor: Actor, event_id: int) -> Entry:
     late_bye = 1 if current is None and event.status is not EventStatus.OPEN and event.current_round >= 1 else None
     try:
         entry = await storage_entries.join_event(
-            director.db, event_id, player.id, rating, at=now, actor=actor.audit_name, late_bye_round=late_bye
+            ctx.db, event_id, player.id, rating, at=now, actor=actor.audit_name, late_bye_round=late_bye
         )
     except storage_errors.AlreadyJoined as exc:
         raise AlreadyJoined(str(exc)) from None
     except (storage_errors.EntryBarred, storage_errors.WrongStatus) as exc:
         raise JoiningClosed(sentence(str(exc))) from None
-    director.changed()
+    ctx.changed()
     return entry
 
 
-async def withdraw(director: Director, actor: Actor, event_id: int) -> Entry:
+async def withdraw(ctx: Context, actor: Actor, event_id: int) -> Entry:
     """Leave an event: not paired again, points kept; may rejoin while joining is open."""
-    now = director.clock.now()
-    async with director.db.transaction():
-        entry = await _active_entry(director, actor, await get_event(director.db, event_id))
+    now = ctx.clock.now()
+    async with ctx.db.transaction():
+        entry = await _active_entry(ctx, actor, await get_event(ctx.db, event_id))
         left = await storage_entries.set_entry_status(
-            director.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=actor.audit_name
+            ctx.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=actor.audit_name
         )
-    director.changed()
+    ctx.changed()
     return left
 
 
-async def request_bye(director: Director, actor: Actor, event_id: int, round_number: int | None) -> int:
+async def request_bye(ctx: Context, actor: Actor, event_id: int, round_number: int | None) -> int:
     """Ask for a half-point bye in a coming round (the next one by default); returns the round."""
-    now = director.clock.now()
-    async with director.db.snapshot():
-        event = await get_event(director.db, event_id)
-        entry = await _active_entry(director, actor, event)
+    now = ctx.clock.now()
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        entry = await _active_entry(ctx, actor, event)
     target = round_number if round_number is not None else event.current_round + 1
     try:
         await storage_entries.request_bye(
-            director.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name
+            ctx.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name
         )
     except storage_errors.ByeNotAllowed as exc:
         raise ByeLimitReached(sentence(str(exc))) from None
-    director.changed()
+    ctx.changed()
     return target
 
 
-async def _account(director: Director, username: str) -> LichessUser:
+async def _account(ctx: Context, username: str) -> LichessUser:
     """The Lichess account, refused when it is closed, flagged or a BOT."""
     try:
-        user = await director.lichess.get_user(username)
+        user = await ctx.lichess.get_user(username)
     except LichessUserNotFound as exc:
         raise LichessAccountRefused(str(exc)) from None
     except LichessError as exc:
@@ -169,10 +170,10 @@ async def _account(director: Director, username: str) -> LichessUser:
     return user
 
 
-async def _active_entry(director: Director, actor: Actor, event: Event) -> Entry:
+async def _active_entry(ctx: Context, actor: Actor, event: Event) -> Entry:
     """The actor's entry in the event, or NotEntered unless they are still playing."""
-    player = await linked_player(director.db, actor)
-    entry = await storage_entries.find_entry(director.db, event.id, player.id)
+    player = await linked_player(ctx.db, actor)
+    entry = await storage_entries.find_entry(ctx.db, event.id, player.id)
     if entry is None or entry.status is not EntryStatus.ACTIVE:
         raise NotEntered(f"You are not playing in {event.name}.")
     return entry

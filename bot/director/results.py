@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.adjudication import DoubleForfeit, ForfeitWin, Played, Replay, Review, adjudicate
-from bot.lichess import GameData
+from bot.lichess.adjudication import DoubleForfeit, ForfeitWin, Played, Replay, Review, adjudicate
+from bot.lichess.gateway import GameData
 from storage.records import EarlyDrawPolicy, Result
 
 
@@ -35,7 +35,7 @@ def decide(
     early_draw_moves: int,
     recreated_before: bool = False,
 ) -> Decision:
-    """The board's decision from its game, by `bot.adjudication` (None: Lichess has no game yet)."""
+    """The board's decision from its game, by `bot.lichess.adjudication` (None: Lichess has no game yet)."""
     verdict = adjudicate(
         game,
         early_draw_policy=policy.value,

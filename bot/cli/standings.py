@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from bot.cli_common import EXIT_BAD_INPUT, TrfFileError, read_trf
+from bot.cli import COMMANDS
+from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, read_trf
 from pairing.crosstable import crosstable, format_crosstable
 from pairing.model import Points, Tournament
 from pairing.standings import StandingRow, compute_standings, format_standings
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `standings` subcommand."""
     parser = sub.add_parser(
         "standings",
-        help="print the standings of a tournament file with FIDE tie-breaks",
+        help=COMMANDS["standings"],
         description=(
             "Rank the players of a TRF file by points, then by the tie-breaks in order (FIDE C.07). "
             "Exit code 0 on success, 3 on a bad file or an unknown tie-break code, 5 when the file cannot be read."

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from bot.director_models import (
+from bot.director.context import Context
+from bot.director.lookups import active_entries, get_event, get_round, latest_games, linked_player
+from bot.director.models import (
     Actor,
     BoardView,
     ByeView,
@@ -17,7 +19,6 @@ from bot.director_models import (
     StandingRow,
     shown_bye,
 )
-from bot.director_storage import active_entries, get_event, get_round, latest_games, linked_player
 from bot.errors import EventNotFound
 from pairing.standings import compute_standings
 from storage import entries as storage_entries
@@ -28,26 +29,26 @@ from storage.history import History, get_history, results_tournament
 from storage.records import Entry, EntryStatus, Event, EventStatus
 
 if TYPE_CHECKING:
-    from bot.director import Director
+    pass
 
 
-async def list_events(director: Director, guild_id: int, statuses: Sequence[EventStatus] | None) -> list[Event]:
+async def list_events(ctx: Context, guild_id: int, statuses: Sequence[EventStatus] | None) -> list[Event]:
     """The club's events, newest first."""
     wanted = frozenset(statuses) if statuses else None
-    return list(reversed(await storage_events.list_events(director.db, guild_id=guild_id, statuses=wanted)))
+    return list(reversed(await storage_events.list_events(ctx.db, guild_id=guild_id, statuses=wanted)))
 
 
-async def entries(director: Director, event_id: int) -> list[Entry]:
+async def entries(ctx: Context, event_id: int) -> list[Entry]:
     """The event's players by starting number."""
     try:
-        return await storage_entries.list_entries(director.db, event_id)
+        return await storage_entries.list_entries(ctx.db, event_id)
     except storage_errors.NotFound:
         raise EventNotFound(f"There is no event #{event_id}.") from None
 
 
-async def standings(director: Director, event_id: int) -> list[StandingRow]:
+async def standings(ctx: Context, event_id: int) -> list[StandingRow]:
     """The standings now, with the event's tie-breaks (disqualified players unranked, listed last)."""
-    history = await _history(director, event_id)
+    history = await _history(ctx, event_id)
     if not _started(history):
         return [StandingRow(None, _ref(e), Fraction(0)) for e in active_entries(history.entries)]
     tournament = results_tournament(history)
@@ -64,30 +65,30 @@ async def standings(director: Director, event_id: int) -> list[StandingRow]:
     return out
 
 
-async def pairings(director: Director, event_id: int, round_number: int | None) -> RoundView:
+async def pairings(ctx: Context, event_id: int, round_number: int | None) -> RoundView:
     """A round (the current one by default) with names, links and results."""
-    async with director.db.snapshot():
-        event = await get_event(director.db, event_id)
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
         number = round_number if round_number is not None else event.current_round
-        return await _round_view(director, event, number)
+        return await _round_view(ctx, event, number)
 
 
-async def my_game(director: Director, actor: Actor, event_id: int | None) -> MyGame | None:
+async def my_game(ctx: Context, actor: Actor, event_id: int | None) -> MyGame | None:
     """The actor's board in the current round of an event (their running event by default)."""
-    async with director.db.snapshot():
-        player = await linked_player(director.db, actor)
+    async with ctx.db.snapshot():
+        player = await linked_player(ctx.db, actor)
         if event_id is None:
             running = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
-            for candidate in reversed(await storage_events.list_events(director.db, statuses=running)):
-                if await storage_entries.find_entry(director.db, candidate.id, player.id) is not None:
+            for candidate in reversed(await storage_events.list_events(ctx.db, statuses=running)):
+                if await storage_entries.find_entry(ctx.db, candidate.id, player.id) is not None:
                     event_id = candidate.id
                     break
             else:
                 return None
-        event = await get_event(director.db, event_id)
+        event = await get_event(ctx.db, event_id)
         if event.current_round == 0:
             return None
-        view = await _round_view(director, event, event.current_round)
+        view = await _round_view(ctx, event, event.current_round)
     for board in view.boards:
         if actor.discord_id in (board.white.discord_id, board.black.discord_id):
             white = board.white.discord_id == actor.discord_id
@@ -97,9 +98,9 @@ async def my_game(director: Director, actor: Actor, event_id: int | None) -> MyG
     return None
 
 
-async def crosstable(director: Director, event_id: int) -> Crosstable:
+async def crosstable(ctx: Context, event_id: int) -> Crosstable:
     """Each player's results by round: opponent number, colour and score, or the kind of bye."""
-    history = await _history(director, event_id)
+    history = await _history(ctx, event_id)
     rows = []
     if _started(history):
         tournament = results_tournament(history)
@@ -119,15 +120,15 @@ async def crosstable(director: Director, event_id: int) -> Crosstable:
     return Crosstable(history.event.settings.rounds, tuple(rows))
 
 
-async def _round_view(director: Director, event: Event, number: int) -> RoundView:
-    summary = await get_round(director.db, event, number)
-    people = {e.player_id: e for e in await storage_entries.list_entries(director.db, event.id)}
-    games = latest_games(await storage_games.games_of_round(director.db, event.id, number))
+async def _round_view(ctx: Context, event: Event, number: int) -> RoundView:
+    summary = await get_round(ctx.db, event, number)
+    people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event.id)}
+    games = latest_games(await storage_games.games_of_round(ctx.db, event.id, number))
     boards = []
     for b in summary.boards:
         game = games.get(b.id)
         game_id = b.game_id if b.result is not None and b.game_id else (game.lichess_id if game else None)
-        url = f"{director.lichess.base_url}/{game_id}" if game_id else None
+        url = f"{ctx.lichess.base_url}/{game_id}" if game_id else None
         boards.append(BoardView(b.board_no, _ref(people[b.white_id]), _ref(people[b.black_id]), game_id, url, b.result))
     byes = [
         ByeView(_ref(people[player_id]), shown)
@@ -138,9 +139,9 @@ async def _round_view(director: Director, event: Event, number: int) -> RoundVie
     return RoundView(event.id, number, rnd.status, rnd.started_at, tuple(boards), tuple(byes))
 
 
-async def _history(director: Director, event_id: int) -> History:
+async def _history(ctx: Context, event_id: int) -> History:
     try:
-        return await get_history(director.db, event_id)
+        return await get_history(ctx.db, event_id)
     except storage_errors.NotFound:
         raise EventNotFound(f"There is no event #{event_id}.") from None
 

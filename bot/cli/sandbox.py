@@ -8,6 +8,7 @@ import contextlib
 import signal
 import sys
 
+from bot.cli import COMMANDS
 from sandbox.lichess import run_sandbox
 
 
@@ -15,7 +16,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `sandbox` subcommand."""
     parser = sub.add_parser(
         "sandbox",
-        help="run a local Lichess (sandbox) for development and the demo",
+        help=COMMANDS["sandbox"],
         description="Serve the Lichess endpoints the bot uses, plus the /sandbox/ control API (docs/sandbox.md).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    """Entry point for `python -m bot.cli_sandbox`."""
+    """Entry point for `python -m bot.cli.sandbox`."""
     parser = argparse.ArgumentParser(prog="swissbot")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["sandbox", *sys.argv[1:]])

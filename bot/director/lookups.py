@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.director_models import Actor
+from bot.director.models import Actor
 from bot.errors import EventNotFound, NotLinked, RoundNotFound
 from storage import errors as storage_errors
 from storage import events as storage_events

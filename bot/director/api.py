@@ -1,0 +1,187 @@
+"""The tournament director: every use case of an event, combining pairing, storage and Lichess.
+
+`Director` is the one entry point: its `Context` holds what the use cases share (the database, the Lichess gateway, the
+announcer, the clock, the settings, one lock per event and the scheduler's `on_change`) and hands each call
+to the module that holds the use case, where its docstring is:
+
+- `members`: linking a Lichess account, joining, withdrawing, byes;
+- `organiser`: creating, editing and running an event, corrections, sanctions, export;
+- `rounds`: a round's start (pair, store, create the games, announce);
+- `polling`: a round in play (read the games back, adjudicate, no-shows and bans);
+- `endings`: the end of a round and of an event, announced once;
+- `jobs`: the jobs the database implies, running one, the reminder;
+- `views`: the queries; `lookups`: the storage reads they all share.
+
+Nothing here knows Discord, and nothing here runs SQL: every read and write goes through `storage`'s
+repository functions (several of them in one `db.transaction()` when they belong together). Each
+scheduler-driven use case re-reads the database and does only what is still missing, so a restart at any
+moment (or a job run twice) changes nothing that was already done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from bot.announce import Announcer
+from bot.clock import Clock
+from bot.director import endings, jobs, members, organiser, polling, rounds, views
+from bot.director.context import Context
+from bot.director.lookups import get_event
+from bot.director.models import (
+    Actor,
+    Correction,
+    Crosstable,
+    Job,
+    LinkChallenge,
+    LinkedAccount,
+    MyGame,
+    RoundView,
+    StandingRow,
+)
+from bot.lichess.gateway import LichessGateway
+from bot.settings import DirectorSettings
+from storage.db import Database
+from storage.records import Entry, Event, EventSettings, EventStatus
+
+
+class Director:
+    """The use cases of events; the Discord cogs, the scheduler and the demo all call these.
+
+    Each use case runs the function of the same name in the module its section names (`event` is
+    `lookups.get_event`).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        lichess: LichessGateway,
+        announcer: Announcer,
+        clock: Clock,
+        settings: DirectorSettings | None = None,
+    ) -> None:
+        self.ctx = Context(db, lichess, announcer, clock, settings or DirectorSettings())
+
+    # -- members (bot.director.members) ----------------------------------------------------------
+
+    async def start_link(self, actor: Actor, lichess_username: str) -> LinkChallenge:
+        return await members.start_link(self.ctx, actor, lichess_username)
+
+    async def complete_link(self, actor: Actor) -> LinkedAccount:
+        return await members.complete_link(self.ctx, actor)
+
+    async def linked_account(self, discord_id: int) -> LinkedAccount | None:
+        return await members.linked_account(self.ctx, discord_id)
+
+    async def join(self, actor: Actor, event_id: int) -> Entry:
+        return await members.join(self.ctx, actor, event_id)
+
+    async def withdraw(self, actor: Actor, event_id: int) -> Entry:
+        return await members.withdraw(self.ctx, actor, event_id)
+
+    async def request_bye(self, actor: Actor, event_id: int, round_number: int | None = None) -> int:
+        return await members.request_bye(self.ctx, actor, event_id, round_number)
+
+    # -- queries (bot.director.views) -----------------------------------------------------------
+
+    async def list_events(self, guild_id: int, statuses: Sequence[EventStatus] | None = None) -> list[Event]:
+        return await views.list_events(self.ctx, guild_id, statuses)
+
+    async def event(self, event_id: int) -> Event:
+        return await get_event(self.ctx.db, event_id)
+
+    async def entries(self, event_id: int) -> list[Entry]:
+        return await views.entries(self.ctx, event_id)
+
+    async def standings(self, event_id: int) -> list[StandingRow]:
+        return await views.standings(self.ctx, event_id)
+
+    async def pairings(self, event_id: int, round_number: int | None = None) -> RoundView:
+        return await views.pairings(self.ctx, event_id, round_number)
+
+    async def my_game(self, actor: Actor, event_id: int | None = None) -> MyGame | None:
+        return await views.my_game(self.ctx, actor, event_id)
+
+    async def crosstable(self, event_id: int) -> Crosstable:
+        return await views.crosstable(self.ctx, event_id)
+
+    # -- organisers (bot.director.organiser) ------------------------------------------------------
+
+    def new_event_settings(self, name: str, rounds: int) -> EventSettings:
+        return organiser.new_event_settings(self.ctx, name, rounds)
+
+    async def create_event(self, actor: Actor, guild_id: int, channel_id: int, settings: EventSettings) -> Event:
+        return await organiser.create_event(self.ctx, actor, guild_id, channel_id, settings)
+
+    async def edit_event(self, actor: Actor, event_id: int, settings: EventSettings) -> Event:
+        return await organiser.edit_event(self.ctx, actor, event_id, settings)
+
+    async def open_event(self, actor: Actor, event_id: int) -> Event:
+        return await organiser.open_event(self.ctx, actor, event_id)
+
+    async def start_event(self, actor: Actor, event_id: int) -> Event:
+        return await organiser.start_event(self.ctx, actor, event_id)
+
+    async def pause(self, actor: Actor, event_id: int) -> Event:
+        return await organiser.pause(self.ctx, actor, event_id)
+
+    async def resume(self, actor: Actor, event_id: int) -> Event:
+        return await organiser.resume(self.ctx, actor, event_id)
+
+    async def next_round(self, actor: Actor, event_id: int) -> RoundView:
+        return await organiser.next_round(self.ctx, actor, event_id)
+
+    async def set_result(
+        self, actor: Actor, event_id: int, round_number: int, board: int, result: str, reason: str
+    ) -> Correction:
+        return await organiser.set_result(self.ctx, actor, event_id, round_number, board, result, reason)
+
+    async def forbid(self, actor: Actor, event_id: int, a: str, b: str) -> None:
+        await organiser.forbid(self.ctx, actor, event_id, a, b)
+
+    async def remove(self, actor: Actor, event_id: int, player: str) -> Entry:
+        return await organiser.remove(self.ctx, actor, event_id, player)
+
+    async def disqualify(self, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
+        return await organiser.disqualify(self.ctx, actor, event_id, player, reason)
+
+    async def unban(self, actor: Actor, guild_id: int, player: str) -> None:
+        await organiser.unban(self.ctx, actor, guild_id, player)
+
+    async def finish(self, actor: Actor, event_id: int) -> Event:
+        return await organiser.finish(self.ctx, actor, event_id)
+
+    async def cancel(self, actor: Actor, event_id: int) -> Event:
+        return await organiser.cancel(self.ctx, actor, event_id)
+
+    async def export(self, event_id: int, fmt: str) -> bytes:
+        return await organiser.export(self.ctx, event_id, fmt)
+
+    # -- the round cycle, driven by the scheduler (bot.director.rounds, _polling, _endings, _jobs) -----
+
+    async def start_round(self, event_id: int, round_number: int) -> None:
+        await rounds.start_round(self.ctx, event_id, round_number)
+
+    async def poll_round(self, event_id: int) -> None:
+        await polling.poll_round(self.ctx, event_id)
+
+    async def noshow_deadline(self, event_id: int, round_number: int) -> None:
+        await polling.noshow_deadline(self.ctx, event_id, round_number)
+
+    async def announce_results(self, event_id: int, number: int) -> None:
+        await endings.announce_results(self.ctx, event_id, number)
+
+    async def announce_end(self, event_id: int) -> None:
+        await endings.announce_end(self.ctx, event_id)
+
+    async def remind(self, event_id: int, round_number: int) -> None:
+        await jobs.remind(self.ctx, event_id, round_number)
+
+    async def due_jobs(self, now: datetime | None = None) -> list[Job]:
+        return await jobs.due_jobs(self.ctx, now)
+
+    async def run_job(self, job: Job) -> None:
+        await jobs.run_job(self.ctx, job)
+
+
+__all__ = ["Director"]

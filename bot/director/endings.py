@@ -1,0 +1,96 @@
+"""The end of a round and of an event: marked, the next start set, and announced once."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from bot.director.context import Context
+from bot.director.lookups import OVER, get_event, get_round
+from bot.director.models import SYSTEM_ACTOR, Actor
+from bot.director.views import standings
+from storage import events as storage_events
+from storage import rounds as storage_rounds
+from storage.records import Event, EventStatus, RoundStatus, Schedule
+
+if TYPE_CHECKING:
+    pass
+
+
+async def finish_round(ctx: Context, event_id: int, number: int) -> None:
+    """Mark a decided round finished (and when the next one starts), then announce its results."""
+    now = ctx.clock.now()
+    async with ctx.db.transaction():
+        event = await get_event(ctx.db, event_id)
+        summary = await get_round(ctx.db, event, number)
+        if summary.round.status is not RoundStatus.FINISHED:
+            await storage_rounds.finish_round(ctx.db, event_id, number, at=now, actor=SYSTEM_ACTOR.name)
+            if number < event.settings.rounds:
+                await storage_events.set_next_round_at(ctx.db, event_id, _next_start(event, number, now))
+    await _announce_results(ctx, event_id, number)
+
+
+async def announce_results(ctx: Context, event_id: int, number: int) -> None:
+    """Announce a finished round's results and standings if that has not been done (a restart's catch-up)."""
+    async with ctx.lock(event_id):
+        await _announce_results(ctx, event_id, number)
+    ctx.changed()
+
+
+async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
+    """The standings after a finished round (the final ones after the last round), once: marked in the
+    database after the announcer returns, so a restart before that announces them rather than never."""
+    event = await get_event(ctx.db, event_id)
+    summary = await get_round(ctx.db, event, number)
+    if summary.round.status is not RoundStatus.FINISHED or summary.round.results_announced_at is not None:
+        return
+    if number >= event.settings.rounds:
+        if event.status not in OVER:
+            await finish_event(ctx, event_id, f"all {event.settings.rounds} rounds played")
+        else:  # finished, but perhaps stopped before the end was announced
+            await _announce_end(ctx, event_id)
+    elif event.status not in OVER:  # once over, the final standings say it all
+        await ctx.announcer.standings(event, await standings(ctx, event_id), False)
+    await storage_rounds.mark_results_announced(ctx.db, event_id, number, at=ctx.clock.now())
+
+
+def _next_start(event: Event, finished_round: int, now: datetime) -> datetime | None:
+    s = event.settings
+    if s.schedule is Schedule.INTERVAL and s.round_interval is not None:
+        return now + timedelta(seconds=s.round_interval)
+    if s.schedule is Schedule.FIXED and finished_round < len(s.round_times):
+        return max(now, s.round_times[finished_round])
+    return None
+
+
+async def finish_event(ctx: Context, event_id: int, reason: str, actor: Actor = SYSTEM_ACTOR) -> None:
+    """Finish the event, then announce its end (the jobs are rebuilt even if the announcement fails)."""
+    async with ctx.db.transaction():
+        event = await get_event(ctx.db, event_id)
+        if event.status in OVER:
+            return
+        await storage_events.set_event_status(
+            ctx.db, event_id, EventStatus.FINISHED, at=ctx.clock.now(), actor=actor.audit_name, reason=reason
+        )
+    try:
+        await _announce_end(ctx, event_id)
+    finally:
+        ctx.changed()
+
+
+async def announce_end(ctx: Context, event_id: int) -> None:
+    """Announce a finished event's end if that has not been done (a restart's catch-up)."""
+    async with ctx.lock(event_id):
+        await _announce_end(ctx, event_id)
+    ctx.changed()
+
+
+async def _announce_end(ctx: Context, event_id: int) -> None:
+    """A finished event's end and final standings, once: marked in the database after the announcer returns,
+    so a restart before that announces them rather than never."""
+    event = await get_event(ctx.db, event_id)
+    if event.status is not EventStatus.FINISHED or event.finish_announced_at is not None:
+        return
+    reason = event.finish_reason or f"finished after round {event.current_round}"
+    await ctx.announcer.event_finished(event, await standings(ctx, event_id), reason)
+    await storage_events.mark_finish_announced(ctx.db, event_id, at=ctx.clock.now())
