@@ -46,17 +46,18 @@ import aiohttp  # noqa: E402
 import pairing.dutch  # noqa: E402
 import storage.history  # noqa: E402
 import storage.rounds  # noqa: E402
-from bot.announce import RecordingAnnouncer  # noqa: E402
-from bot.clock import ManualClock  # noqa: E402
 from bot.director.api import Director  # noqa: E402
 from bot.director.models import Actor, Job, RoundView, StandingRow  # noqa: E402
-from bot.lichess.gateway import Challenge, GameData, LichessGateway  # noqa: E402
+from bot.lichess.gateway import LichessGateway  # noqa: E402
+from bot.lichess.payloads import Challenge, GameData  # noqa: E402
 from bot.scheduling import Scheduler  # noqa: E402
 from bot.settings import DirectorSettings  # noqa: E402
 from sandbox.lichess.server import run_sandbox  # noqa: E402
 from sandbox.lichess.state import BOT_TOKEN  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.records import Event, EventSettings  # noqa: E402
+from tests.support.announcer import RecordingAnnouncer  # noqa: E402
+from tests.support.clock import ManualClock  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 HEADING = "## A round end to end"

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.lichess.gateway import LICHESS_URL
-from bot.lichess.gateway import TOKEN_ENV as LICHESS_TOKEN_ENV
+from bot.lichess import LICHESS_URL
+from bot.lichess import TOKEN_ENV as LICHESS_TOKEN_ENV
 from bot.settings import DirectorSettings
 
 T = TypeVar("T")

@@ -93,9 +93,3 @@ class InvalidSetting(SwissbotError):
 class InvalidState(SwissbotError):
     """The event is not in a state that allows this (e.g. pausing a finished event)."""
 
-
-class LichessUnavailable(SwissbotError):
-    """Lichess did not answer (rate limit, server error, timeout); nothing was lost, it will be retried."""
-
-    def __init__(self, message: str = "Lichess is not answering right now; try again in a minute.") -> None:
-        super().__init__(message)

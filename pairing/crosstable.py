@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pairing.model import Colour, Outcome, Points, RecordKind, RoundRecord, Tournament
+from pairing.model import Colour, Outcome, Points, RecordKind, Tournament
 from pairing.standings import StandingRow, compute_standings, format_value, text_table
 
 _OUTCOME_TEXT = {Outcome.WIN: "1", Outcome.DRAW: "½", Outcome.LOSS: "0"}
@@ -54,8 +54,13 @@ class CrosstableRow:
     cells: tuple[CrosstableCell, ...]
 
 
-def _cell(round_number: int, rec: RoundRecord, points: Points) -> CrosstableCell:
-    return CrosstableCell(round_number, rec.kind, rec.opponent, rec.colour, rec.outcome, points)
+def player_cells(tournament: Tournament, number: int, rounds: int) -> tuple[CrosstableCell, ...]:
+    """One player's cells for rounds 1..`rounds` (a round with no record is 'not paired')."""
+    scoring = tournament.scoring
+    return tuple(
+        CrosstableCell(r, rec.kind, rec.opponent, rec.colour, rec.outcome, scoring.points(rec))
+        for r, rec in enumerate(tournament.player(number).records(rounds + 1), start=1)
+    )
 
 
 def crosstable(
@@ -67,12 +72,10 @@ def crosstable(
     """The crosstable in the order of `standings` (default: the default tie-breaks), one cell per round."""
     rounds = tournament.rounds_completed if through_round is None else through_round
     rows = compute_standings(tournament, through_round=rounds) if standings is None else standings
-    scoring = tournament.scoring
     out = []
     for row in rows:
         player = tournament.player(row.number)
-        records = player.records(rounds + 1)
-        cells = tuple(_cell(r, rec, scoring.points(rec)) for r, rec in enumerate(records, start=1))
+        cells = player_cells(tournament, row.number, rounds)
         out.append(CrosstableRow(row.rank, row.number, player.name, player.rating, row.points, cells))
     return out
 

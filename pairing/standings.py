@@ -138,11 +138,15 @@ def format_standings(rows: Sequence[StandingRow], tiebreaks: Sequence[str] | Non
     return text_table(table)
 
 
-def text_table(table: Sequence[Sequence[str]]) -> str:
-    """Rows of cells as aligned plain text: the third column (the name) left-aligned, the others right."""
+def text_table(table: Sequence[Sequence[str]], *, left: Iterable[int] = (2,), gap: int = 2, rule: bool = False) -> str:
+    """Rows of cells as aligned plain text: columns in `left` left-aligned, the others right; `rule` draws a
+    line of dashes under the first row (the header). Every text table of the project is drawn here."""
+    left_set = frozenset(left)
     widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
     lines = []
     for line in table:
-        parts = [c.ljust(w) if i == 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True))]
-        lines.append("  ".join(parts).rstrip())
+        parts = [c.ljust(w) if i in left_set else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True))]
+        lines.append((" " * gap).join(parts).rstrip())
+    if rule and lines:
+        lines.insert(1, "-" * (sum(widths) + gap * (len(widths) - 1)))
     return "\n".join(lines)

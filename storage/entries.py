@@ -25,7 +25,7 @@ from storage.db import (
     utc_text,
 )
 from storage.errors import AlreadyJoined, ByeNotAllowed, EntryBarred, InvalidInput, NotFound, WrongStatus
-from storage.events import JOINABLE, STARTED, load_event, starting_order_key
+from storage.events import EDITABLE, JOINABLE, STARTED, accelerated_group_size, load_event, starting_order_key
 from storage.players import load_player, player_from_row
 from storage.records import ByeRequest, Entry, EntryStatus, Event
 
@@ -432,3 +432,42 @@ async def _delete_audited(
         conn, at=at, actor=actor, action=action, subject=subject, event_id=event_id, before=before, reason=reason
     )
     return True
+
+
+async def start_event(db: Database, event_id: int, *, at: datetime, actor: str) -> list[Entry]:
+    """Start the event: give starting numbers to the active entries and mark it running.
+
+    Numbers follow rating at entry (descending), then name. With acceleration on, the first
+    2·⌈N/4⌉ numbers form group A. Returns the numbered entries.
+    """
+    async with db.transaction() as conn:
+        event = await load_event(conn, event_id)
+        if event.status not in EDITABLE:
+            raise WrongStatus(f"event {event_id} is {event.status.value} and cannot be started")
+        active = [e for e in await load_entries(conn, event_id) if e.status is EntryStatus.ACTIVE]
+        if len(active) < 2:
+            raise WrongStatus(f"event {event_id} has {len(active)} active players; two are needed to start")
+        active.sort(key=starting_order_key)
+        group_a = accelerated_group_size(len(active)) if event.settings.acceleration else 0
+        for number, entry in enumerate(active, start=1):
+            await execute(
+                conn,
+                "UPDATE entries SET number = ?, accelerated = ? WHERE event_id = ? AND player_id = ?",
+                (number, int(number <= group_a), event_id, entry.player.id),
+            )
+        await execute(
+            conn,
+            "UPDATE events SET status = 'running', started_at = ? WHERE id = ?",
+            (utc_text(at), event_id),
+        )
+        await audit.append(
+            conn,
+            at=at,
+            actor=actor,
+            action="event.start",
+            subject=f"event:{event_id}",
+            event_id=event_id,
+            before=event.status.value,
+            after={"numbers": {str(e.player.id): n for n, e in enumerate(active, start=1)}, "group_a": group_a},
+        )
+        return [e for e in await load_entries(conn, event_id) if e.number is not None]

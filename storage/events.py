@@ -12,7 +12,7 @@ from pairing.model import Colour
 from storage import audit
 from storage.db import Connection, Database, Row, execute, fetchall, fetchone, need_time, parse_time, utc_text
 from storage.errors import InvalidInput, NotFound, WrongStatus
-from storage.records import EarlyDrawPolicy, Entry, EntryStatus, Event, EventSettings, EventStatus
+from storage.records import EarlyDrawPolicy, Entry, Event, EventSettings, EventStatus
 
 _TRANSITIONS: dict[EventStatus, frozenset[EventStatus]] = {
     EventStatus.DRAFT: frozenset({EventStatus.OPEN, EventStatus.CANCELLED}),
@@ -343,47 +343,6 @@ def starting_order_key(entry: Entry) -> tuple[int, str, int]:
 def accelerated_group_size(players: int) -> int:
     """Baku group A: the first half rounded up to an even number, 2·⌈N/4⌉."""
     return 2 * math.ceil(players / 4)
-
-
-async def start_event(db: Database, event_id: int, *, at: datetime, actor: str) -> list[Entry]:
-    """Start the event: give starting numbers to the active entries and mark it running.
-
-    Numbers follow rating at entry (descending), then name. With acceleration on, the first
-    2·⌈N/4⌉ numbers form group A. Returns the numbered entries.
-    """
-    from storage.entries import load_entries  # entries imports this module
-
-    async with db.transaction() as conn:
-        event = await load_event(conn, event_id)
-        if event.status not in EDITABLE:
-            raise WrongStatus(f"event {event_id} is {event.status.value} and cannot be started")
-        active = [e for e in await load_entries(conn, event_id) if e.status is EntryStatus.ACTIVE]
-        if len(active) < 2:
-            raise WrongStatus(f"event {event_id} has {len(active)} active players; two are needed to start")
-        active.sort(key=starting_order_key)
-        group_a = accelerated_group_size(len(active)) if event.settings.acceleration else 0
-        for number, entry in enumerate(active, start=1):
-            await execute(
-                conn,
-                "UPDATE entries SET number = ?, accelerated = ? WHERE event_id = ? AND player_id = ?",
-                (number, int(number <= group_a), event_id, entry.player.id),
-            )
-        await execute(
-            conn,
-            "UPDATE events SET status = 'running', started_at = ? WHERE id = ?",
-            (utc_text(at), event_id),
-        )
-        await audit.append(
-            conn,
-            at=at,
-            actor=actor,
-            action="event.start",
-            subject=f"event:{event_id}",
-            event_id=event_id,
-            before=event.status.value,
-            after={"numbers": {str(e.player.id): n for n, e in enumerate(active, start=1)}, "group_a": group_a},
-        )
-        return [e for e in await load_entries(conn, event_id) if e.number is not None]
 
 
 async def set_next_round_at(db: Database, event_id: int, when: datetime | None) -> Event:

@@ -14,7 +14,7 @@ from bot.cli import COMMANDS
 from bot.config import Config, ConfigError, Secrets, load_config, load_secrets
 from bot.discord.bot import SwissBot
 
-log = logging.getLogger("swissbot")
+log = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

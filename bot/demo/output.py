@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot.announce import format_standings
+from bot.demo.console import format_standings
 from bot.director.models import StandingRow
 from storage.db import Database
 from storage.export import export_event

@@ -23,8 +23,8 @@ from typing import TextIO
 
 import aiohttp
 
-from bot.announce import ConsoleAnnouncer
 from bot.clock import FastClock
+from bot.demo.console import ConsoleAnnouncer
 from bot.demo.output import write_outputs
 from bot.director.api import Director
 from bot.director.models import Actor

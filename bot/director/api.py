@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.announce import Announcer
 from bot.clock import Clock
 from bot.director import endings, jobs, members, organiser, polling, rounds, views
+from bot.director.announcer import Announcer
 from bot.director.context import Context
 from bot.director.lookups import get_event
 from bot.director.models import (

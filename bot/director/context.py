@@ -9,8 +9,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from bot.announce import Announcer
 from bot.clock import Clock
+from bot.director.announcer import Announcer
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from storage.db import Database

@@ -16,13 +16,13 @@ from bot.errors import (
     ByeLimitReached,
     JoiningClosed,
     LichessAccountRefused,
-    LichessUnavailable,
     LinkCodeMissing,
     NotEntered,
     NotTeamMember,
     RatingOutOfRange,
 )
-from bot.lichess.gateway import LichessError, LichessUser, LichessUserNotFound
+from bot.lichess.errors import LichessError, LichessUnavailable, LichessUserNotFound
+from bot.lichess.payloads import LichessUser
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import players as storage_players

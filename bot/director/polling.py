@@ -12,7 +12,7 @@ from bot.director.models import SYSTEM_ACTOR
 from bot.director.results import Decision, decide
 from bot.director.rounds import ensure_games
 from bot.director.views import pairings
-from bot.lichess.gateway import LichessError
+from bot.lichess.errors import LichessError
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import games as storage_games

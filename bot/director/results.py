@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.lichess.adjudication import DoubleForfeit, ForfeitWin, Played, Replay, Review, adjudicate
-from bot.lichess.gateway import GameData
+from bot.lichess.payloads import GameData
 from storage.records import EarlyDrawPolicy, Result
 
 

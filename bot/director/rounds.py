@@ -12,7 +12,7 @@ from bot.director.lookups import active_entries, get_event, get_round, latest_ga
 from bot.director.models import SYSTEM_ACTOR
 from bot.director.views import pairings
 from bot.errors import InvalidState
-from bot.lichess.gateway import LichessError
+from bot.lichess.errors import LichessError
 from pairing import dutch
 from pairing.errors import NoValidPairing, PairingError
 from storage import entries as storage_entries
@@ -62,7 +62,7 @@ async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
             await ctx.announcer.notice(event, f"Not enough players to start; trying again at {later:%H:%M} UTC.")
             return False
         try:
-            await storage_events.start_event(ctx.db, event_id, at=now, actor=SYSTEM_ACTOR.name)
+            await storage_entries.start_event(ctx.db, event_id, at=now, actor=SYSTEM_ACTOR.name)
         except storage_errors.WrongStatus as exc:
             raise InvalidState(str(exc)) from None
     tournament = await load_tournament(ctx.db, event_id)

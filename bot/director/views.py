@@ -20,6 +20,7 @@ from bot.director.models import (
     shown_bye,
 )
 from bot.errors import EventNotFound
+from pairing.crosstable import player_cells
 from pairing.standings import compute_standings
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -104,19 +105,11 @@ async def crosstable(ctx: Context, event_id: int) -> Crosstable:
     rows = []
     if _started(history):
         tournament = results_tournament(history)
+        rounds = len(history.rounds)
         for p in tournament.players:
-            cells = []
-            for rec in p.rounds:
-                points = tournament.scoring.points(rec)
-                mark = "1" if points == 1 else "½" if points == Fraction(1, 2) else "0"
-                if rec.opponent is not None:
-                    colour = rec.colour.value if rec.colour else ""
-                    mark = {"forfeit_win": "+", "forfeit_loss": "-"}.get(rec.kind.value, mark)
-                    cells.append(f"{rec.opponent}{colour}{mark}")
-                else:
-                    cells.append({"pab": "U", "half_bye": "H", "full_bye": "F"}.get(rec.kind.value, "-"))
-            total = sum((tournament.scoring.points(r) for r in p.rounds), Fraction(0))
-            rows.append((_ref(history.numbered[p.number]), tuple(cells), total))
+            cells = player_cells(tournament, p.number, rounds)
+            total = sum((cell.points for cell in cells), Fraction(0))
+            rows.append((_ref(history.numbered[p.number]), tuple(cell.text for cell in cells), total))
     return Crosstable(history.event.settings.rounds, tuple(rows))
 
 

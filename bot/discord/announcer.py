@@ -30,7 +30,7 @@ from storage.db import Database
 from storage.messages import get_message, set_message
 from storage.records import Event
 
-log = logging.getLogger("swissbot.discord.announcer")
+log = logging.getLogger(__name__)
 P = ParamSpec("P")
 
 

@@ -20,7 +20,7 @@ from bot.discord.views import JoinButton
 from bot.scheduling import Scheduler
 from storage.records import Event
 
-log = logging.getLogger("swissbot.discord")
+log = logging.getLogger(__name__)
 
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links", "attach_files", "read_message_history")
 

@@ -10,7 +10,7 @@ from discord import app_commands
 
 from bot.errors import SwissbotError
 
-log = logging.getLogger("swissbot.discord")
+log = logging.getLogger(__name__)
 
 APOLOGY = "Sorry, something went wrong on our side. The organisers can find the details in the bot's log."
 LINE_LIMIT = 300

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
 from bot.discord.actors import actor_for
+from bot.discord.context import BotContext
 from bot.discord.errors import report_error
-
-if TYPE_CHECKING:
-    from bot.discord.bot import SwissBot
 
 JOIN_TEMPLATE = r"swiss:join:(?P<event>[0-9]{1,18})"
 
@@ -40,7 +38,7 @@ class JoinButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=JOIN_T
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Join the event, answering privately (errors included)."""
-        bot: SwissBot = interaction.client
+        bot: BotContext = interaction.client
         try:
             await interaction.response.defer(ephemeral=True, thinking=True)
             entry = await bot.director.join(actor_for(bot.config, interaction), self.event_id)

@@ -16,7 +16,7 @@ from typing import Literal
 
 import chess
 
-from bot.lichess.gateway import GameData
+from bot.lichess.payloads import GameData
 
 Color = Literal["white", "black"]
 EarlyDrawPolicy = Literal["replay", "forfeit", "review"]

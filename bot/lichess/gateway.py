@@ -13,8 +13,6 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TypeVar, cast
 
@@ -22,186 +20,22 @@ import berserk
 import requests
 from berserk.exceptions import ApiError, ResponseError
 
-from bot.errors import SwissbotError
+from bot.lichess import LICHESS_URL, TOKEN_ENV
+from bot.lichess.errors import (
+    LichessAuthError,
+    LichessBadRequest,
+    LichessRateLimited,
+    LichessUnavailable,
+    LichessUserNotFound,
+)
+from bot.lichess.payloads import Challenge, GameData, JsonDict, LichessUser, parse_user, unconvert
 from storage.records import DEFAULT_RULES
 
 LOG = logging.getLogger(__name__)
 
-LICHESS_URL = "https://lichess.org"
-TOKEN_ENV = "LICHESS_TOKEN"
 EXPORT_BATCH = 300  # POST /api/games/export/_ids silently drops ids past 300
-SPEEDS = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 
 T = TypeVar("T")
-JsonDict = dict[str, Any]
-
-
-# --- errors -------------------------------------------------------------------------------------
-
-
-class LichessError(SwissbotError):
-    """Base of every gateway error; messages never contain the token."""
-
-
-class LichessUnavailable(LichessError):
-    """Lichess could not be reached or kept failing (network, timeout, 5xx) after the retries."""
-
-    def __init__(self, message: str = "Lichess is unavailable right now; try again later.") -> None:
-        super().__init__(message)
-
-
-class LichessRateLimited(LichessError):
-    """Lichess kept answering 429 (too many requests) after the pauses."""
-
-    def __init__(self, message: str = "Lichess is rate-limiting the bot; try again in a few minutes.") -> None:
-        super().__init__(message)
-
-
-class LichessBadRequest(LichessError):
-    """Lichess refused the request's parameters (HTTP 400)."""
-
-
-class LichessAuthError(LichessError):
-    """The bot's token is missing, invalid or lacks a scope (HTTP 401/403)."""
-
-
-class LichessNotFound(LichessError):
-    """Lichess does not know the requested object (HTTP 404)."""
-
-
-class LichessUserNotFound(LichessNotFound):
-    """No Lichess account has this name."""
-
-    def __init__(self, username: str) -> None:
-        super().__init__(f"No Lichess account is named {username!r}.")
-        self.username = username
-
-
-# --- payloads -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LichessUser:
-    """A Lichess account's public data (`GET /api/user/{username}` or `/api/account`)."""
-
-    id: str
-    username: str
-    title: str | None
-    bio: str
-    disabled: bool
-    tos_violation: bool
-    ratings: Mapping[str, int]
-    provisional: frozenset[str]
-    created_at: datetime | None
-    raw: Mapping[str, Any] = field(repr=False, compare=False)
-
-    @property
-    def is_bot(self) -> bool:
-        """A BOT account."""
-        return self.title == "BOT"
-
-
-@dataclass(frozen=True)
-class GameData:
-    """A game as Lichess exports it (`moves` in SAN, as exported; `raw` is the JSON, ready to store)."""
-
-    id: str
-    white: str
-    black: str
-    status: str
-    winner: str | None
-    moves: str
-    plies: int
-    created_at: datetime
-    last_move_at: datetime
-    initial_fen: str | None
-    raw: Mapping[str, Any] = field(repr=False, compare=False)
-    pgn: str | None = None
-
-    @property
-    def finished(self) -> bool:
-        """The game is over (aborted included)."""
-        return self.status not in ("created", "started")
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> GameData:
-        """Parse one exported game (timestamps as epoch ms, as Lichess sends them)."""
-        players = data.get("players", {})
-        moves = str(data.get("moves", ""))
-        return cls(
-            id=str(data["id"]),
-            white=_player_id(players.get("white", {})),
-            black=_player_id(players.get("black", {})),
-            status=str(data["status"]),
-            winner=data.get("winner"),
-            moves=moves,
-            plies=len(moves.split()),
-            created_at=_from_ms(data["createdAt"]),
-            last_move_at=_from_ms(data.get("lastMoveAt", data["createdAt"])),
-            initial_fen=data.get("initialFen"),
-            raw=dict(data),
-            pgn=data.get("pgn"),
-        )
-
-
-@dataclass(frozen=True)
-class Challenge:
-    """An open challenge restricted to two players; its id is the game's id."""
-
-    game_id: str
-    url: str
-    white: str
-    black: str
-    name: str
-    url_white: str | None = None
-    url_black: str | None = None
-
-
-def _player_id(player: Mapping[str, Any]) -> str:
-    user = player.get("user") or {}
-    return str(user.get("id") or player.get("userId") or "")
-
-
-def _from_ms(value: Any) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    return datetime.fromtimestamp(int(value) / 1000, tz=UTC)
-
-
-def _to_ms(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return round(value.timestamp() * 1000)
-    return value
-
-
-def _unconvert(data: Mapping[str, Any], *keys: str) -> JsonDict:
-    """Undo berserk's datetime conversion so the raw JSON is what Lichess sent."""
-    raw = dict(data)
-    for key in keys:
-        if key in raw:
-            raw[key] = _to_ms(raw[key])
-    return raw
-
-
-def parse_user(data: Mapping[str, Any]) -> LichessUser:
-    """A `LichessUser` from Lichess's user JSON."""
-    raw = _unconvert(data, "createdAt", "seenAt")
-    perfs = raw.get("perfs") or {}
-    ratings = {s: int(p["rating"]) for s, p in perfs.items() if s in SPEEDS and "rating" in p}
-    provisional = frozenset(s for s, p in perfs.items() if s in SPEEDS and p.get("prov"))
-    created = raw.get("createdAt")
-    return LichessUser(
-        id=str(raw["id"]),
-        username=str(raw.get("username", raw["id"])),
-        title=raw.get("title"),
-        bio=str((raw.get("profile") or {}).get("bio", "")),
-        disabled=bool(raw.get("disabled", False)),
-        tos_violation=bool(raw.get("tosViolation", False)),
-        ratings=ratings,
-        provisional=provisional,
-        created_at=_from_ms(created) if created is not None else None,
-        raw=raw,
-    )
 
 
 # --- the session (timeouts, headers) ------------------------------------------------------------
@@ -439,7 +273,7 @@ class LichessGateway:
         skip = frozenset(exclude)
         games = await self._read(f"reading {white}'s recent games", lambda: self._games_vs(white, black, since_ms))
         for game in games:
-            data = GameData.from_json(_unconvert(game, "createdAt", "lastMoveAt"))
+            data = GameData.from_json(unconvert(game, "createdAt", "lastMoveAt"))
             if data.white == white.lower() and data.black == black.lower() and data.id not in skip:
                 url = f"{self.base_url}/{data.id}"
                 return Challenge(data.id, url, white, black, name)
@@ -463,7 +297,7 @@ class LichessGateway:
             batch = unique[start : start + EXPORT_BATCH]
             games = await self._read(f"exporting {len(batch)} games", partial(self._export_ids, batch))
             for game in games:
-                data = GameData.from_json(_unconvert(game, "createdAt", "lastMoveAt"))
+                data = GameData.from_json(unconvert(game, "createdAt", "lastMoveAt"))
                 found[data.id] = data
         return [found[i] for i in unique if i in found]
 

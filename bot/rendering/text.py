@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from bot.director.models import BoardView, Crosstable, PlayerRef, RoundView, ShownBye, StandingRow
 from pairing.model import RecordKind
-from pairing.standings import format_value
+from pairing.standings import format_value, text_table
 from pairing.tiebreak_codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
 from storage.records import EntryStatus, Event, Result
 
@@ -200,21 +200,9 @@ def round_players(round: RoundView) -> list[int]:
     return [discord_id for discord_id in ids if discord_id]
 
 
-def _cells(row: Sequence[str], widths: Sequence[int], left: frozenset[int]) -> str:
-    parts = [
-        cell.ljust(width) if index in left else cell.rjust(width)
-        for index, (cell, width) in enumerate(zip(row, widths, strict=True))
-    ]
-    return " ".join(parts).rstrip()
-
-
 def align(header: Sequence[str], rows: Sequence[Sequence[str]], left: Iterable[int] = (1,)) -> list[str]:
     """A monospace table: the header, a rule, then the rows; columns in `left` are left-aligned."""
-    left_set = frozenset(left)
-    widths = [max([len(header[i])] + [len(row[i]) for row in rows]) for i in range(len(header))]
-    lines = [_cells(header, widths, left_set), "-" * (sum(widths) + len(widths) - 1)]
-    lines += [_cells(row, widths, left_set) for row in rows]
-    return lines
+    return text_table([header, *rows], left=left, gap=1, rule=True).split("\n")
 
 
 def standings_table(rows: Sequence[StandingRow], tiebreaks: Sequence[str]) -> tuple[list[str], list[list[str]]]:

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from storage.db import Database, open_database
-from storage.entries import join_event
-from storage.events import create_event, start_event
+from storage.entries import join_event, start_event
+from storage.events import create_event
 from storage.players import ensure_player
 from storage.records import Entry, Event, EventSettings, EventStatus, PlayerRow
 

@@ -16,7 +16,7 @@ import pytest
 
 from pairing.model import Board, Pairing
 from storage.db import Database, open_database
-from storage.events import start_event
+from storage.entries import start_event
 from storage.history import load_tournament
 from storage.records import Result
 from storage.results import record_result

@@ -13,7 +13,7 @@ import pytest
 from pairing.model import Board, Pairing, RecordKind
 from storage.audit import audit_log, logged, record_action
 from storage.db import Database, load_migrations, open_database
-from storage.entries import request_bye
+from storage.entries import request_bye, start_event
 from storage.errors import WrongStatus
 from storage.events import (
     edit_started_event,
@@ -22,7 +22,6 @@ from storage.events import (
     list_events,
     mark_finish_announced,
     set_event_status,
-    start_event,
 )
 from storage.history import get_history, results_tournament
 from storage.players import create_link_code, get_ban, get_link_code, lift_ban, pending_link_code, set_ban

@@ -16,7 +16,7 @@ from bot.cli import export as cli_export
 from pairing import trf
 from pairing.model import Board, Pairing, RecordKind
 from storage.db import Database, open_database
-from storage.events import start_event
+from storage.entries import start_event
 from storage.export import export_event, export_json, export_pgn, export_trf
 from storage.games import begin_game, game_created, update_game
 from storage.players import link_account

@@ -25,6 +25,7 @@ from storage.entries import (
     remove_forbidden_pair,
     request_bye,
     set_entry_status,
+    start_event,
 )
 from storage.errors import (
     AccountTaken,
@@ -43,7 +44,6 @@ from storage.events import (
     list_events,
     set_event_status,
     set_next_round_at,
-    start_event,
 )
 from storage.messages import event_messages, get_message, set_message
 from storage.players import (

@@ -12,7 +12,7 @@ import pytest
 from pairing.model import Board, Colour, Outcome, Pairing, RecordKind, RoundRecord, Scoring
 from storage.audit import audit_log
 from storage.db import Database
-from storage.entries import join_event, request_bye, set_entry_status
+from storage.entries import join_event, request_bye, set_entry_status, start_event
 from storage.errors import (
     ByeNotAllowed,
     ConflictingResult,
@@ -24,7 +24,6 @@ from storage.errors import (
     RoundNotNext,
     WrongStatus,
 )
-from storage.events import start_event
 from storage.games import (
     begin_game,
     game_by_lichess_id,

@@ -17,8 +17,7 @@ from pairing.model import (
     Tournament,
     result_records,
 )
-from storage.entries import add_forbidden_pair, join_event, request_bye, set_entry_status
-from storage.events import start_event
+from storage.entries import add_forbidden_pair, join_event, request_bye, set_entry_status, start_event
 from storage.history import load_tournament
 from storage.players import ensure_player
 from storage.records import EntryStatus, Result

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -10,12 +10,10 @@ from discord.ext import commands
 
 from bot.director.models import MyGame
 from bot.discord.actors import actor_for
+from bot.discord.context import BotContext
 from bot.discord.replies import send_pages, send_table
 from bot.rendering.text import crosstable_lines, round_messages, standings_lines
 from storage.records import EventStatus
-
-if TYPE_CHECKING:
-    from bot.discord.bot import SwissBot
 
 Interaction = discord.Interaction[Any]
 MEMBER_VISIBLE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
@@ -24,7 +22,7 @@ EVENT_HELP = "The event (the one in progress if you leave it empty)"
 
 async def event_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Events of this server whose name contains what was typed (at most 25, from the cache); drafts stay hidden."""
-    bot: SwissBot = interaction.client
+    bot: BotContext = interaction.client
     return await bot.events.choices(interaction.guild_id, current, MEMBER_VISIBLE)
 
 
@@ -48,7 +46,7 @@ def my_game_text(game: MyGame) -> str:
 class MemberCog(commands.Cog, name="Members"):
     """The commands every member of the club can use."""
 
-    def __init__(self, bot: SwissBot) -> None:
+    def __init__(self, bot: BotContext) -> None:
         self.bot = bot
 
     @app_commands.command(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -11,13 +11,11 @@ from discord.ext import commands
 from bot.director.models import Actor
 from bot.discord.actors import require_organiser
 from bot.discord.autocomplete import NOT_OVER
+from bot.discord.context import BotContext
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.discord.replies import bytes_file
 from bot.errors import InvalidSetting
 from storage.records import Event, EventStatus
-
-if TYPE_CHECKING:
-    from bot.discord.bot import SwissBot
 
 Interaction = discord.Interaction[Any]
 System = Literal["dutch"]  # the systems the engine implements
@@ -68,13 +66,13 @@ def _setting_options(values: dict[str, Any]) -> dict[str, Any]:
 
 async def organiser_event_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Events of this server that are not over (at most 25, from the cache)."""
-    bot: SwissBot = interaction.client
+    bot: BotContext = interaction.client
     return await bot.events.choices(interaction.guild_id, current, NOT_OVER)
 
 
 async def any_event_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Every event of this server, finished ones included (for exports)."""
-    bot: SwissBot = interaction.client
+    bot: BotContext = interaction.client
     return await bot.events.choices(interaction.guild_id, current, frozenset(EventStatus))
 
 
@@ -83,7 +81,7 @@ async def any_event_autocomplete(interaction: Interaction, current: str) -> list
 class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run Swiss events (organisers)"):
     """The /swiss group; Discord hides it from members without Manage Events, and every call checks the role."""
 
-    def __init__(self, bot: SwissBot) -> None:
+    def __init__(self, bot: BotContext) -> None:
         self.bot = bot
         super().__init__()
 

@@ -20,7 +20,7 @@ from bot.errors import (
 )
 from pairing.model import RecordKind
 from storage.records import EntryStatus
-from tests.director.director_world import GUILD, ORGANISER, World
+from tests.bot.director.director_world import GUILD, ORGANISER, World
 
 
 async def test_link_needs_the_code_in_the_bio(world: World) -> None:

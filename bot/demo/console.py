@@ -1,47 +1,14 @@
-"""Where the director's announcements go: the Announcer protocol, a console one and a recording one."""
+"""The console announcer: prints what the event's channel would show (the demo)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TextIO
+from typing import TextIO
 
 from bot.director.models import BoardView, RoundView, StandingRow
 from bot.rendering.text import BYE_LABELS, standings_lines
 from storage.records import Event
-
-
-class Announcer(Protocol):
-    """What an event's channel (and its organisers) are told."""
-
-    async def event_opened(self, event: Event) -> None:
-        """The event accepts entries."""
-        ...
-
-    async def round_paired(self, event: Event, round: RoundView) -> None:
-        """A round's pairings, with the game links."""
-        ...
-
-    async def results_updated(self, event: Event, round: RoundView) -> None:
-        """New results in a round (the Discord one edits its round message in place)."""
-        ...
-
-    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
-        """The standings after a round."""
-        ...
-
-    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
-        """The event is over: final standings and why it ended."""
-        ...
-
-    async def notice(self, event: Event, text: str) -> None:
-        """Something an organiser should know (Lichess trouble, a correction's consequences)."""
-        ...
-
-    async def dm(self, discord_id: int, text: str) -> None:
-        """A private message to a player (optional)."""
-        ...
 
 
 def _board_line(board: BoardView, with_url: bool) -> str:
@@ -108,42 +75,3 @@ class ConsoleAnnouncer:
         """Print a DM (unless turned off)."""
         if self.show_dms:
             self._print(f"[dm {discord_id}] {text}")
-
-
-@dataclass
-class RecordingAnnouncer:
-    """Keeps every call (tests): `calls` holds (method name, arguments)."""
-
-    calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
-
-    def of(self, name: str) -> list[tuple[Any, ...]]:
-        """The arguments of every call to `name`."""
-        return [args for called, args in self.calls if called == name]
-
-    async def event_opened(self, event: Event) -> None:
-        """Record."""
-        self.calls.append(("event_opened", (event,)))
-
-    async def round_paired(self, event: Event, round: RoundView) -> None:
-        """Record."""
-        self.calls.append(("round_paired", (event, round)))
-
-    async def results_updated(self, event: Event, round: RoundView) -> None:
-        """Record."""
-        self.calls.append(("results_updated", (event, round)))
-
-    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
-        """Record."""
-        self.calls.append(("standings", (event, tuple(rows), final)))
-
-    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
-        """Record."""
-        self.calls.append(("event_finished", (event, tuple(rows), reason)))
-
-    async def notice(self, event: Event, text: str) -> None:
-        """Record."""
-        self.calls.append(("notice", (event, text)))
-
-    async def dm(self, discord_id: int, text: str) -> None:
-        """Record."""
-        self.calls.append(("dm", (discord_id, text)))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.director.director_world import World, make_world
+from tests.bot.director.director_world import World, make_world
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from bot.discord.cogs.member import event_autocomplete
 from bot.discord.cogs.organiser import RESULT_CHOICES, OrganiserCog
 from bot.rendering.text import MESSAGE_LIMIT
 from storage.records import EventSettings, EventStatus
-from tests.discord.discord_fakes import CHANNEL, GUILD, Env, FakeInteraction, find_command, invoke, member
+from tests.bot.discord.discord_fakes import CHANNEL, GUILD, Env, FakeInteraction, find_command, invoke, member
 
 
 def _private_answer(interaction: FakeInteraction) -> str:

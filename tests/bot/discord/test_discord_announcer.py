@@ -13,7 +13,6 @@ import discord
 import pytest
 from PIL import Image
 
-from bot.clock import ManualClock
 from bot.config import ClubConfig, Config, DiscordConfig
 from bot.director.api import Director
 from bot.director.models import Actor, BoardView, PlayerRef, RoundView, StandingRow
@@ -27,7 +26,8 @@ from sandbox.lichess.server import run_sandbox
 from storage.db import open_database
 from storage.messages import get_message
 from storage.records import Event, EventSettings, Result, RoundStatus
-from tests.discord.discord_fakes import CHANNEL, GUILD, Env, FakeChannel, FakeClient, FakeUser
+from tests.bot.discord.discord_fakes import CHANNEL, GUILD, Env, FakeChannel, FakeClient, FakeUser
+from tests.support.clock import ManualClock
 
 ORGANISER = Actor(1, "org", True)
 
@@ -169,7 +169,7 @@ async def test_a_channel_the_bot_cannot_post_in_is_logged_not_raised(
 ) -> None:
     announcer = DiscordAnnouncer(FakeClient(FakeChannel(CHANNEL, fail=True)), env.db, _config())  # type: ignore[arg-type]
     event = await _event(env)
-    with caplog.at_level(logging.ERROR, logger="swissbot.discord.announcer"):
+    with caplog.at_level(logging.ERROR, logger="bot.discord.announcer"):
         await announcer.round_paired(event, _round(event, 2))
         await announcer.notice(event, "Lichess is slow")
     assert sum("announcement" in r.getMessage() for r in caplog.records) == 2

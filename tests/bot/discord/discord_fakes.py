@@ -17,8 +17,6 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.announce import RecordingAnnouncer
-from bot.clock import ManualClock
 from bot.config import ClubConfig, Config
 from bot.director.api import Director
 from bot.director.models import Actor
@@ -28,6 +26,8 @@ from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
+from tests.support.announcer import RecordingAnnouncer
+from tests.support.clock import ManualClock
 
 GUILD = 1000
 CHANNEL = 2000

@@ -13,15 +13,15 @@ import aiohttp
 import chess
 import pytest
 
-from bot.lichess.gateway import (
-    Challenge,
+from bot.lichess.errors import (
     LichessAuthError,
     LichessBadRequest,
-    LichessGateway,
     LichessRateLimited,
     LichessUnavailable,
     LichessUserNotFound,
 )
+from bot.lichess.gateway import LichessGateway
+from bot.lichess.payloads import Challenge
 from sandbox.lichess import Sandbox
 from sandbox.lichess.games import quiet_moves
 from sandbox.lichess.state import LoggedRequest

@@ -15,7 +15,7 @@ from bot.discord.actors import NotAnOrganiser
 from bot.discord.errors import APOLOGY, on_app_command_error
 from bot.discord.views import JOIN_TEMPLATE, JoinButton, join_custom_id, join_view
 from bot.errors import InvalidSetting, JoiningClosed
-from tests.discord.discord_fakes import GUILD, Env, FakeInteraction, find_command, member
+from tests.bot.discord.discord_fakes import GUILD, Env, FakeInteraction, find_command, member
 
 
 def _invoke_error(env: Env, error: Exception) -> app_commands.CommandInvokeError:
@@ -49,11 +49,11 @@ async def test_unexpected_error_is_logged_with_context_and_the_user_gets_an_apol
     interaction = env.interaction(user)
     interaction.command = find_command(env.bot, "join")
     interaction.namespace = SimpleNamespace(event="Spring")
-    with caplog.at_level(logging.ERROR, logger="swissbot.discord"):
+    with caplog.at_level(logging.ERROR, logger="bot.discord.errors"):
         await _handle(interaction, _invoke_error(env, KeyError("secret internals")))
     assert interaction.answers[0].content == APOLOGY
     assert "secret" not in APOLOGY
-    (record,) = [r for r in caplog.records if r.name == "swissbot.discord"]
+    (record,) = [r for r in caplog.records if r.name == "bot.discord.errors"]
     assert f"command=/join user={user.id} guild=1000" in record.getMessage()
     assert "'event': 'Spring'" in record.getMessage()
     assert record.exc_info is not None and isinstance(record.exc_info[1], KeyError)
@@ -82,7 +82,7 @@ async def test_an_expired_interaction_is_logged_not_raised(env: Env, caplog: pyt
         raise discord.NotFound(response, {"code": 10062, "message": "Unknown interaction"})
 
     interaction.response.send_message = expired  # type: ignore[method-assign]
-    with caplog.at_level(logging.WARNING, logger="swissbot.discord"):
+    with caplog.at_level(logging.WARNING, logger="bot.discord.errors"):
         await _handle(interaction, _invoke_error(env, JoiningClosed("closed")))
     assert any("could not answer" in r.getMessage() for r in caplog.records)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.discord.discord_fakes import Env, make_env
+from tests.bot.discord.discord_fakes import Env, make_env
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 from PIL import Image
 
-from bot.announce import format_round
+from bot.demo.console import format_round
 from bot.director.models import BoardView, ByeView, Crosstable, PlayerRef, RoundView, StandingRow, shown_bye
 from bot.rendering import image, text
 from pairing.model import RecordKind
@@ -226,7 +226,7 @@ def test_image_text_avoids_glyphs_the_builtin_font_lacks() -> None:
 
 
 async def test_the_console_and_standings_txt_show_the_discord_table_with_exact_values() -> None:
-    from bot.announce import ConsoleAnnouncer, format_standings
+    from bot.demo.console import ConsoleAnnouncer, format_standings
 
     codes = ("BH", "ARO/C1")
     rows = [

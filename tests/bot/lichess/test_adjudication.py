@@ -17,7 +17,7 @@ from bot.lichess.adjudication import (
     adjudicate,
     replay_moves,
 )
-from bot.lichess.gateway import GameData
+from bot.lichess.payloads import GameData
 
 SCHOLARS_MATE = "e4 e5 Bc4 Nc6 Qh5 Nf6 Qxf7#"
 # A threefold repetition claimed on move 5 (possible only in a game without noEarlyDraw).

@@ -10,7 +10,7 @@ from bot.errors import BoardNotFound, InvalidSetting, InvalidState, JoiningClose
 from storage.audit import audit_log
 from storage.players import get_ban, player_by_discord
 from storage.records import EarlyDrawPolicy, EntryStatus, Result, RoundStatus, Schedule
-from tests.director.director_world import GUILD, ORGANISER, World
+from tests.bot.director.director_world import GUILD, ORGANISER, World
 
 
 async def test_full_event_runs_to_final_standings(world: World) -> None:

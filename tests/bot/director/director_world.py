@@ -11,8 +11,6 @@ from typing import Any
 
 import aiohttp
 
-from bot.announce import RecordingAnnouncer
-from bot.clock import ManualClock
 from bot.director.api import Director
 from bot.director.models import Actor
 from bot.lichess.gateway import LichessGateway
@@ -21,6 +19,8 @@ from bot.settings import DirectorSettings
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
 from storage.records import EventSettings
+from tests.support.announcer import RecordingAnnouncer
+from tests.support.clock import ManualClock
 
 ORGANISER = Actor(1, "org", True)
 GUILD = 1000

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from bot.announce import RecordingAnnouncer
 from bot.director.api import Director
 from bot.director.models import JobKind, StandingRow
 from bot.scheduling import Scheduler
 from storage.records import Event, EventStatus, RoundStatus
 from storage.rounds import get_round
-from tests.director.director_world import ORGANISER, World
+from tests.bot.director.director_world import ORGANISER, World
+from tests.support.announcer import RecordingAnnouncer
 
 
 class Killed(Exception):

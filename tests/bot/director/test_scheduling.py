@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from bot.announce import RecordingAnnouncer
-from bot.clock import FastClock, ManualClock
+from bot.clock import FastClock
 from bot.director.api import Director
 from bot.director.models import JobKind
 from bot.scheduling import Scheduler
 from storage.records import Schedule
-from tests.director.director_world import ORGANISER, World
+from tests.bot.director.director_world import ORGANISER, World
+from tests.support.announcer import RecordingAnnouncer
+from tests.support.clock import ManualClock
 
 
 async def test_jobs_are_derived_from_the_database(quiet_world: World) -> None:

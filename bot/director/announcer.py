@@ -1,0 +1,42 @@
+"""Where the director's announcements go: the `Announcer` protocol (Discord's and the console's implement it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from bot.director.models import RoundView, StandingRow
+from storage.records import Event
+
+
+class Announcer(Protocol):
+    """What an event's channel (and its organisers) are told."""
+
+    async def event_opened(self, event: Event) -> None:
+        """The event accepts entries."""
+        ...
+
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        """A round's pairings, with the game links."""
+        ...
+
+    async def results_updated(self, event: Event, round: RoundView) -> None:
+        """New results in a round (the Discord one edits its round message in place)."""
+        ...
+
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        """The standings after a round."""
+        ...
+
+    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
+        """The event is over: final standings and why it ended."""
+        ...
+
+    async def notice(self, event: Event, text: str) -> None:
+        """Something an organiser should know (Lichess trouble, a correction's consequences)."""
+        ...
+
+    async def dm(self, discord_id: int, text: str) -> None:
+        """A private message to a player (optional)."""
+        ...
+
