@@ -7,6 +7,8 @@ from dataclasses import replace
 import pytest
 
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, JoiningClosed
+from pairing import trf
+from pairing.crosstable import crosstable
 from storage.audit import audit_log
 from storage.players import get_ban, player_by_discord
 from storage.records import EarlyDrawPolicy, EntryStatus, Result, RoundStatus, Schedule
@@ -295,3 +297,23 @@ async def test_a_running_event_may_change_its_schedule_but_not_how_it_is_paired(
     with pytest.raises(InvalidState, match="Acceleration cannot change once the event has started"):
         await w.director.edit_event(ORGANISER, event_id, replace(settings, acceleration=True))
     assert not (await w.director.event(event_id)).settings.acceleration
+
+
+async def test_the_crosstable_is_pairings_own_with_forfeits_and_byes_as_the_trf_writes_them(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=5, rounds=2)
+    await w.start(event_id)
+    await w.play(event_id, 1, None, status="started", plies=0)  # white never moves: black wins by forfeit
+    await w.play(event_id, 2, "white")
+    w.clock.advance(5 * 60)
+    await w.scheduler.run_due()
+    assert (await w.director.pairings(event_id, 1)).decided
+    table = await w.director.crosstable(event_id)
+    exported = trf.parse((await w.director.export(event_id, "trf")).decode(), require_rounds=False)
+    expected = {row.number: tuple(c.text for c in row.cells) for row in crosstable(exported)}
+    shown = {player.number: cells for player, cells, _ in table.rows}
+    assert shown == expected
+    firsts = sorted(cells[0] for cells in shown.values())
+    assert "U" in firsts  # five players: the pairing-allocated bye
+    assert any(c.endswith("+") and c[:-1].isdigit() for c in firsts)  # a forfeit win: '12+', no colour
+    assert any(c.endswith("-") and c[:-1].isdigit() for c in firsts)
