@@ -152,9 +152,20 @@ def _parse_player(line: str, lineno: int) -> Player:
     )
 
 
+_SCORING_162_ITEM = re.compile(r"\s*([A-Za-z])\s*(-?\d+(?:\.\d*)?)")
+
+
 def _parse_scoring_162(line: str, lineno: int, scoring: Scoring) -> Scoring:
+    """Record 162: letter-value pairs; the format puts the letters at columns 6, 15, 24, ... but any spacing reads."""
     changes: dict[str, Points] = {}
-    for match in re.finditer(r"([A-Za-z])\s*(-?\d+(?:\.\d+)?)", line[3:]):
+    rest = line[3:].rstrip()
+    position = 0
+    while position < len(rest):
+        match = _SCORING_162_ITEM.match(rest, position)
+        if match is None:
+            column = 4 + position + len(rest[position:]) - len(rest[position:].lstrip())
+            raise TrfError(lineno, f"record 162: expected a letter and its points at column {column}")
+        position = match.end()
         letter, value = match.group(1).upper(), _points(match.group(2), lineno, "score")
         if letter == "W":
             changes["win"] = value
@@ -162,7 +173,7 @@ def _parse_scoring_162(line: str, lineno: int, scoring: Scoring) -> Scoring:
             changes["draw"] = value
         elif letter == "L":
             changes["loss"] = value
-        elif letter == "A":
+        elif letter in ("A", "Z"):  # the format's A (absence); bbpPairings reads Z
             changes["zero_bye"] = value
             changes["forfeit_loss"] = value
         elif letter == "P":
@@ -433,16 +444,42 @@ def format_player(player: Player, scoring: Scoring) -> str:
     return (line + "".join(format_record(r) for r in player.rounds)).rstrip()
 
 
+def _field_162(value: Points) -> str:
+    """A value of record 162: dd.d in four columns; ValueError if it does not fit."""
+    if (value * 10).denominator != 1 or not -10 < value < 100:
+        raise ValueError(f"record 162 writes points as dd.d, from -9.9 to 99.9; cannot write {float(value):g}")
+    return format_points(value)
+
+
+def format_scoring_162(scoring: Scoring) -> str | None:
+    """Record 162 for the values that differ from 1/½/0, or None if none does.
+
+    Letters at columns 6, 15, 24, ..., each value right-aligned in the four columns after its letter. W, D, L
+    when not 1, 0.5, 0; A (zero-point bye and forfeit loss) when either is not 0, with the zero-point bye's
+    value (a different forfeit loss goes to XXS FL); P when the PAB's points are set.
+    """
+    default = Scoring()
+    letters: list[tuple[str, Points]] = []
+    if scoring.win != default.win:
+        letters.append(("W", scoring.win))
+    if scoring.draw != default.draw:
+        letters.append(("D", scoring.draw))
+    if scoring.loss != default.loss:
+        letters.append(("L", scoring.loss))
+    if scoring.zero_bye != default.zero_bye or scoring.forfeit_loss != default.forfeit_loss:
+        letters.append(("A", scoring.zero_bye))
+    if scoring.pab is not None:
+        letters.append(("P", scoring.pab))
+    if not letters:
+        return None
+    return "162  " + "    ".join(f"{letter}{_field_162(value)}" for letter, value in letters)
+
+
 def _format_scoring(scoring: Scoring) -> list[str]:
     if scoring.is_default:
         return []
-    default = Scoring()
-    parts = [("W", scoring.win), ("D", scoring.draw), ("L", scoring.loss)]
-    if scoring.zero_bye != default.zero_bye or scoring.forfeit_loss != default.forfeit_loss:
-        parts.append(("A", scoring.zero_bye))
-    if scoring.pab is not None:
-        parts.append(("P", scoring.pab))
-    lines = ["162" + "".join(f"  {letter} {format_points(value)}" for letter, value in parts)]
+    record_162 = format_scoring_162(scoring)
+    lines = [] if record_162 is None else [record_162]
     extra = {
         "HPB": scoring.half_bye,
         "FPB": scoring.full_bye,
