@@ -52,7 +52,7 @@ def test_the_reference_example_comes_out_byte_for_byte() -> None:
     line = example.group(1)
     assert (line[5], line[14]) == ("W", "D")  # columns 6 and 15
     t = trf.parse(f"{line}\n{PLAYERS}")
-    assert (t.scoring.win, t.scoring.draw) == (3, 1)
+    assert (t.scoring.win, t.scoring.draw) == (Fraction(3), Fraction(1))
     assert _record_162(trf.dumps(t)) == line
 
 
@@ -103,7 +103,7 @@ def test_a_forfeit_loss_apart_from_the_zero_bye_goes_to_xxs() -> None:
 
 @pytest.mark.parametrize("value", [Fraction(100), Fraction(1, 3), Fraction(-10)])
 def test_a_value_the_field_cannot_hold_is_refused(value: Fraction) -> None:
-    with pytest.raises(ValueError, match="dd.d"):
+    with pytest.raises(ValueError, match=r"dd\.d"):
         trf.format_scoring_162(Scoring(win=value))
 
 
@@ -119,14 +119,14 @@ def test_a_value_the_field_cannot_hold_is_refused(value: Fraction) -> None:
 )
 def test_the_reader_takes_any_spacing(line: str) -> None:
     t = trf.parse(f"{line}\n{PLAYERS}")
-    assert (t.scoring.win, t.scoring.draw, t.scoring.loss, t.scoring.pab_points) == (3, 1, 0, 3)
+    assert (t.scoring.win, t.scoring.draw, t.scoring.loss, t.scoring.pab_points) == tuple(map(Fraction, (3, 1, 0, 3)))
 
 
 def test_z_reads_as_the_absence_letter() -> None:
     # bbpPairings reads Z where the format writes A.
     for letter in "AZ":
         t = trf.parse(f"162  W 3.0    {letter}-1.0\n{PLAYERS}")
-        assert (t.scoring.zero_bye, t.scoring.forfeit_loss) == (-1, -1)
+        assert (t.scoring.zero_bye, t.scoring.forfeit_loss) == (Fraction(-1), Fraction(-1))
 
 
 @pytest.mark.parametrize(
