@@ -62,6 +62,32 @@ def baku_acceleration(players: int, rounds: int, scoring: Scoring) -> dict[int, 
     return {number: values for number in range(1, group_a + 1)}
 
 
+def _score_value(text: str, what: str) -> Points:
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{what} must be a number like 1 or 0.5, got {text!r}") from None
+    if (value * 10).denominator != 1 or not 0 <= value < 100:
+        raise ValueError(f"{what} must be from 0 to 99.9 in steps of 0.1 (TRF writes dd.d), got {text!r}")
+    return value
+
+
+def parse_scoring(points: str = "1/0.5/0", pab: str | None = None) -> Scoring:
+    """The scoring of `--points W/D/L` (e.g. 3/1/0) and `--pab P` (the PAB's points; a win's by default).
+
+    ValueError with a one-line message when the text is not three numbers W >= D >= L, W > L, each from 0 to
+    99.9 in steps of 0.1, or the PAB's points are not such a number.
+    """
+    parts = points.split("/")
+    if len(parts) != 3:
+        raise ValueError(f"points must be win/draw/loss, e.g. 3/1/0, got {points!r}")
+    win, draw, loss = (_score_value(text, name) for text, name in zip(parts, ("win", "draw", "loss"), strict=True))
+    if not win >= draw >= loss or win == loss:
+        raise ValueError(f"points must give win >= draw >= loss and win > loss, got {points!r}")
+    bye = None if pab is None else _score_value(pab, "the PAB's points")
+    return Scoring(win=win, draw=draw, loss=loss, pab=None if bye == win else bye)
+
+
 def _entrants(rng: random.Random, players: int) -> tuple[Player, ...]:
     low, high = RATING_RANGE
     ratings = sorted(min(high, max(low, round(rng.gauss(RATING_MEAN, RATING_SPREAD)))) for _ in range(players))
@@ -101,11 +127,13 @@ def generate(
 ) -> Tournament:
     """Simulate a tournament: pre-assigned byes, then a pairing by `pair`, then Elo-drawn results, each round.
 
-    Rates are per player per round (byes, absences, withdrawals), per board (forfeits; a fifth of them double),
-    or per player (late entry: absent in rounds 1 .. 2 or 3). Withdrawn players get a zero-point bye in every
-    later round. Stops early, returning the rounds played so far, when `pair` raises NoValidPairing or fewer
-    than two players are left to pair; `stop_after` stops after that many rounds. The same arguments give the
-    same tournament.
+    `pair` is the engine (the Dutch system by default); `scoring` gives the points of every result, the PAB's
+    included (1/½/0 by default); `accelerated` adds Baku virtual points (`baku_acceleration`). Rates are per
+    player per round (byes, absences, withdrawals), per board (forfeits; a fifth of them double), or per player
+    (late entry: absent in rounds 1 .. 2 or 3). Withdrawn players get a zero-point bye in every later round.
+    Stops early, returning the rounds played so far, when `pair` raises NoValidPairing or fewer than two
+    players are left to pair; `stop_after` stops after that many rounds. The same arguments give the same
+    tournament. ValueError for bad arguments, including a scoring under which a score could pass 99.9.
     """
     if players < 2:
         raise ValueError("a tournament needs at least two players")
@@ -122,6 +150,21 @@ def generate(
     ):
         _rate(name, value)
     scoring = Scoring() if scoring is None else scoring
+    best_round = max(
+        scoring.win,
+        scoring.draw,
+        scoring.loss,
+        scoring.pab_points,
+        scoring.full_bye_points,
+        scoring.half_bye_points,
+        scoring.zero_bye,
+        scoring.forfeit_win_points,
+        scoring.forfeit_loss,
+    )
+    if rounds * best_round >= 100:
+        raise ValueError(
+            f"{rounds} rounds at up to {float(best_round):g} points can exceed 99.9, which TRF cannot write"
+        )
     pair_round = _default_pair() if pair is None else pair
     rng = random.Random(seed)
     entrants = _entrants(rng, players)
@@ -195,7 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--full-bye-rate", type=float, default=0.0)
     parser.add_argument("--withdraw-rate", type=float, default=0.01)
     parser.add_argument("--late-entry-rate", type=float, default=0.0)
-    parser.add_argument("--accelerated", action="store_true", help="Baku acceleration (XXA records)")
+    parser.add_argument("--points", default="1/0.5/0", help="points for win/draw/loss, e.g. 3/1/0")
+    parser.add_argument("--pab", help="points of a pairing-allocated bye (default: a win's)")
+    parser.add_argument(
+        "--accelerated", "--baku", dest="accelerated", action="store_true", help="Baku acceleration (XXA records)"
+    )
     args = parser.parse_args(argv)
     try:
         tournament = generate(
@@ -209,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             full_bye_rate=args.full_bye_rate,
             withdraw_rate=args.withdraw_rate,
             late_entry_rate=args.late_entry_rate,
+            scoring=parse_scoring(args.points, args.pab),
             accelerated=args.accelerated,
         )
     except ValueError as error:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Literal
 
 from pairing.colours import colour_states, initial_colour_shown
 from pairing.model import (
@@ -152,9 +153,20 @@ def _parse_player(line: str, lineno: int) -> Player:
     )
 
 
+_SCORING_162_ITEM = re.compile(r"\s*([A-Za-z])\s*(-?\d+(?:\.\d*)?)")
+
+
 def _parse_scoring_162(line: str, lineno: int, scoring: Scoring) -> Scoring:
+    """Record 162: letter-value pairs; the format puts the letters at columns 6, 15, 24, ... but any spacing reads."""
     changes: dict[str, Points] = {}
-    for match in re.finditer(r"([A-Za-z])\s*(-?\d+(?:\.\d+)?)", line[3:]):
+    rest = line[3:].rstrip()
+    position = 0
+    while position < len(rest):
+        match = _SCORING_162_ITEM.match(rest, position)
+        if match is None:
+            column = 4 + position + len(rest[position:]) - len(rest[position:].lstrip())
+            raise TrfError(lineno, f"record 162: expected a letter and its points at column {column}")
+        position = match.end()
         letter, value = match.group(1).upper(), _points(match.group(2), lineno, "score")
         if letter == "W":
             changes["win"] = value
@@ -162,7 +174,7 @@ def _parse_scoring_162(line: str, lineno: int, scoring: Scoring) -> Scoring:
             changes["draw"] = value
         elif letter == "L":
             changes["loss"] = value
-        elif letter == "A":
+        elif letter in ("A", "Z"):  # the format's A (absence); bbpPairings reads Z
             changes["zero_bye"] = value
             changes["forfeit_loss"] = value
         elif letter == "P":
@@ -433,16 +445,42 @@ def format_player(player: Player, scoring: Scoring) -> str:
     return (line + "".join(format_record(r) for r in player.rounds)).rstrip()
 
 
+def _field_162(value: Points) -> str:
+    """A value of record 162: dd.d in four columns; ValueError if it does not fit."""
+    if (value * 10).denominator != 1 or not -10 < value < 100:
+        raise ValueError(f"record 162 writes points as dd.d, from -9.9 to 99.9; cannot write {float(value):g}")
+    return format_points(value)
+
+
+def format_scoring_162(scoring: Scoring) -> str | None:
+    """Record 162 for the values that differ from 1/½/0, or None if none does.
+
+    Letters at columns 6, 15, 24, ..., each value right-aligned in the four columns after its letter. W, D, L
+    when not 1, 0.5, 0; A (zero-point bye and forfeit loss) when either is not 0, with the zero-point bye's
+    value (a different forfeit loss goes to XXS FL); P when the PAB's points are set.
+    """
+    default = Scoring()
+    letters: list[tuple[str, Points]] = []
+    if scoring.win != default.win:
+        letters.append(("W", scoring.win))
+    if scoring.draw != default.draw:
+        letters.append(("D", scoring.draw))
+    if scoring.loss != default.loss:
+        letters.append(("L", scoring.loss))
+    if scoring.zero_bye != default.zero_bye or scoring.forfeit_loss != default.forfeit_loss:
+        letters.append(("A", scoring.zero_bye))
+    if scoring.pab is not None:
+        letters.append(("P", scoring.pab))
+    if not letters:
+        return None
+    return "162  " + "    ".join(f"{letter}{_field_162(value)}" for letter, value in letters)
+
+
 def _format_scoring(scoring: Scoring) -> list[str]:
     if scoring.is_default:
         return []
-    default = Scoring()
-    parts = [("W", scoring.win), ("D", scoring.draw), ("L", scoring.loss)]
-    if scoring.zero_bye != default.zero_bye or scoring.forfeit_loss != default.forfeit_loss:
-        parts.append(("A", scoring.zero_bye))
-    if scoring.pab is not None:
-        parts.append(("P", scoring.pab))
-    lines = ["162" + "".join(f"  {letter} {format_points(value)}" for letter, value in parts)]
+    record_162 = format_scoring_162(scoring)
+    lines = [] if record_162 is None else [record_162]
     extra = {
         "HPB": scoring.half_bye,
         "FPB": scoring.full_bye,
@@ -474,7 +512,84 @@ def dumps(tournament: Tournament) -> str:
     return "\n".join(lines) + "\n"
 
 
+Encoding = Literal["utf-8", "latin-1", "windows-1252"]
+ENCODINGS: tuple[Encoding, ...] = ("utf-8", "latin-1", "windows-1252")
+_ENCODING_NAMES = {"utf-8": "UTF-8", "latin-1": "Latin-1", "windows-1252": "Windows-1252"}
+_UTF8_BOM = b"\xef\xbb\xbf"
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line (counted as `parse` counts them) and byte column of a byte offset."""
+    breaks = list(_LINE_BREAK.finditer(data, 0, offset))
+    start = breaks[-1].end() if breaks else 0
+    return len(breaks) + 1, offset - start + 1
+
+
+def decode(data: bytes) -> str:
+    """A TRF file's text from its bytes: UTF-8 (a BOM is dropped), else Windows-1252, which reads Latin-1 too.
+
+    A file that is not valid UTF-8 is read as Windows-1252: it gives every printable Latin-1 character the
+    same byte, and adds characters such as € and ž at 0x80-0x9F, where Latin-1 has only control codes. A byte
+    none of the three reads as text (0x81, 0x8D, 0x8F, 0x90, 0x9D; a NUL, as in UTF-16 files) or invalid
+    UTF-8 after a UTF-8 BOM is a TrfError naming the line and column.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise TrfError(1, "the file is UTF-16; save it as UTF-8, Windows-1252 or Latin-1")
+    if data.startswith(_UTF8_BOM):
+        body = data[len(_UTF8_BOM) :]
+        try:
+            return _no_nul(body, body.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            line, column = _position(body, error.start)
+            raise TrfError(
+                line, f"column {column}: byte 0x{body[error.start]:02X} is not UTF-8, as the file's BOM says"
+            ) from None
+    try:
+        return _no_nul(data, data.decode("utf-8"))
+    except UnicodeDecodeError:
+        pass
+    try:
+        return _no_nul(data, data.decode("windows-1252"))
+    except UnicodeDecodeError as error:
+        line, column = _position(data, error.start)
+        raise TrfError(
+            line, f"column {column}: byte 0x{data[error.start]:02X} is text in neither UTF-8, Windows-1252 nor Latin-1"
+        ) from None
+
+
+def _no_nul(data: bytes, text: str) -> str:
+    offset = data.find(b"\x00")
+    if offset >= 0:
+        line, column = _position(data, offset)
+        raise TrfError(line, f"column {column}: a NUL byte; the file is not text (UTF-16?)")
+    return text
+
+
+def encode(text: str, encoding: Encoding = "utf-8") -> bytes:
+    """TRF text as bytes in UTF-8, Latin-1 or Windows-1252; a character the encoding lacks is a TrfError."""
+    if encoding not in _ENCODING_NAMES:
+        raise ValueError(f"unknown TRF encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as error:
+        line_start = max(text.rfind("\n", 0, error.start), text.rfind("\r", 0, error.start)) + 1
+        lineno = len(re.findall(r"\r\n|\r|\n", text[:line_start])) + 1
+        line = re.split(r"\r\n|\r|\n", text[line_start:], maxsplit=1)[0]
+        char = text[error.start]
+        where = f"player {line[4:8].strip()}" if line.startswith("001") else f"record {line[:3]}"
+        raise TrfError(
+            lineno,
+            f"{where}: {char!r} (U+{ord(char):04X}) cannot be written in {_ENCODING_NAMES[encoding]}; write UTF-8",
+        ) from None
+
+
+def dump_bytes(tournament: Tournament, encoding: Encoding = "utf-8") -> bytes:
+    """The tournament as a TRF file's bytes (`dumps`, then `encode`)."""
+    return encode(dumps(tournament), encoding)
+
+
 def read(path: str) -> Tournament:
-    """Read a TRF file (UTF-8, any line ends)."""
-    with open(path, encoding="utf-8") as handle:
-        return parse(handle.read())
+    """Read a TRF file (UTF-8, Windows-1252 or Latin-1, any line ends)."""
+    with open(path, "rb") as handle:
+        return parse(decode(handle.read()))

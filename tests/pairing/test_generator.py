@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -185,3 +186,117 @@ def test_command_line_prints_trf(capsys: pytest.CaptureFixture[str]) -> None:
     text = capsys.readouterr().out
     t = trf.parse(text)
     assert len(t.players) == 9 and t.total_rounds == 5 and "seed 4" in t.name
+
+
+# The engine-driven generator behind `swissbot generate`: the Dutch engine by default, any scoring, Baku.
+
+THREE_ONE_ZERO = Scoring(win=Fraction(3), draw=Fraction(1))
+
+
+def _without(text: str, tag: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith(tag))
+
+
+def test_the_dutch_generator_is_deterministic_per_seed() -> None:
+    first = generator.generate(7, 15, 6, scoring=THREE_ONE_ZERO, accelerated=False)
+    assert first == generator.generate(7, 15, 6, scoring=THREE_ONE_ZERO)
+    assert trf.dumps(first) == trf.dumps(generator.generate(7, 15, 6, scoring=THREE_ONE_ZERO))
+    assert trf.dumps(generator.generate(8, 15, 6, scoring=THREE_ONE_ZERO)) != trf.dumps(first)
+
+
+@pytest.mark.parametrize(
+    ("seed", "players", "rounds", "points", "pab", "baku"),
+    [
+        (1, 16, 6, "1/0.5/0", None, False),
+        (2, 19, 7, "3/1/0", None, False),
+        (3, 21, 6, "3/1/0", "1", False),
+        (4, 25, 9, "1/0.5/0", None, True),
+        (5, 18, 7, "2/1/0", "0", True),
+    ],
+)
+def test_a_generated_event_passes_the_checker_from_its_file(
+    seed: int, players: int, rounds: int, points: str, pab: str | None, baku: bool
+) -> None:
+    scoring = generator.parse_scoring(points, pab)
+    t = generator.generate(seed, players, rounds, scoring=scoring, accelerated=baku)
+    assert t.rounds_completed == rounds
+    text = trf.dumps(t)
+    tags = [line[:3] for line in text.splitlines()]
+    assert tags.count("XXR") == 1 and tags.count("XXC") == 1
+    assert tags.count("162") == (0 if scoring.is_default else 1)
+    assert tags.count("XXA") == (2 * -(-players // 4) if baku else 0)
+    back = trf.parse(text)
+    assert (back.scoring, back.acceleration, back.initial_colour) == (t.scoring, t.acceleration, t.initial_colour)
+    assert [p.rounds for p in back.players] == [p.rounds for p in t.players]
+    assert checker.check_tournament(back) == []
+
+
+def test_the_checker_sees_a_file_without_its_scoring_or_acceleration() -> None:
+    # The records matter: without them the same rounds are not what the engine pairs.
+    scored = trf.dumps(generator.generate(0, 16, 6, scoring=THREE_ONE_ZERO))
+    assert checker.check_tournament(trf.parse(_without(scored, "162")))
+    accelerated = trf.dumps(generator.generate(0, 16, 6, accelerated=True))
+    assert checker.check_tournament(trf.parse(_without(accelerated, "XXA")))
+
+
+def test_a_generated_three_one_zero_file_has_162_in_its_columns() -> None:
+    text = trf.dumps(generator.generate(2, 11, 5, scoring=generator.parse_scoring("3/1/0", "1")))
+    line = next(line for line in text.splitlines() if line.startswith("162"))
+    assert line == "162  W 3.0    D 1.0    P 1.0"
+    assert (line[5], line[6:10], line[14], line[15:19], line[23], line[24:28]) == (
+        "W",
+        " 3.0",
+        "D",
+        " 1.0",
+        "P",
+        " 1.0",
+    )
+    back = trf.parse(text)
+    assert all(p.declared_points == sum(back.scoring.points(r) for r in p.rounds) for p in back.players)
+    assert max(p.declared_points or 0 for p in back.players) > 5  # the Points column counts 3 for a win
+
+
+def test_parse_scoring() -> None:
+    assert generator.parse_scoring() == Scoring()
+    assert generator.parse_scoring("3/1/0") == THREE_ONE_ZERO
+    assert generator.parse_scoring("3/1/0", "1").pab == 1
+    assert generator.parse_scoring("3/1/0", "3") == THREE_ONE_ZERO  # a win's points: the default, no P written
+    assert generator.parse_scoring(" 2 / 1 / 0.5 ", "0") == Scoring(
+        win=Fraction(2), draw=Fraction(1), loss=Fraction(1, 2), pab=Fraction(0)
+    )
+
+
+@pytest.mark.parametrize(
+    ("points", "pab", "message"),
+    [
+        ("3/1", None, "win/draw/loss"),
+        ("3/x/0", None, "draw must be a number"),
+        ("1/2/0", None, "win >= draw >= loss"),
+        ("1/1/1", None, "win > loss"),
+        ("3/1.25/0", None, "steps of 0.1"),
+        ("100/1/0", None, "99.9"),
+        ("3/1/0", "-1", "the PAB's points must be from 0"),
+    ],
+)
+def test_parse_scoring_refuses(points: str, pab: str | None, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        generator.parse_scoring(points, pab)
+
+
+def test_scores_trf_cannot_write_and_baku_under_three_one_zero_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"can exceed 99\.9"):
+        generator.generate(1, 10, 34, scoring=THREE_ONE_ZERO)
+    with pytest.raises(ValueError, match="Baku"):
+        generator.generate(1, 10, 5, scoring=THREE_ONE_ZERO, accelerated=True)
+
+
+def test_command_line_takes_points_pab_and_baku(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--seed", "4", "--players", "9", "--rounds", "5", "--points", "3/1/0", "--pab", "1"]
+    assert generator.main(argv) == 0
+    t = trf.parse(capsys.readouterr().out)
+    assert t.scoring == generator.parse_scoring("3/1/0", "1")
+    assert generator.main(["--seed", "4", "--players", "9", "--rounds", "5", "--baku"]) == 0
+    assert sorted(trf.parse(capsys.readouterr().out).acceleration) == [1, 2, 3, 4, 5, 6]
+    with pytest.raises(SystemExit):
+        generator.main([*argv, "--baku"])
+    assert "Baku" in capsys.readouterr().err
