@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from pairing import systems
 from pairing.errors import BudgetExhausted, NoValidPairing
 from pairing.matching import max_weight_perfect_matching
 from pairing.model import (
@@ -21,7 +21,6 @@ from pairing.model import (
 
 Engine = Callable[[Tournament, int], Pairing]
 
-SYSTEMS = ("dutch",)
 
 _PRE_ASSIGNED = frozenset({RecordKind.HALF_BYE, RecordKind.FULL_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED})
 
@@ -280,14 +279,6 @@ def _played_round(tournament: Tournament, round_number: int) -> _PlayedRound:
     return _PlayedRound(pairing, frozenset(colourless), tuple(problems))
 
 
-def _load_engine(system: str) -> Engine:
-    if system not in SYSTEMS:
-        raise ValueError(f"unknown pairing system {system!r} (known: {', '.join(SYSTEMS)})")
-    module = importlib.import_module(f"pairing.{system}")
-    engine: Engine = module.pair
-    return engine
-
-
 def _format(boards: Iterable[Board]) -> str:
     return ", ".join(f"{b.white}-{b.black}" for b in sorted(boards, key=lambda b: (min(b.white, b.black), b.white)))
 
@@ -341,7 +332,7 @@ def check_tournament(
     Forfeited boards are compared as pairs, without colours, as the reference checker does.
     `system=None` checks the absolute criteria only; `engine` replaces the system's engine.
     """
-    pair = engine if engine is not None else (_load_engine(system) if system is not None else None)
+    pair = engine if engine is not None else (_engine(system) if system is not None else None)
     found: list[Discrepancy] = []
     for round_number in range(1, tournament.rounds_completed + 1):
         state = round_input(tournament, round_number)
@@ -353,3 +344,10 @@ def check_tournament(
             if mismatch is not None:
                 found.append(mismatch)
     return found
+
+
+def _engine(system: str) -> Engine:
+    """The engine that re-pairs each round: the system's, or for `auto` the one its size calls for."""
+    if system == systems.AUTO:
+        return lambda tournament, round_number: systems.pair(tournament, systems.AUTO, round_number)[1]
+    return systems.engine(system)

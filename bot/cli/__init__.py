@@ -11,6 +11,7 @@ from collections.abc import Sequence
 COMMANDS: dict[str, str] = {
     "pair": "pair the next round of a TRF file",
     "check": "re-pair a tournament file round by round and report every discrepancy",
+    "generate": "write a random tournament paired round by round by the engine (TRF)",
     "standings": "print the standings of a tournament file with FIDE tie-breaks",
     "export": "write an event from the database (TRF, PGN or JSON)",
     "sandbox": "run a local Lichess (sandbox) for development and the demo",

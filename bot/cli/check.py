@@ -7,7 +7,7 @@ import sys
 
 from bot.cli import COMMANDS
 from bot.cli.trf_files import TrfFileError, parse_trf, read_text
-from pairing import checker
+from pairing import checker, systems
 
 EXIT_OK = 0
 EXIT_DISCREPANCIES = 1
@@ -27,9 +27,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--system",
-        choices=[*checker.SYSTEMS, "none"],
+        choices=[*systems.SYSTEMS, systems.AUTO, "none"],
         default="dutch",
-        help="pairing system to compare with ('none': absolute criteria only)",
+        help="pairing system to compare with ('auto': chosen by the players to pair, as Lichess does; "
+        "'none': absolute criteria only)",
     )
     parser.add_argument("file", metavar="FILE.trf", help="tournament report file (TRF16/TRF26)")
     parser.set_defaults(handler=run)

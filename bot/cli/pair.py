@@ -7,10 +7,8 @@ import sys
 
 from bot.cli import COMMANDS
 from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, read_trf
-from pairing.dutch import pair
+from pairing import systems
 from pairing.errors import NoValidPairing, PairingError
-
-SYSTEMS = ("dutch",)
 
 EXIT_PAIRED = 0
 EXIT_NO_PAIRING = 1
@@ -26,16 +24,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "'white black' lines of starting numbers, the pairing-allocated bye as 'id 0'. "
         "Exit codes: 0 paired, 1 no valid pairing exists, 2 the engine gave up, 3 bad input, 5 file cannot be read.",
     )
-    parser.add_argument("--system", default="dutch", help="pairing system (only 'dutch')")
+    parser.add_argument(
+        "--system",
+        default="dutch",
+        help=f"pairing system: {', '.join(systems.SYSTEMS)}, or {systems.AUTO} (by the players to pair, as Lichess)",
+    )
     parser.add_argument("file", metavar="FILE.trf", help="tournament file (TRF16/TRF26)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Pair the file named in `args` and print the result; return the exit code."""
-    system = str(args.system).lower()
-    if system not in SYSTEMS:
-        print(f"swissbot pair: unknown system {args.system!r} (supported: {', '.join(SYSTEMS)})", file=sys.stderr)
+    choice = str(args.system).lower()
+    if choice not in (*systems.SYSTEMS, systems.AUTO):
+        known = ", ".join((*systems.SYSTEMS, systems.AUTO))
+        print(f"swissbot pair: unknown system {args.system!r} (supported: {known})", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         tournament = read_trf(args.file, require_rounds=True)
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_BAD_INPUT
     try:
-        pairing = pair(tournament)
+        _, pairing = systems.pair(tournament, choice)
     except NoValidPairing as exc:
         print(f"swissbot pair: no valid pairing: {exc}", file=sys.stderr)
         return EXIT_NO_PAIRING

@@ -1,4 +1,4 @@
-"""What the file commands share: reading a TRF file, with the exit code a bad one gives."""
+"""What the file commands share: reading a TRF file (UTF-8, Windows-1252, Latin-1), with the exit codes of bad ones."""
 
 from __future__ import annotations
 
@@ -25,12 +25,17 @@ class TrfFileError(Exception):
 
 
 def read_text(path: str) -> str:
-    """A file's UTF-8 text; TrfFileError (exit 5) when it cannot be read."""
+    """A file's text, UTF-8 or else Windows-1252/Latin-1 (`trf.decode`); TrfFileError: exit 5 when the file
+    cannot be read, 3 when a byte is text in none of them (the message names the line)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as error:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
         raise TrfFileError(f"{path}: cannot read the file: {error}", EXIT_UNREADABLE) from None
+    try:
+        return trf.decode(data)
+    except trf.TrfError as error:
+        raise TrfFileError(f"{path}: {error}", EXIT_BAD_INPUT) from None
 
 
 def parse_trf(path: str, text: str, *, require_rounds: bool) -> Tournament:

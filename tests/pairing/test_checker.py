@@ -465,15 +465,22 @@ def test_cli_bad_input_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert f"line {line}:" in err and "colour" in err
 
 
-@pytest.mark.parametrize("kind", ["missing", "directory", "binary"])
+@pytest.mark.parametrize("kind", ["missing", "directory"])
 def test_cli_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
     path = tmp_path / "x.trf"
     if kind == "directory":
         path.mkdir()
-    elif kind == "binary":
-        path.write_bytes(b"\xff\xfe\x00garbage")
     assert run_check(str(path)) == 5
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_cli_bytes_no_encoding_reads_are_bad_input_naming_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "x.trf"
+    path.write_bytes(b"012 title\n\xff\xfe\x00garbage")
+    assert run_check(str(path)) == 3
+    assert "line 2:" in capsys.readouterr().err
 
 
 def test_forfeited_boards_are_compared_without_colours() -> None:

@@ -108,9 +108,11 @@ def test_bad_input_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "42" in capsys.readouterr().err
 
 
-def test_unreadable_file_exits_5(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unreadable_file_exits_5_and_undecodable_bytes_exit_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _run(str(tmp_path / "missing.trf")) == 5
     assert "cannot read" in capsys.readouterr().err
     binary = tmp_path / "binary.trf"
-    binary.write_bytes(b"\xff\xfe\x00bad")
-    assert _run(str(binary)) == 5
+    binary.write_bytes(b"\xff\xfe\x00bad")  # a NUL byte: text in no encoding TRF files use
+    assert _run(str(binary)) == 3
