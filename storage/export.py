@@ -29,6 +29,11 @@ def _date(moment: datetime | None, sep: str = "/") -> str:
     return moment.astimezone(UTC).strftime(f"%Y{sep}%m{sep}%d") if moment else ""
 
 
+# Record 192's code for an event whose every round one FIDE system paired (Fast Swiss, and a mix, have none;
+# the JSON export names each round's system).
+TRF_SYSTEM_CODES = {"dutch": "FIDE_DUTCH", "burstein": "FIDE_BURSTEIN"}
+
+
 async def export_trf(db: Database, event_id: int) -> str:
     """The event as a TRF file (decided rounds, plus the next round's fixed byes)."""
     async with db.snapshot() as conn:
@@ -42,6 +47,9 @@ async def export_trf(db: Database, event_id: int) -> str:
         header.append(f"052 {_date(event.finished_at)}")
     header.append(f"062 {len(tournament.players)}")
     header.append("092 Individual: Swiss-System")
+    used = {summary.round.system for summary in history.rounds}
+    if len(used) == 1 and (code := TRF_SYSTEM_CODES.get(used.pop())) is not None:
+        header.append(f"192 {code}")
     return trf.dumps(replace(tournament, header=tuple(header)))
 
 
@@ -327,6 +335,7 @@ async def export_json(db: Database, event_id: int) -> str:
         "rounds": [
             {
                 "number": s.round.number,
+                "system": s.round.system,
                 "status": s.round.status.value,
                 "paired_at": _time(s.round.paired_at),
                 "started_at": _time(s.round.started_at),

@@ -59,6 +59,7 @@ def round_from_row(row: Row) -> RoundRow:
         finished_at=parse_time(row["finished_at"]),
         pairings_announced_at=parse_time(row["pairings_announced_at"]),
         results_announced_at=parse_time(row["results_announced_at"]),
+        system=str(row["system"]),
     )
 
 

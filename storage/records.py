@@ -150,7 +150,7 @@ class EventSettings:
     guild_id: int = 0
     channel_id: int = 0
     rated: bool = True
-    system: str = "dutch"
+    system: str = "auto"
     start_at: datetime | None = None
     round_interval: int | None = DEFAULT_ROUND_INTERVAL
     round_times: tuple[datetime, ...] = ()
@@ -319,6 +319,7 @@ class RoundRow:
     finished_at: datetime | None
     pairings_announced_at: datetime | None = None
     results_announced_at: datetime | None = None
+    system: str = "dutch"
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,17 @@ async def next_round_number(db: Database, event_id: int) -> int:
 
 
 async def store_pairing(
-    db: Database, event_id: int, round_number: int, pairing: Pairing, *, at: datetime, actor: str
+    db: Database,
+    event_id: int,
+    round_number: int,
+    pairing: Pairing,
+    *,
+    at: datetime,
+    actor: str,
+    system: str = "dutch",
 ) -> RoundSummary:
-    """Store round `round_number`: its boards in order, the pairing-allocated bye, and the fixed
-    records (requested half-point byes, zero-point byes of players not active), in one transaction.
+    """Store round `round_number`, paired by `system`: its boards in order, the pairing-allocated bye, and the
+    fixed records (requested half-point byes, zero-point byes of players not active), in one transaction.
 
     Storing the same pairing again returns the stored round (restart safety). Refused with
     RoundNotNext unless it is the next round of a running event, RoundIncomplete if
@@ -78,8 +85,8 @@ async def store_pairing(
         _check_pairing(pairing, set(history.numbered) - set(planned))
         await execute(
             conn,
-            "INSERT INTO rounds (event_id, number, status, paired_at) VALUES (?, ?, 'paired', ?)",
-            (event_id, round_number, utc_text(at)),
+            "INSERT INTO rounds (event_id, number, status, paired_at, system) VALUES (?, ?, 'paired', ?, ?)",
+            (event_id, round_number, utc_text(at), system),
         )
         ids = {n: e.player.id for n, e in history.numbered.items()}
         await executemany(

@@ -14,6 +14,7 @@ from bot.director.models import Actor, Correction, RoundView
 from bot.director.rounds import set_next_round_at, start_round
 from bot.director.views import pairings, standings
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
+from pairing import systems
 from pairing.tiebreak_codes import parse_tiebreak
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -272,8 +273,8 @@ def _validate(settings: EventSettings) -> None:
     problems = []
     if not 1 <= settings.rounds <= 50:
         problems.append("rounds must be between 1 and 50")
-    if settings.system != "dutch":
-        problems.append(f"unknown pairing system {settings.system!r} (dutch)")
+    if settings.system not in (*systems.SYSTEMS, systems.AUTO):
+        problems.append(f"unknown pairing system {settings.system!r} ({', '.join((*systems.SYSTEMS, systems.AUTO))})")
     for code in settings.tiebreaks:
         try:
             parse_tiebreak(code)

@@ -13,7 +13,7 @@ from bot.director.models import SYSTEM_ACTOR
 from bot.director.views import pairings
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessError
-from pairing import dutch
+from pairing import systems
 from pairing.errors import NoValidPairing, PairingError
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -70,7 +70,7 @@ async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
         await finish_event(ctx, event_id, "not enough players left")
         return False
     try:
-        pairing = await asyncio.to_thread(dutch.pair, tournament, round_number)
+        system, pairing = await asyncio.to_thread(systems.pair, tournament, event.settings.system, round_number)
     except NoValidPairing:
         await finish_event(ctx, event_id, f"no valid pairing exists for round {round_number}")
         return False
@@ -79,7 +79,7 @@ async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
         raise
     async with ctx.db.transaction():
         await storage_rounds.store_pairing(
-            ctx.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name
+            ctx.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name, system=system
         )
         await storage_events.set_next_round_at(ctx.db, event_id, None)
     ctx.changed()

@@ -18,7 +18,7 @@ from bot.errors import InvalidSetting
 from storage.records import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
-System = Literal["dutch"]  # the systems the engine implements
+System = Literal["auto", "dutch"]  # auto: chosen each round by the players to pair, as Lichess does
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 ExportFormat = Literal["trf", "pgn", "json"]
@@ -122,7 +122,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         minutes: app_commands.Range[float, 0.25, 180.0] = 3.0,
         increment: app_commands.Range[int, 0, 180] = 2,
         rated: bool = True,
-        system: System = "dutch",
+        system: System = "auto",
         start: str | None = None,
         schedule: Schedule | None = None,
         interval: app_commands.Range[float, 0.0, 10080.0] | None = None,

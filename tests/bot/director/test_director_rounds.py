@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -317,3 +318,17 @@ async def test_the_crosstable_is_pairings_own_with_forfeits_and_byes_as_the_trf_
     assert "U" in firsts  # five players: the pairing-allocated bye
     assert any(c.endswith("+") and c[:-1].isdigit() for c in firsts)  # a forfeit win: '12+', no colour
     assert any(c.endswith("-") and c[:-1].isdigit() for c in firsts)
+
+
+async def test_each_round_records_the_system_that_paired_it_and_the_exports_say_so(world: World) -> None:
+    event_id, _ = await world.event(players=6, rounds=2)
+    assert (await world.director.event(event_id)).settings.system == "auto"  # the default for new events
+    await world.run_until(lambda: world.finished(event_id))
+    document = json.loads(await world.director.export(event_id, "json"))
+    assert [r["system"] for r in document["rounds"]] == ["dutch", "dutch"]  # auto: six players pair by Dutch
+    assert "192 FIDE_DUTCH" in (await world.director.export(event_id, "trf")).decode().splitlines()
+
+
+async def test_an_unknown_system_is_refused_naming_the_known_ones(world: World) -> None:
+    with pytest.raises(InvalidSetting, match=r"unknown pairing system 'monrad' .*auto"):
+        await world.event(players=0, system="monrad")
