@@ -358,6 +358,7 @@ class SandboxState:
         for bulk in sorted(self.bulks.values(), key=lambda b: b.pair_at):
             if bulk.paired_at is not None or bulk.pair_at > now:
                 continue
+            at = bulk.pair_at  # when the sandbox jumps past it, the games still date from then
             for planned in bulk.games:
                 game = Game(
                     id=planned.id,
@@ -370,42 +371,43 @@ class SandboxState:
                     rated=bulk.rated,
                     rules=bulk.rules,
                     creator=bulk.by,
-                    created_at=now,
-                    expires_at=now,
-                    started_at=now,
+                    created_at=at,
+                    expires_at=at,
+                    started_at=at,
                     status="started",
                     source="api",
                     bulk=bulk.id,
                 )
                 self.games[game.id] = game
                 created.append(game)
-                self._announce(bulk, game)
-            bulk.paired_at = now
+                self._announce(bulk, game, at)
+            bulk.paired_at = at
         if created:
             self.notify()
         return created
 
-    def _announce(self, bulk: Bulk, game: Game) -> None:
+    def _announce(self, bulk: Bulk, game: Game, at: float) -> None:
         template = bulk.message or "Your game with {opponent} is ready: {game}."
         for me, opponent in ((game.white, game.black), (game.black, game.white)):
             opponent_name = self.users[opponent].username if opponent in self.users else opponent
             text = template.replace("{game}", f"{self.public_url}/{game.id}").replace(
                 "{opponent}", f"{self.public_url}/@/{opponent_name}"
             )
-            self.messages.append(Message(bulk.by, me, text, game.id, bulk.id, self.now()))
+            self.messages.append(Message(bulk.by, me, text, game.id, bulk.id, at))
 
     def start_due_clocks(self) -> None:
         """Start the clocks of every paired bulk whose `start_clocks_at` has come."""
         now = self.now()
         for bulk in self.bulks.values():
-            due = bulk.start_clocks_at is not None and bulk.start_clocks_at <= now
-            if bulk.paired_at is None or bulk.started_clocks_at is not None or not due:
+            start = bulk.start_clocks_at
+            if bulk.paired_at is None or bulk.started_clocks_at is not None or start is None or start > now:
                 continue
-            bulk.started_clocks_at = now
+            at = max(start, bulk.paired_at)  # the clocks started then, even if the sandbox's time jumped past
+            bulk.started_clocks_at = at
             for planned in bulk.games:
                 game = self.games.get(planned.id)
                 if game is not None and not game.finished and game.clock_started_at is None:
-                    game.clock_started_at = now
+                    game.clock_started_at = at
 
     def flag_at(self, game: Game) -> float | None:
         """When the side to move runs out of time, if its clock runs (bulk games only)."""

@@ -15,9 +15,7 @@ from sandbox.lichess.oauth import challenge_of
 REDIRECT = "http://127.0.0.1:9999/callback"
 
 
-async def call(
-    sandbox: Sandbox, method: str, path: str, *, token: str | None = None, **kwargs: Any
-) -> tuple[int, Any]:
+async def call(sandbox: Sandbox, method: str, path: str, *, token: str | None = None, **kwargs: Any) -> tuple[int, Any]:
     """One request with an optional bearer token; JSON or ndjson bodies are decoded, anything else is text."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     headers.update(kwargs.pop("headers", {}))

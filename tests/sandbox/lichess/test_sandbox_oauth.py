@@ -59,7 +59,8 @@ async def test_a_wrong_verifier_is_refused_and_the_code_is_consumed(sandbox: San
     code, verifier = await authorize(sandbox, "alice")
     status, reply = await exchange(sandbox, code, secrets.token_urlsafe(48))
     assert status == 400
-    assert reply == {"error": "invalid_grant", "error_description": "hash of code_verifier does not match code_challenge"}
+    mismatch = "hash of code_verifier does not match code_challenge"
+    assert reply == {"error": "invalid_grant", "error_description": mismatch}
     status, reply = await exchange(sandbox, code, verifier)  # even the right verifier now: the code is spent
     assert status == 400 and reply["error"] == "invalid_grant"
     assert "consumed" in reply["error_description"]
@@ -153,7 +154,9 @@ async def test_the_control_api_decides_for_the_browser(sandbox: Sandbox) -> None
         ({"redirect_uri": "javascript:alert(1)"}, "redirect_uri invalid"),
     ],
 )
-async def test_a_bad_authorization_request_shows_an_error(sandbox: Sandbox, change: dict[str, str], message: str) -> None:
+async def test_a_bad_authorization_request_shows_an_error(
+    sandbox: Sandbox, change: dict[str, str], message: str
+) -> None:
     status, page = await call(sandbox, "GET", "/oauth?" + auth_query("x" * 43, sandbox_user="alice", **change))
     assert status == 400 and message in page
 
@@ -172,7 +175,7 @@ async def test_revocation(sandbox: Sandbox) -> None:
 
 async def test_personal_tokens_keep_their_scopes(sandbox: Sandbox) -> None:
     narrow = await personal_token(sandbox, "alice", scopes=["challenge:read"])
-    status, tested = await call(sandbox, "POST", "/api/token/test", data=f"{narrow},{sandbox.bot_token}")
+    _, tested = await call(sandbox, "POST", "/api/token/test", data=f"{narrow},{sandbox.bot_token}")
     assert tested[narrow] == {"userId": "alice", "scopes": "challenge:read", "expires": None}
     assert "challenge:bulk" in tested[sandbox.bot_token]["scopes"].split(",")
     assert (await call(sandbox, "GET", "/api/account", token=narrow))[1]["id"] == "alice"
