@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,6 +130,11 @@ def _too_many(request: web.Request, ids: list[str]) -> web.Response | None:
     return None
 
 
+def _gone(request: web.Request) -> bool:
+    """The client closed the connection."""
+    return request.transport is None or request.transport.is_closing()
+
+
 def _drop(request: web.Request) -> None:
     """Lose the connection mid-stream (the chunked body never ends), as a network cut would."""
     if request.transport is not None:
@@ -154,27 +160,35 @@ async def stream_games(request: web.Request) -> web.StreamResponse:
     await response.prepare(request)
     registry.open.append(stream)
     sent = 0
+    loop = asyncio.get_running_loop()
+    last_write = loop.time()
     try:
-        while not registry.closing:
+        while not registry.closing and not _gone(request):
             changed = state.changed
             for line in stream.pending(state):
                 await response.write((json.dumps(line) + "\n").encode())
+                last_write = loop.time()
                 sent += 1
                 if cut_after is not None and sent >= cut_after:
                     stream.cut = True
                     break
-            if stream.cut or (cut_after is not None and sent >= cut_after):
+            if stream.cut:
                 _drop(request)
                 return response
-            try:
-                await asyncio.wait_for(changed.wait(), registry.keepalive)
-            except TimeoutError:
+            quiet = registry.keepalive - (loop.time() - last_write)
+            if quiet <= 0:
                 await response.write(b"\n")
+                last_write = loop.time()
+                continue
+            # wake for an event, for the keep-alive, or every second to notice a client that left
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), min(quiet, 1.0))
     except (ConnectionError, RuntimeError):
         return response  # the client went away
     finally:
         registry.open.remove(stream)
-    await response.write_eof()
+    if not _gone(request):
+        await response.write_eof()
     return response
 
 

@@ -198,3 +198,13 @@ async def test_berserk_reads_the_stream(sandbox: Sandbox) -> None:
     expected = [(first, "started"), (second, "started"), (first, "resign")]
     assert [(g["id"], g["statusName"]) for g in received] == expected
     assert received[0]["createdAt"].year >= 2020  # berserk turned createdAt into a datetime
+
+
+async def test_a_stream_the_client_closed_is_forgotten(sandbox: Sandbox) -> None:
+    async with stream(sandbox, "leaving", ["abcdefgh"]):
+        assert await control(sandbox, "GET", "/sandbox/streams") == [{"id": "leaving", "watching": ["abcdefgh"]}]
+    for _ in range(50):  # the server notices within about a second
+        if await control(sandbox, "GET", "/sandbox/streams") == []:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("the closed stream is still open on the server")
