@@ -316,3 +316,17 @@ async def test_simulated_players_play_bulk_games_and_absent_ones_do_not() -> Non
         await advance(sandbox, 60 + 300)
         flagged = await game(sandbox, no_show)
         assert (flagged["status"], flagged["winner"]) == ("outoftime", "black")
+
+
+async def test_faults_apply_to_the_new_paths(sandbox: Sandbox) -> None:
+    a, b = await tokens(sandbox, "alice", "bob")
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/bulk-pairing", "status": 502, "after": True})
+    status, reply = await create(sandbox, f"{a}:{b}")
+    assert (status, reply) == (502, {"error": "Sandbox fault 502"})
+    status, listed = await call(sandbox, "GET", "/api/bulk-pairing", token=sandbox.bot_token)
+    assert len(listed) == 1  # Lichess scheduled it although the client saw an error
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/token", "status": 429})
+    status, reply = await call(sandbox, "POST", "/api/token/test", data=a)
+    assert (status, reply) == (429, {"error": "Too many requests. Try again later."})
+    status, reply = await call(sandbox, "POST", "/api/token/test", data=a)
+    assert status == 200 and reply[a] is not None
