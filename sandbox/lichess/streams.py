@@ -166,13 +166,12 @@ async def stream_games(request: web.Request) -> web.StreamResponse:
         while not registry.closing and not _gone(request):
             changed = state.changed
             for line in stream.pending(state):
+                if cut_after is not None and sent >= cut_after:
+                    break
                 await response.write((json.dumps(line) + "\n").encode())
                 last_write = loop.time()
                 sent += 1
-                if cut_after is not None and sent >= cut_after:
-                    stream.cut = True
-                    break
-            if stream.cut:
+            if stream.cut or (cut_after is not None and sent >= cut_after):
                 _drop(request)
                 return response
             quiet = registry.keepalive - (loop.time() - last_write)

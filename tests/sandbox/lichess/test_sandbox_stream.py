@@ -208,3 +208,11 @@ async def test_a_stream_the_client_closed_is_forgotten(sandbox: Sandbox) -> None
             return
         await asyncio.sleep(0.1)
     raise AssertionError("the closed stream is still open on the server")
+
+
+async def test_a_cut_at_zero_lines_drops_the_stream_at_once(sandbox: Sandbox) -> None:
+    bulk = await bulk_of(sandbox, ("alice", "bob"))
+    await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/stream/games/", "cut": 0})
+    async with stream(sandbox, "zero", [bulk["games"][0]["id"]]) as lines:
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await lines.raw()
