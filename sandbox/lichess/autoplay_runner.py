@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from sandbox.lichess.autoplay import choose_plan, game_rng, plan_course
+from sandbox.lichess.autoplay import Plan, choose_plan, game_rng, plan_course
+from sandbox.lichess.games import Course, plan_game
 from sandbox.lichess.http import STATE
 from sandbox.lichess.state import Game, SandboxState
 
@@ -24,25 +26,48 @@ class AutoplaySettings:
 AUTOPLAY = web.AppKey("autoplay", AutoplaySettings)
 
 
+def _absent(state: SandboxState, uid: str) -> bool:
+    user = state.users.get(uid)
+    return user is not None and user.absent
+
+
+def _plan(state: SandboxState, game: Game) -> tuple[Plan, random.Random]:
+    """The simulated players' plan; a bulk game's key is its id (it has no name), and absent players never move."""
+    rng = game_rng(state.seed, game.white, game.black, game.id if game.bulk else game.name)
+    plan = choose_plan(rng)
+    white_absent, black_absent = _absent(state, game.white), _absent(state, game.black)
+    if game.bulk is not None and (white_absent or black_absent or not plan.joins):
+        # a bulk game exists at once: nobody turning up is a game nobody moves in
+        plies = 1 if black_absent and not white_absent else 0
+        return Plan("absent", True, "started", None, plies), rng
+    if game.bulk is None and (white_absent or black_absent):
+        return Plan("absent", False, "created", None, 0), rng  # an absent player never joins a challenge
+    return plan, rng
+
+
+def _course(plan: Plan, rng: random.Random, game: Game) -> Course:
+    if plan.kind == "absent":
+        return plan_game(rng, status="started", winner=None, plies=plan.plies)
+    return plan_course(plan, rng, game.rules)
+
+
 def play_now(state: SandboxState, game: Game) -> None:
     """Apply the simulated players' whole plan to `game` at once."""
-    rng = game_rng(state.seed, game.white, game.black, game.name)
-    plan = choose_plan(rng)
+    plan, rng = _plan(state, game)
     if not plan.joins:
         return
-    state.play(game, plan_course(plan, rng, game.rules))
+    state.play(game, _course(plan, rng, game))
 
 
 async def _play_later(state: SandboxState, game: Game, delay: float) -> None:
-    rng = game_rng(state.seed, game.white, game.black, game.name)
-    plan = choose_plan(rng)
+    plan, rng = _plan(state, game)
     if not plan.joins:
         return
     await asyncio.sleep(delay * 0.3)
     if game.id not in state.games or game.finished:
         return
     state.start(game)
-    course = await asyncio.to_thread(plan_course, plan, rng, game.rules)
+    course = await asyncio.to_thread(_course, plan, rng, game)
     await asyncio.sleep(delay * 0.7)
     if game.id in state.games and not game.finished and not game.moves:
         state.play(game, course)
@@ -60,6 +85,19 @@ async def on_challenge_created(app: web.Application, game: Game) -> None:
     task = asyncio.create_task(_play_later(state, game, settings.delay))
     settings.tasks.add(task)
     task.add_done_callback(settings.tasks.discard)
+
+
+async def on_games_paired(app: web.Application, games: list[Game]) -> None:
+    """Hand the games a bulk pairing created to the simulated players, if autoplay is on."""
+    for game in games:
+        await on_challenge_created(app, game)
+
+
+async def tick(app: web.Application) -> None:
+    """Let the sandbox's time act, and hand games a bulk created to the simulated players."""
+    paired = app[STATE].tick()
+    if paired:
+        await on_games_paired(app, paired)
 
 
 async def cancel_tasks(app: web.Application) -> None:

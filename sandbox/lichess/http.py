@@ -8,10 +8,12 @@ from typing import Any
 
 from aiohttp import web
 
-from sandbox.lichess.state import SandboxState, User
+from sandbox.lichess.state import SandboxState, Token, User
 
 STATE = web.AppKey("state", SandboxState)
 ME = web.RequestKey("me", User)
+TOKEN = web.RequestKey("token", Token)
+CUT = web.RequestKey("cut", int)  # a fault that drops a stream after this many lines
 
 
 class BadRequest(Exception):
@@ -36,6 +38,17 @@ def state_of(request: web.Request) -> SandboxState:
 def me(request: web.Request) -> User | None:
     """The account of the request's token, if any."""
     user: User | None = request.get(ME)
+    return user
+
+
+def scoped(request: web.Request, scope: str) -> User | web.Response:
+    """The token owner if the token carries `scope`; else lila's 401 (no token) or 403 (missing scope)."""
+    token: Token | None = request.get(TOKEN)
+    user = me(request)
+    if token is None or user is None:
+        return error(401, "No token provided")
+    if scope not in token.scopes:
+        return error(403, f"Missing scope: {scope}")
     return user
 
 

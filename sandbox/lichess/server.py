@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -10,9 +11,9 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from sandbox.lichess import api, control
-from sandbox.lichess.autoplay_runner import AUTOPLAY, AutoplaySettings, cancel_tasks
-from sandbox.lichess.http import ME, STATE, error
+from sandbox.lichess import api, bulk, control, oauth, streams
+from sandbox.lichess.autoplay_runner import AUTOPLAY, AutoplaySettings, cancel_tasks, tick
+from sandbox.lichess.http import CUT, ME, STATE, TOKEN, base_url, error
 from sandbox.lichess.state import BOT_TOKEN, BOT_USERNAME, Clock, LoggedRequest, SandboxState, User
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -42,6 +43,9 @@ async def _faults(request: web.Request, handler: Handler) -> web.StreamResponse:
     fault = request.app[STATE].take_fault(request.path)
     if fault is None:
         return await handler(request)
+    if fault.cut is not None:  # the stream opens normally and is dropped later
+        request[CUT] = fault.cut
+        return await handler(request)
     # `after`: Lichess does the work, then the reply is lost (an error status, or too late to be read)
     response = await handler(request) if fault.after else None
     if fault.delay:
@@ -55,15 +59,42 @@ async def _faults(request: web.Request, handler: Handler) -> web.StreamResponse:
 async def _auth(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Resolve the bearer token to an account; an unknown token is a 401, as on Lichess."""
     state = request.app[STATE]
-    state.remove_expired()
+    if state.public_url == "https://lichess.org":
+        state.public_url = base_url(request)
+    await tick(request.app)
     header = request.headers.get("Authorization", "")
     if header and not request.path.startswith("/sandbox/"):
-        token = header.removeprefix("Bearer ").strip()
-        user = state.user_for_token(token)
-        if user is None:
+        token = state.token(header.removeprefix("Bearer ").strip())
+        user = state.users.get(token.user) if token else None
+        if token is None or user is None:
             return error(401, "No such token")
         request[ME] = user
+        request[TOKEN] = token
     return await handler(request)
+
+
+TICKER = web.AppKey("ticker", asyncio.Task[None])
+
+
+async def _tick_forever(app: web.Application, interval: float) -> None:
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await tick(app)
+        except Exception:  # one bad tick must not stop the sandbox's time
+            logging.getLogger(__name__).exception("sandbox tick failed")
+
+
+async def _start_ticker(app: web.Application) -> None:
+    """Bulks pair, clocks run and flags fall even when nobody sends a request."""
+    app[TICKER] = asyncio.create_task(_tick_forever(app, 0.1))
+
+
+async def _stop_ticker(app: web.Application) -> None:
+    task = app.get(TICKER)
+    if task is not None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
 
 
 def make_app(
@@ -73,13 +104,21 @@ def make_app(
     autoplay: bool = False,
     autoplay_delay: float = 0.0,
     clock: Clock | None = None,
+    stream_keepalive: float = streams.KEEPALIVE,
 ) -> web.Application:
     """The sandbox as an aiohttp application (for `aiohttp.test_utils` or an `AppRunner`)."""
     app = web.Application(middlewares=[_log_requests, _faults, _auth])
     app[STATE] = state if state is not None else SandboxState(seed=seed, clock=clock)
     app[AUTOPLAY] = AutoplaySettings(enabled=autoplay, delay=autoplay_delay)
+    app[streams.STREAMS] = streams.Streams(keepalive=stream_keepalive)
     app.add_routes(api.routes)
+    app.add_routes(oauth.routes)
+    app.add_routes(bulk.routes)
+    app.add_routes(streams.routes)
     app.add_routes(control.routes)
+    app.on_startup.append(_start_ticker)
+    app.on_shutdown.append(streams.close_all)
+    app.on_cleanup.append(_stop_ticker)
     app.on_cleanup.append(cancel_tasks)
     return app
 
@@ -108,9 +147,12 @@ async def run_sandbox(
     autoplay: bool = False,
     autoplay_delay: float = 0.0,
     clock: Clock | None = None,
+    stream_keepalive: float = streams.KEEPALIVE,
 ) -> AsyncIterator[Sandbox]:
     """Serve the sandbox in this event loop (port 0: a free port) until the block exits."""
-    app = make_app(seed=seed, autoplay=autoplay, autoplay_delay=autoplay_delay, clock=clock)
+    app = make_app(
+        seed=seed, autoplay=autoplay, autoplay_delay=autoplay_delay, clock=clock, stream_keepalive=stream_keepalive
+    )
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
@@ -118,6 +160,8 @@ async def run_sandbox(
         await site.start()
         bound_host, bound_port = runner.addresses[0][:2]
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-        yield Sandbox(url=f"http://{shown}:{bound_port}", state=app[STATE], app=app)
+        url = f"http://{shown}:{bound_port}"
+        app[STATE].public_url = url
+        yield Sandbox(url=url, state=app[STATE], app=app)
     finally:
         await runner.cleanup()

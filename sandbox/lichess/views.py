@@ -143,7 +143,7 @@ def game_json(game: Game, state: SandboxState, *, moves: bool = True, pgn_in_jso
         "createdAt": ms(started),
         "lastMoveAt": ms(game.last_move_at if game.last_move_at is not None else started),
         "status": game.status,
-        "source": "friend",
+        "source": game.source,
         "players": {color: _player(state, uid) for color, uid in (("white", game.white), ("black", game.black))},
     }
     if game.winner:

@@ -11,6 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from sandbox.lichess import Sandbox
+from tests.sandbox.lichess.helpers import REDIRECT, authorize, personal_token
 from tests.support.paths import SHARED
 
 SPEC = SHARED / "lichess-openapi" / "lichess-api.json"
@@ -172,3 +173,108 @@ async def test_not_found_and_unauthorised_bodies(sandbox: Sandbox) -> None:
     status, text = await call(sandbox, "GET", "/api/account", token=False)
     assert status == 401
     check(json.loads(text), component("Error"))
+
+
+# --- OAuth, bulk pairing and the game stream -------------------------------------------------------
+
+
+async def test_oauth_token_answers(sandbox: Sandbox) -> None:
+    code, verifier = await authorize(sandbox, "alice")
+    status, text = await call(sandbox, "POST", "/api/token", token=False, data=token_form(code, "x" * 43))
+    assert status == 400
+    check(json.loads(text), schema("/api/token", "post", "400"))
+    code, verifier = await authorize(sandbox, "alice")
+    status, text = await call(sandbox, "POST", "/api/token", token=False, data=token_form(code, verifier))
+    assert status == 200
+    issued = json.loads(text)
+    check(issued, schema("/api/token", "post"))
+    status, text = await call(
+        sandbox, "POST", "/api/token/test", token=False, data=f"{issued['access_token']},{sandbox.bot_token},lip_no"
+    )
+    assert status == 200
+    check(json.loads(text), schema("/api/token/test", "post"))
+    status, text = await call(
+        sandbox, "DELETE", "/api/token", token=False, headers={"Authorization": f"Bearer {issued['access_token']}"}
+    )
+    assert status == 204 and "204" in spec()["paths"]["/api/token"]["delete"]["responses"]
+
+
+def token_form(code: str, verifier: str) -> dict[str, str]:
+    return {
+        "grant_type": "authorization_code",
+        "code": code,
+        "code_verifier": verifier,
+        "redirect_uri": REDIRECT,
+        "client_id": "swissbot.example",
+    }
+
+
+async def test_bulk_pairing_answers(sandbox: Sandbox) -> None:
+    players = [await personal_token(sandbox, name, scopes=["challenge:write"]) for name in ("alice", "bob")]
+    start = round((sandbox.state.now() + 60) * 1000)
+    form = {
+        "players": f"{players[0]}:{players[1]}",
+        "clock.limit": "300",
+        "clock.increment": "3",
+        "startClocksAt": str(start),
+        "rules": "noAbort,noEarlyDraw",
+        "message": "Your game: {game}",
+    }
+    status, text = await call(sandbox, "POST", "/api/bulk-pairing", data=form)
+    assert status == 200
+    bulk = json.loads(text)
+    check(bulk, schema("/api/bulk-pairing", "post"))
+    status, text = await call(sandbox, "POST", "/api/bulk-pairing", data=form | {"rules": "noTakeback"})
+    assert status == 400
+    check(json.loads(text), schema("/api/bulk-pairing", "post", "400"))
+
+    status, text = await call(sandbox, "GET", "/api/bulk-pairing")
+    check(json.loads(text), schema("/api/bulk-pairing", "get"))
+    status, text = await call(sandbox, "GET", f"/api/bulk-pairing/{bulk['id']}")
+    shown = json.loads(text)
+    assert shown["pairedAt"] is not None
+    check(shown, schema("/api/bulk-pairing/{id}", "get"))
+    status, text = await call(sandbox, "GET", "/api/bulk-pairing/nothere")
+    assert status == 404
+    check(json.loads(text), schema("/api/bulk-pairing/{id}", "get", "404"))
+
+    status, text = await call(sandbox, "POST", f"/api/bulk-pairing/{bulk['id']}/start-clocks")
+    check(json.loads(text), schema("/api/bulk-pairing/{id}/start-clocks", "post"))
+    status, text = await call(
+        sandbox, "GET", f"/api/bulk-pairing/{bulk['id']}/games", headers={"Accept": "application/x-ndjson"}
+    )
+    games = lines(text)
+    assert len(games) == 1
+    for game in games:
+        check(game, schema("/api/bulk-pairing/{id}/games", "get", media="application/x-ndjson"))
+        check(game, component("GameJson"))
+    status, text = await call(sandbox, "DELETE", f"/api/bulk-pairing/{bulk['id']}")
+    check(json.loads(text), schema("/api/bulk-pairing/{id}", "delete"))
+    status, text = await call(sandbox, "DELETE", f"/api/bulk-pairing/{bulk['id']}")
+    assert status == 404
+    check(json.loads(text), schema("/api/bulk-pairing/{id}", "delete", "404"))
+
+
+async def test_game_stream_lines(sandbox: Sandbox) -> None:
+    players = [await personal_token(sandbox, name) for name in ("alice", "bob", "carol", "dave")]
+    form = {"players": f"{players[0]}:{players[1]},{players[2]}:{players[3]}", "days": "3"}
+    status, text = await call(sandbox, "POST", "/api/bulk-pairing", data=form)
+    assert status == 200
+    first, second = (g["id"] for g in json.loads(text)["games"])
+    await call(sandbox, "GET", "/api/account")  # a request: the bulk pairs
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{sandbox.url}/sandbox/games/{second}/play", json={"status": "mate", "winner": "black"}) as done,
+    ):
+        assert done.status == 200
+    line_schema = schema("/api/stream/games/{streamId}", "post")["items"]
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{sandbox.url}/api/stream/games/schema", data=f"{first},{second}") as resp,
+    ):
+        seen = [json.loads(await resp.content.readline()) for _ in range(2)]
+        status, text = await call(sandbox, "POST", "/api/stream/games/schema/add", data=first)
+        check(json.loads(text), schema("/api/stream/games/{streamId}/add", "post"))
+    assert {s["statusName"] for s in seen} == {"started", "mate"}
+    for line in seen:
+        check(line, line_schema)
