@@ -292,10 +292,10 @@ async def callback(request: web.Request) -> web.Response:
             "response_message_loading": kind == 5,
             "response_message_ephemeral": interaction.ephemeral,
         }
-    reply: Json = {"interaction": summary}
+    answer: Json = {"interaction": summary}
     if resource is not None:
-        reply["resource"] = resource
-    return reply(reply)
+        answer["resource"] = resource
+    return reply(answer)
 
 
 def _interaction_message(state: DiscordState, interaction: Interaction, data: Json, files: list[Attachment]) -> Message:

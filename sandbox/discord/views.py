@@ -299,7 +299,7 @@ def command_json(command: Command, state: DiscordState) -> Json:
         "type": data.get("type", 1),
         "name": data["name"],
         "description": data.get("description", ""),
-        "default_member_permissions": data.get("default_member_permissions"),
+        "default_member_permissions": _optional_str(data.get("default_member_permissions")),
         "dm_permission": data.get("dm_permission", True) is not False,
         "nsfw": bool(data.get("nsfw", False)),
         "name_localizations": data.get("name_localizations"),
@@ -312,6 +312,10 @@ def command_json(command: Command, state: DiscordState) -> Json:
     if data.get("options"):
         body["options"] = [option_json(o) for o in data["options"]]
     return body
+
+
+def _optional_str(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def option_json(option: Json) -> Json:

@@ -143,6 +143,7 @@ class ToyBot(discord.Client):
         self.resumed = asyncio.Event()
         self.late_answers_refused = 0
         self.synced: list[app_commands.AppCommand] = []
+        self.interactions: list[discord.Interaction] = []
 
     async def setup_hook(self) -> None:
         """Find the gateway, register the persistent view, sync the commands to the guild."""
@@ -152,6 +153,10 @@ class ToyBot(discord.Client):
         for command in (Swiss(), reset, whois):
             self.tree.add_command(command, guild=guild)
         self.synced = await self.tree.sync(guild=guild)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Keep every interaction received, for tests that inspect the payload discord.py parsed."""
+        self.interactions.append(interaction)
 
     async def on_resumed(self) -> None:
         """The gateway session was resumed."""
