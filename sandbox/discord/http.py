@@ -50,9 +50,9 @@ def invalid_form(errors: Json) -> DiscordError:
     return DiscordError(400, 50035, "Invalid Form Body", errors)
 
 
-def field_error(code: str, message: str) -> Json:
-    """One leaf of the `errors` tree."""
-    return {"_errors": [{"code": code, "message": message}]}
+def field_error(kind: str, message: str) -> Json:
+    """One leaf of the `errors` tree: the spec types its `code` as an integer, so the kind goes in the message."""
+    return {"_errors": [{"code": 50035, "message": f"{message} ({kind})"}]}
 
 
 def state_of(request: web.Request) -> DiscordState:

@@ -132,7 +132,7 @@ async def overwrite_commands(request: web.Request) -> web.Response:
     if len(body) > 100:
         raise invalid_form(field_error("BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length."))
     errors: Json = {}
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[Any, Any]] = set()
     for index, payload in enumerate(body):
         problem = _check_command(payload)
         key = (payload.get("name"), payload.get("type", 1)) if isinstance(payload, dict) else ("", 0)
@@ -261,8 +261,7 @@ async def callback(request: web.Request) -> web.Response:
         interaction.ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
         message = _interaction_message(state, interaction, {"flags": LOADING | (EPHEMERAL * interaction.ephemeral)}, [])
         interaction.original_message_id = message.id
-        response |= {"ephemeral": interaction.ephemeral}
-        resource = {"type": 5, "message": message_json(message, state, base_url(request))}
+        response |= {"ephemeral": interaction.ephemeral}  # the spec gives a deferral no `resource`
     elif kind == 7:
         target = state.messages.get(interaction.message_id or 0)
         if target is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from typing import Literal
+from typing import Any, Literal
 
 import discord
 import yarl
@@ -150,7 +150,8 @@ class ToyBot(discord.Client):
         await discover_gateway(self)
         self.add_view(ReadyView())
         guild = discord.Object(self.guild_id)
-        for command in (Swiss(), reset, whois):
+        commands: list[app_commands.Group | app_commands.Command[Any, Any, Any]] = [Swiss(), reset, whois]
+        for command in commands:
             self.tree.add_command(command, guild=guild)
         self.synced = await self.tree.sync(guild=guild)
 
