@@ -142,6 +142,8 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     finally:
         if session is not None and session.connection is connection:
             session.connection = None
+            if socket.close_code in (1000, 1001):  # a client closing with 1000/1001 ends its session
+                gateway.sessions.pop(session.id, None)
     return socket
 
 

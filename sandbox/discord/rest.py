@@ -262,10 +262,13 @@ async def callback(request: web.Request) -> web.Response:
         message = _interaction_message(state, interaction, {"flags": LOADING | (EPHEMERAL * interaction.ephemeral)}, [])
         interaction.original_message_id = message.id
         response |= {"ephemeral": interaction.ephemeral}  # the spec gives a deferral no `resource`
+    elif kind == 6:
+        interaction.original_message_id = interaction.message_id  # @original: the component's message
     elif kind == 7:
         target = state.messages.get(interaction.message_id or 0)
         if target is None:
             raise not_found("Message", 10008)
+        interaction.original_message_id = target.id
         check_message(data, files, edit=True)
         state.edit_message(target, data, files)
         response |= _seen(target)
@@ -346,7 +349,10 @@ def _webhook_message(request: web.Request, state: DiscordState, interaction: Int
     raw = request.match_info["message_id"]
     message_id = interaction.original_message_id if raw == "@original" else (int(raw) if raw.isdigit() else None)
     message = state.messages.get(message_id or 0)
-    if message is None or message.interaction_id != interaction.id or message.deleted:
+    ours = message is not None and (
+        message.interaction_id == interaction.id or message.id == interaction.original_message_id
+    )
+    if message is None or not ours or message.deleted:
         raise not_found("Message", 10008)
     return message
 

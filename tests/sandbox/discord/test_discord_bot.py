@@ -21,7 +21,7 @@ from tests.sandbox.discord.conftest import (
     run_command,
     running_bot,
 )
-from tests.sandbox.discord.toy_bot import READY_BUTTON, ToyBot
+from tests.sandbox.discord.toy_bot import OUT_BUTTON, READY_BUTTON, REFRESH_BUTTON, ToyBot
 
 WAIT = 5.0
 
@@ -227,6 +227,42 @@ async def test_an_announcement_with_embed_file_button_edit_and_dm(discord_sandbo
     assert answer["content"] == f"<@{BOB}> is ready" and answer["ephemeral"] is True
     status, body = await control(discord_sandbox, "POST", "/sandbox/components", click | {"custom_id": "nope"})
     assert status == 404
+
+
+async def test_buttons_that_update_their_message(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:
+    posted = await announce(discord_sandbox)
+    click = {"message_id": posted["id"], "custom_id": OUT_BUTTON, "user_id": str(BOB)}
+    status, body = await control(discord_sandbox, "POST", "/sandbox/components", click)
+    assert status == 200
+    update = one(body)
+    assert update["type"] == 7 and update["message_id"] == posted["id"]
+    assert update["content"] == f"Round 1 is paired (edited) (without <@{BOB}>)"
+
+    click = {"message_id": posted["id"], "custom_id": REFRESH_BUTTON, "user_id": str(ALICE)}
+    status, body = await control(discord_sandbox, "POST", "/sandbox/components", click)
+    assert status == 200
+    deferred, edit = body["responses"]
+    assert deferred == {"type": 6}
+    assert edit["type"] == "edit" and edit["message_id"] == posted["id"] and edit["components"] == []
+    _, messages = await control(discord_sandbox, "GET", f"/sandbox/channels/{GENERAL}/messages")
+    (message,) = [m for m in messages if m["id"] == posted["id"]]
+    assert message["content"] == "Round 1 is paired (refreshed)"
+    assert [e["content"] for e in message["edits"]] == [
+        "Round 1 is paired",
+        "Round 1 is paired (edited)",
+        f"Round 1 is paired (edited) (without <@{BOB}>)",
+    ]
+    status, body = await control(discord_sandbox, "POST", "/sandbox/components", click)
+    assert status == 404  # the buttons are gone
+
+
+async def test_a_guild_created_while_connected_reaches_the_bot(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:
+    guild = {"id": "700000000000000099", "name": "Second Club", "channels": [{"id": "700000000000000098", "name": "x"}]}
+    status, _ = await control(discord_sandbox, "POST", "/sandbox/guilds", guild)
+    assert status == 201
+    await eventually(lambda: bot.get_guild(700000000000000099) is not None)
+    joined = bot.get_guild(700000000000000099)
+    assert joined is not None and [c.name for c in joined.text_channels] == ["x"]
 
 
 async def test_an_answer_later_than_3_seconds_is_not_a_response(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:

@@ -14,6 +14,8 @@ from discord.http import Route
 
 EVENTS = ["Blitz Monday", "Blitz Thursday", "Rapid Sunday", "Classical Cup"]
 READY_BUTTON = "toy:ready"
+OUT_BUTTON = "toy:out"
+REFRESH_BUTTON = "toy:refresh"
 
 
 def point_discord_py_at(api_url: str) -> None:
@@ -37,6 +39,20 @@ class ReadyView(discord.ui.View):
     async def ready(self, interaction: discord.Interaction, button: discord.ui.Button[ReadyView]) -> None:
         """Confirm privately."""
         await interaction.response.send_message(f"<@{interaction.user.id}> is ready", ephemeral=True)
+
+    @discord.ui.button(label="Count me out", style=discord.ButtonStyle.danger, custom_id=OUT_BUTTON)
+    async def out(self, interaction: discord.Interaction, button: discord.ui.Button[ReadyView]) -> None:
+        """Update the message itself (callback type 7)."""
+        assert interaction.message is not None
+        await interaction.response.edit_message(
+            content=f"{interaction.message.content} (without <@{interaction.user.id}>)"
+        )
+
+    @discord.ui.button(label="Refresh", style=discord.ButtonStyle.secondary, custom_id=REFRESH_BUTTON)
+    async def refresh(self, interaction: discord.Interaction, button: discord.ui.Button[ReadyView]) -> None:
+        """Acknowledge silently (type 6), then edit the message through the interaction's @original."""
+        await interaction.response.defer()
+        await interaction.edit_original_response(content="Round 1 is paired (refreshed)", view=None)
 
 
 class Swiss(app_commands.Group):
