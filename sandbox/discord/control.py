@@ -67,8 +67,9 @@ async def create_guild(request: web.Request) -> web.Response:
         raise Refused("channels and roles: lists of {id, name}")
     known = guild_id in state.guilds
     guild = state.add_guild(guild_id, name, _id(owner, "owner_id") if owner is not None else None)
-    if owner is not None and guild.owner_id not in state.users:
-        state.add_member(guild, User(guild.owner_id, f"owner-{guild.owner_id}"), [])
+    if owner is not None and guild.owner_id not in guild.members:
+        known_user = state.users.get(guild.owner_id)
+        state.add_member(guild, known_user or User(guild.owner_id, f"owner-{guild.owner_id}"), [])
     gateway = request.app[GATEWAY]
     for item in channels:
         if not isinstance(item, dict):
@@ -135,11 +136,13 @@ def _wait_settings(body: Json) -> tuple[float, float]:
     return float(timeout), float(settle)
 
 
-async def _dispatch(request: web.Request, payload: Json) -> None:
-    gateway = request.app[GATEWAY]
-    if not gateway.has_session():
+def _need_bot(request: web.Request) -> None:
+    if not request.app[GATEWAY].has_session():
         raise Refused("no bot is connected to the gateway", 409)
-    await gateway.dispatch("INTERACTION_CREATE", payload)
+
+
+async def _dispatch(request: web.Request, payload: Json) -> None:
+    await request.app[GATEWAY].dispatch("INTERACTION_CREATE", payload)
 
 
 @routes.post("/sandbox/interactions")
@@ -150,6 +153,7 @@ async def play_command(request: web.Request) -> web.Response:
     where = locate(state, body.get("guild_id"), body.get("channel_id"), body.get("user_id"))
     timeout, settle = _wait_settings(body)
     _, data = command_payload(state, where, str(body.get("command", "")), body.get("options", {}))
+    _need_bot(request)
     interaction = state.new_interaction(2, where.guild.id if where.guild else None, where.channel.id, where.user.id)
     await _dispatch(request, base_payload(state, interaction, where) | {"data": data})
     return reply(await collect(interaction, timeout=timeout, settle=settle))
@@ -165,6 +169,7 @@ async def play_autocomplete(request: web.Request) -> web.Response:
     if not isinstance(focused, str):
         raise Refused("focused: the name of the option being typed")
     _, data = command_payload(state, where, str(body.get("command", "")), body.get("options", {}), focused)
+    _need_bot(request)
     interaction = state.new_interaction(4, where.guild.id if where.guild else None, where.channel.id, where.user.id)
     await _dispatch(request, base_payload(state, interaction, where) | {"data": data})
     result = await collect(interaction, timeout=0.0, settle=0.0)
@@ -195,6 +200,7 @@ async def play_component(request: web.Request) -> web.Response:
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise Refused("values: the selected values (strings)")
         data["values"] = values
+    _need_bot(request)
     interaction = state.new_interaction(3, channel.guild_id, channel.id, where.user.id, message.id)
     payload = base_payload(state, interaction, where) | {
         "data": data,

@@ -249,7 +249,8 @@ async def callback(request: web.Request) -> web.Response:
             {"type": field_error("INTERACTION_CALLBACK_TYPE_INVALID", "Invalid interaction response type")}
         )
     resource: Json | None = None
-    response: Json = {"type": kind}
+    response: Json = {"type": kind, "content": None, "embeds": [], "ephemeral": False}
+    response |= {"components": [], "attachments": [], "message_id": None}
     if kind == 4:
         check_message(data, files)
         message = _interaction_message(state, interaction, data, files)
@@ -261,9 +262,10 @@ async def callback(request: web.Request) -> web.Response:
         interaction.ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
         message = _interaction_message(state, interaction, {"flags": LOADING | (EPHEMERAL * interaction.ephemeral)}, [])
         interaction.original_message_id = message.id
-        response |= {"ephemeral": interaction.ephemeral}  # the spec gives a deferral no `resource`
+        response |= {"ephemeral": interaction.ephemeral, "message_id": str(message.id)}  # the spec gives no `resource`
     elif kind == 6:
         interaction.original_message_id = interaction.message_id  # @original: the component's message
+        response["message_id"] = str(interaction.message_id)
     elif kind == 7:
         target = state.messages.get(interaction.message_id or 0)
         if target is None:
@@ -282,7 +284,8 @@ async def callback(request: web.Request) -> web.Response:
         interaction.choices = choices
         response |= {"choices": choices}
     elif kind == 9:
-        response |= {k: data.get(k) for k in ("custom_id", "title", "components")}
+        response |= {"custom_id": data.get("custom_id"), "title": data.get("title")}
+        response |= {"components": data.get("components") or []}
     interaction.initial_type = kind
     interaction.record(response)
     if request.query.get("with_response", "").lower() not in ("1", "true"):
@@ -387,7 +390,7 @@ async def delete_webhook_message(request: web.Request) -> web.Response:
     state, interaction = _webhook(request)
     message = _webhook_message(request, state, interaction)
     message.deleted = True
-    interaction.record({"type": "delete", "message_id": str(message.id)})
+    interaction.record({"type": "delete"} | _seen(message))
     return web.Response(status=204)
 
 

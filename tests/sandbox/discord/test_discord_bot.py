@@ -45,7 +45,7 @@ async def announce(sandbox: DiscordSandbox) -> dict[str, Any]:
     status, body = await run_command(sandbox, "swiss announce")
     assert status == 200, body
     deferred, followup = body["responses"]
-    assert deferred == {"type": 5, "ephemeral": True}
+    assert (deferred["type"], deferred["ephemeral"], deferred["content"]) == (5, True, None)
     assert followup["type"] == "followup" and followup["ephemeral"] is True
     _, messages = await control(sandbox, "GET", f"/sandbox/channels/{GENERAL}/messages")
     posted = [m for m in messages if not m["interaction"]]
@@ -107,8 +107,9 @@ async def test_deferred_then_followup_with_an_embed_and_a_file(discord_sandbox: 
     status, body = await run_command(discord_sandbox, "swiss pair")
     assert status == 200
     deferred, followup = body["responses"]
-    assert deferred == {"type": 5, "ephemeral": False}
+    assert (deferred["type"], deferred["ephemeral"], deferred["content"]) == (5, False, None)
     assert followup["type"] == "followup" and followup["ephemeral"] is False
+    assert followup["message_id"] == deferred["message_id"]  # the followup filled in the "thinking" message
     assert followup["attachments"] == ["round1.txt"]
     (embed,) = followup["embeds"]
     assert embed["title"] == "Round 1" and embed["fields"][0]["value"] == "2"
@@ -128,7 +129,7 @@ async def test_deferred_ephemeral_then_edited(discord_sandbox: DiscordSandbox, b
     status, body = await run_command(discord_sandbox, "swiss standings")
     assert status == 200
     deferred, edit = body["responses"]
-    assert deferred == {"type": 5, "ephemeral": True}
+    assert (deferred["type"], deferred["ephemeral"]) == (5, True)
     assert edit["type"] == "edit" and edit["ephemeral"] is True
     assert edit["content"] == "1. Alice 1.0\n2. Carol 1.0"
 
@@ -242,7 +243,7 @@ async def test_buttons_that_update_their_message(discord_sandbox: DiscordSandbox
     status, body = await control(discord_sandbox, "POST", "/sandbox/components", click)
     assert status == 200
     deferred, edit = body["responses"]
-    assert deferred == {"type": 6}
+    assert (deferred["type"], deferred["message_id"], deferred["content"]) == (6, posted["id"], None)
     assert edit["type"] == "edit" and edit["message_id"] == posted["id"] and edit["components"] == []
     _, messages = await control(discord_sandbox, "GET", f"/sandbox/channels/{GENERAL}/messages")
     (message,) = [m for m in messages if m["id"] == posted["id"]]
