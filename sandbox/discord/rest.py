@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from aiohttp import web
@@ -21,6 +22,7 @@ from sandbox.discord.http import (
     snowflake_arg,
     state_of,
 )
+from sandbox.discord.interactions import RESPONSE_DEADLINE
 from sandbox.discord.state import (
     EPHEMERAL,
     Attachment,
@@ -228,7 +230,11 @@ def _check_command(payload: Any) -> Json | None:
 def _interaction(request: web.Request) -> Interaction:
     state = state_of(request)
     interaction = state.live_interaction(request.match_info["token"])
-    if interaction is None or interaction.expired or str(interaction.id) != request.match_info["interaction_id"]:
+    if interaction is None or str(interaction.id) != request.match_info["interaction_id"]:
+        raise not_found("interaction", 10062)
+    if interaction.initial_type is None and time.monotonic() - interaction.created_at > RESPONSE_DEADLINE:
+        interaction.expired = True  # nobody answered within 3 seconds: Discord dropped it
+    if interaction.expired:
         raise not_found("interaction", 10062)
     return interaction
 

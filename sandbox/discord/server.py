@@ -135,7 +135,10 @@ async def _rate_limits(request: web.Request, handler: Handler) -> web.StreamResp
         body = error_body(0, "You are being rate limited.") | {"retry_after": round(reset_after, 3), "global": False}
         headers |= {"Retry-After": str(math.ceil(reset_after)), "X-RateLimit-Scope": "user", "Via": "1.1 google"}
         return reply(body, status=429, headers=headers)
-    response = await handler(request)
+    try:
+        response = await handler(request)
+    except DiscordError as exc:  # Discord sends the rate-limit headers on errors too
+        response = exc.response()
     response.headers.update(headers)
     return response
 

@@ -26,12 +26,13 @@ BOB = 800000000000000002
 ORGANISER = 800000000000000003
 MANAGE_GUILD = 1 << 5
 START_TIMEOUT = 10.0
+HTTP_TIMEOUT = aiohttp.ClientTimeout(total=20)  # no control call may hang a test
 
 
 async def control(sandbox: DiscordSandbox, method: str, path: str, body: Any = None) -> tuple[int, Any]:
     """Call the control API (or any path) and decode the JSON answer."""
     async with (
-        aiohttp.ClientSession() as http,
+        aiohttp.ClientSession(timeout=HTTP_TIMEOUT) as http,
         http.request(method, sandbox.url + path, json=body) as resp,
     ):
         text = await resp.text()

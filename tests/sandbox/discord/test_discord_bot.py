@@ -15,6 +15,7 @@ from tests.sandbox.discord.conftest import (
     BOB,
     GENERAL,
     GUILD,
+    HTTP_TIMEOUT,
     ORGANISER,
     PLAYER_ROLE,
     control,
@@ -117,12 +118,20 @@ async def test_deferred_then_followup_with_an_embed_and_a_file(discord_sandbox: 
     _, messages = await control(discord_sandbox, "GET", f"/sandbox/channels/{GENERAL}/messages")
     assert [m["id"] for m in messages] == [followup["message_id"]]
     headers = {"Authorization": f"Bot {discord_sandbox.token}"}
-    async with aiohttp.ClientSession(headers=headers) as http:
+    async with aiohttp.ClientSession(headers=headers, timeout=HTTP_TIMEOUT) as http:
         url = f"{discord_sandbox.url}/api/v10/channels/{GENERAL}/messages/{followup['message_id']}"
         async with http.get(url) as resp:
             message = await resp.json()
         async with http.get(message["attachments"][0]["url"]) as resp:
             assert await resp.read() == b"1 Alice Bob\n2 Carol Dave\n"
+
+
+async def test_a_modal(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:
+    status, body = await run_command(discord_sandbox, "swiss feedback")
+    assert status == 200
+    modal = one(body)
+    assert (modal["type"], modal["custom_id"], modal["title"]) == (9, "toy:feedback", "Event feedback")
+    assert modal["components"][0]["components"][0]["custom_id"] == "toy:comment"
 
 
 async def test_deferred_ephemeral_then_edited(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:

@@ -8,7 +8,16 @@ import aiohttp
 import pytest
 
 from sandbox.discord import DiscordSandbox
-from tests.sandbox.discord.conftest import ALICE, GENERAL, GUILD, ORGANISER, PLAYER_ROLE, control, run_command
+from tests.sandbox.discord.conftest import (
+    ALICE,
+    GENERAL,
+    GUILD,
+    HTTP_TIMEOUT,
+    ORGANISER,
+    PLAYER_ROLE,
+    control,
+    run_command,
+)
 
 ADMIN_ROLE = 700000000000000023
 OWNER = 800000000000000009
@@ -20,7 +29,7 @@ async def sync(sandbox: DiscordSandbox, commands: list[dict[str, Any]], guild: i
     scope = f"/guilds/{guild}" if guild is not None else ""
     url = f"{sandbox.url}/api/v10/applications/{sandbox.application_id}{scope}/commands"
     async with (
-        aiohttp.ClientSession(headers={"Authorization": f"Bot {sandbox.token}"}) as http,
+        aiohttp.ClientSession(headers={"Authorization": f"Bot {sandbox.token}"}, timeout=HTTP_TIMEOUT) as http,
         http.put(url, json=commands) as resp,
     ):
         assert resp.status == 200, await resp.text()

@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from sandbox.discord import DiscordSandbox, serve
-from tests.sandbox.discord.conftest import ALICE, GENERAL, GUILD, ORGANISER_ROLE, control
+from tests.sandbox.discord.conftest import ALICE, GENERAL, GUILD, HTTP_TIMEOUT, ORGANISER_ROLE, control
 
 WAIT = 5.0
 GUILDS_INTENT = 1
@@ -45,7 +45,7 @@ class Socket:
 
 @contextlib.asynccontextmanager
 async def connect(sandbox: DiscordSandbox, url: str | None = None) -> AsyncIterator[Socket]:
-    async with aiohttp.ClientSession() as http:
+    async with aiohttp.ClientSession(timeout=HTTP_TIMEOUT) as http:
         target = url or sandbox.url.replace("http", "ws", 1) + "/gateway"
         async with http.ws_connect(target + "?v=10&encoding=json&compress=zlib-stream") as ws:
             yield Socket(ws)

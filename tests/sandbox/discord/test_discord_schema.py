@@ -13,7 +13,7 @@ from discord import app_commands
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from sandbox.discord import DiscordSandbox
-from tests.sandbox.discord.conftest import ALICE, GENERAL, GUILD, PLAYER_ROLE
+from tests.sandbox.discord.conftest import ALICE, GENERAL, GUILD, HTTP_TIMEOUT, PLAYER_ROLE
 from tests.sandbox.discord.toy_bot import ReadyView, Swiss, reset, whois
 from tests.support.paths import SHARED
 
@@ -94,7 +94,7 @@ def attachment_form(payload: dict[str, Any], name: str, data: bytes) -> aiohttp.
 
 @pytest.fixture
 async def api(discord_sandbox: DiscordSandbox) -> Any:
-    async with aiohttp.ClientSession() as http:
+    async with aiohttp.ClientSession(timeout=HTTP_TIMEOUT) as http:
         yield Api(discord_sandbox, http)
 
 

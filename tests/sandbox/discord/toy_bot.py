@@ -55,6 +55,15 @@ class ReadyView(discord.ui.View):
         await interaction.edit_original_response(content="Round 1 is paired (refreshed)", view=None)
 
 
+class Feedback(discord.ui.Modal, title="Event feedback"):
+    """A modal with one text input."""
+
+    comment: discord.ui.TextInput[Feedback] = discord.ui.TextInput(label="Comment", custom_id="toy:comment")
+
+    def __init__(self) -> None:
+        super().__init__(custom_id="toy:feedback")
+
+
 class Swiss(app_commands.Group):
     """The /swiss group: options of several types, choices, a range, an autocomplete, deferrals, files."""
 
@@ -116,6 +125,11 @@ class Swiss(app_commands.Group):
         await message.edit(content="Round 1 is paired (edited)")
         await interaction.user.send("You play Bob on board 1")
         await interaction.followup.send(f"posted {message.id}", ephemeral=True)
+
+    @app_commands.command(name="feedback", description="Opens a form")
+    async def feedback(self, interaction: discord.Interaction) -> None:
+        """Answer with a modal (callback type 9)."""
+        await interaction.response.send_modal(Feedback())
 
     @app_commands.command(name="slow", description="Answers too late")
     async def slow(self, interaction: discord.Interaction) -> None:
