@@ -113,19 +113,21 @@ async def message_body(request: web.Request, state: DiscordState) -> tuple[Json,
             filename = part.filename or f"file{name[6:-1]}"
             content_type = part.headers.get("Content-Type")
             uploads[int(name[6:-1])] = (filename, bytes(data), content_type)
-    described = {int(a["id"]): a for a in payload.get("attachments") or [] if str(a.get("id", "")).isdigit()}
+    # the files' metadata: top-level for messages, under `data` for an interaction callback
+    inner: Json = payload["data"] if isinstance(payload.get("data"), dict) else payload
+    described = {_index(a): a for a in inner.get("attachments") or [] if isinstance(a, dict)}
     files = []
-    for index, (filename, data, content_type) in sorted(uploads.items()):
+    for index, (filename, content, content_type) in sorted(uploads.items()):
         meta = described.get(index, {})
-        # an edit lists the attachments it keeps by their real (snowflake) ids, beside the new ones by index
-        files.append(
-            Attachment(
-                state.snowflake(), str(meta.get("filename") or filename), data, content_type, meta.get("description")
-            )
-        )
-    if files and "attachments" in payload:
-        payload["attachments"] = [a for a in payload["attachments"] or [] if int(str(a.get("id", 0))) not in uploads]
+        name, description = str(meta.get("filename") or filename), meta.get("description")
+        files.append(Attachment(state.snowflake(), name, content, content_type, description))
     return payload, files
+
+
+def _index(attachment: Json) -> int | None:
+    """An attachment's `id`: the index of a new upload, or the snowflake of one an edit keeps."""
+    raw = str(attachment.get("id", ""))
+    return int(raw) if raw.isdigit() else None
 
 
 def check_message(body: Json, files: list[Attachment], *, edit: bool = False) -> None:

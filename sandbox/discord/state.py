@@ -371,7 +371,9 @@ class DiscordState:
         if "components" in body:
             message.components = list(body["components"] or [])
         if "attachments" in body:
-            kept = {int(a["id"]) for a in body["attachments"] or [] if _is_int(a.get("id"))}
+            # existing files are kept by their snowflake; new uploads (listed by index) never match one
+            listed = [str(a.get("id")) for a in body["attachments"] or [] if isinstance(a, dict)]
+            kept = {int(i) for i in listed if i.isdigit()}
             message.attachments = [a for a in message.attachments if a.id in kept]
         message.attachments.extend(files)
         if "flags" in body and body["flags"] is not None:
@@ -410,11 +412,3 @@ def snapshot(message: Message) -> Json:
         "components": message.components,
         "attachments": [a.filename for a in message.attachments],
     }
-
-
-def _is_int(value: object) -> bool:
-    try:
-        int(str(value))
-    except ValueError:
-        return False
-    return True

@@ -152,6 +152,13 @@ async def test_channel_messages(api: Api) -> None:
     edited, _ = await api.call("PATCH", message_path, path=ids, json={"content": "Round 1 (edited)"})
     assert edited["edited_timestamp"] is not None and edited["embeds"] == posted["embeds"]
     await api.call("GET", message_path, path=ids)
+    file_ids = channel | {"message_id": with_file["id"]}
+    kept = with_file["attachments"][0]["id"]
+    form = attachment_form({"attachments": [{"id": kept}, {"id": 0, "filename": "more.txt"}]}, "more.txt", b"4")
+    both, _ = await api.call("PATCH", message_path, path=file_ids, data=form)
+    assert [a["filename"] for a in both["attachments"]] == ["event.trf", "more.txt"]
+    only_new, _ = await api.call("PATCH", message_path, path=file_ids, json={"attachments": [both["attachments"][1]]})
+    assert [a["filename"] for a in only_new["attachments"]] == ["more.txt"]
     listed, _ = await api.call("GET", "/channels/{channel_id}/messages", path=channel)
     assert [m["id"] for m in listed] == [with_file["id"], posted["id"]]
     await api.call("GET", "/channels/{channel_id}", path=channel)
