@@ -130,7 +130,7 @@ async def overwrite_commands(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise DiscordError(400, 50109, "The request body contains invalid JSON.") from exc
     if not isinstance(body, list):
-        raise invalid_form({"_errors": [{"code": "LIST_TYPE_CONVERT", "message": "Must be an array."}]})
+        raise invalid_form(field_error("LIST_TYPE_CONVERT", "Must be an array."))
     if len(body) > 100:
         raise invalid_form(field_error("BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length."))
     errors: Json = {}
@@ -195,33 +195,66 @@ async def delete_command(request: web.Request) -> web.Response:
 
 
 def _check_command(payload: Any) -> Json | None:
-    """Discord's checks on a command: name, description, option count and names (recursively)."""
+    """Discord's checks on a command: name, description, its options (recursively)."""
     if not isinstance(payload, dict):
         return field_error("DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
     errors: Json = {}
-    name = payload.get("name")
     kind = payload.get("type", 1)
-    if not isinstance(name, str) or not COMMAND_NAME.match(name) or (kind == 1 and name != name.lower()):
+    if kind not in (1, 2, 3, 4):
+        errors["type"] = field_error("BASE_TYPE_CHOICES", "Value must be one of (1, 2, 3, 4).")
+    _check_name_and_description(payload, errors, slash=kind == 1)
+    if kind == 1:
+        _check_options(payload.get("options"), errors)
+    return errors or None
+
+
+def _check_name_and_description(payload: Json, errors: Json, *, slash: bool) -> None:
+    name = payload.get("name")
+    if not isinstance(name, str) or not COMMAND_NAME.match(name) or (slash and name != name.lower()):
         errors["name"] = field_error("APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
     description = payload.get("description", "")
-    if kind == 1 and not (isinstance(description, str) and 1 <= len(description) <= 100):
+    if slash and not (isinstance(description, str) and 1 <= len(description) <= 100):
         errors["description"] = field_error("BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
-    options = payload.get("options") or []
-    if len(options) > 25:
-        errors["options"] = field_error("BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
-    else:
-        names = set()
-        for index, option in enumerate(options):
-            problem = _check_command(option | {"type": 1} if isinstance(option, dict) else option)
-            if problem is None and option["name"] in names:
-                problem = field_error("APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS", "Option names must be unique")
-            if problem is None and option.get("choices") and len(option["choices"]) > 25:
-                problem = {"choices": field_error("BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")}
-            if problem is not None:
-                errors.setdefault("options", {})[str(index)] = problem
-            else:
-                names.add(option["name"])
-    return errors or None
+
+
+def _check_options(options: Any, errors: Json) -> None:
+    """At most 25 options with unique names, valid types, required ones first, at most 25 choices."""
+    if options is None:
+        return
+    if not isinstance(options, list) or len(options) > 25:
+        errors["options"] = field_error("BASE_TYPE_MAX_LENGTH", "Must be a list of 25 or fewer options.")
+        return
+    names: set[str] = set()
+    optional_seen = False
+    for index, option in enumerate(options):
+        problem: Json = {}
+        if not isinstance(option, dict):
+            errors.setdefault("options", {})[str(index)] = field_error("DICT_TYPE_CONVERT", "Must be an object.")
+            continue
+        _check_name_and_description(option, problem, slash=True)
+        kind = option.get("type")
+        if kind not in range(1, 12):
+            problem["type"] = field_error("BASE_TYPE_CHOICES", "Value must be an option type (1 to 11).")
+        elif kind in (1, 2):
+            _check_options(option.get("options"), problem)
+        elif option.get("required"):
+            if optional_seen:
+                problem["required"] = field_error(
+                    "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
+                    "Required options must be placed before optional ones.",
+                )
+        else:
+            optional_seen = True
+        if option.get("name") in names:
+            problem["name"] = field_error(
+                "APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS", "Option names must be unique."
+            )
+        choices = option.get("choices")
+        if choices is not None and (not isinstance(choices, list) or len(choices) > 25 or kind not in (3, 4, 10)):
+            problem["choices"] = field_error("BASE_TYPE_MAX_LENGTH", "At most 25 choices, on string or number options.")
+        if problem:
+            errors.setdefault("options", {})[str(index)] = problem
+        names.add(str(option.get("name")))
 
 
 # interaction callbacks and webhooks (the interaction token authenticates; no bot token needed)

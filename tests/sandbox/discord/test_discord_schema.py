@@ -296,3 +296,47 @@ def test_the_schema_check_can_fail() -> None:
         check({"url": "ws://x", "shards": 1, "session_start_limit": {}}, "/gateway/bot", "get", 200)
     with pytest.raises(AssertionError, match="not valid under any"):  # a snowflake is digits
         check({"id": "x1", "type": 1, "flags": 0, "recipients": []}, "/channels/{channel_id}", "get", 200)
+
+
+def _option(name: str, kind: int = 3, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "description": name, "type": kind} | extra
+
+
+@pytest.mark.parametrize(
+    ("commands", "where"),
+    [
+        ([{"name": "Swiss", "description": "x", "type": 1}], ["0", "name"]),
+        ([{"name": "swiss", "description": "", "type": 1}], ["0", "description"]),
+        ([{"name": "swiss", "description": "x" * 101, "type": 1}], ["0", "description"]),
+        ([{"name": "swiss", "description": "x"}, {"name": "swiss", "description": "y"}], ["1"]),
+        ([{"name": "swiss", "description": "x", "options": [_option(f"o{i}") for i in range(26)]}], ["0", "options"]),
+        ([{"name": "swiss", "description": "x", "options": [_option("a", 12)]}], ["0", "options", "0", "type"]),
+        (
+            [{"name": "swiss", "description": "x", "options": [_option("a"), _option("a")]}],
+            ["0", "options", "1", "name"],
+        ),
+        (
+            [{"name": "swiss", "description": "x", "options": [_option("a"), _option("b", required=True)]}],
+            ["0", "options", "1", "required"],
+        ),
+        (
+            [{"name": "swiss", "description": "x", "options": [_option("a", 5, choices=[{"name": "y", "value": 1}])]}],
+            ["0", "options", "0", "choices"],
+        ),
+        (
+            [{"name": "swiss", "description": "x", "options": [_option("sub", 1, options=[_option("Bad")])]}],
+            ["0", "options", "0", "options", "0", "name"],
+        ),
+    ],
+)
+async def test_invalid_commands_are_refused_as_discord_does(api: Api, commands: Any, where: list[str]) -> None:
+    ids = {"application_id": api.sandbox.application_id, "guild_id": GUILD}
+    error, _ = await api.call(
+        "PUT", "/applications/{application_id}/guilds/{guild_id}/commands", 400, path=ids, json=commands
+    )
+    assert error["code"] == 50035
+    node = error["errors"]
+    for key in where:
+        node = node[key]
+    assert node["_errors"]
+    assert api.sandbox.state.commands == {}  # nothing was synced
