@@ -306,7 +306,7 @@ async def test_a_500_is_retried(discord_sandbox: DiscordSandbox, bot: ToyBot) ->
 async def test_the_bot_resumes_after_the_socket_drops(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:
     status, body = await control(discord_sandbox, "POST", "/sandbox/gateway/disconnect", {"code": 4000})
     assert status == 200 and body == {"sockets": 1}
-    # dispatched while the socket is down or coming back: replayed on RESUME
+    # dispatched right after the drop: it reaches the bot live or replayed on RESUME (see test_discord_gateway)
     status, body = await run_command(discord_sandbox, "swiss round start", {"number": 2})
     assert status == 200
     assert one(body)["content"] == "Round 2 started"
