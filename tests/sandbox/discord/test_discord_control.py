@@ -7,7 +7,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from sandbox.discord import DiscordSandbox
+from sandbox.discord import DiscordSandbox, run_discord_sandbox
 from tests.sandbox.discord.conftest import (
     ALICE,
     GENERAL,
@@ -16,6 +16,7 @@ from tests.sandbox.discord.conftest import (
     ORGANISER,
     PLAYER_ROLE,
     control,
+    populate,
     run_command,
 )
 
@@ -136,3 +137,14 @@ async def test_members_and_roles_update(discord_sandbox: DiscordSandbox) -> None
     assert status == 201 and shown["name"] == "Renamed"
     assert {r["name"]: r["permissions"] for r in shown["roles"]}["Players"] == "8"
     assert len(shown["channels"]) == 2  # the earlier channels stay
+
+
+async def test_a_seed_repeats_every_id_and_token() -> None:
+    runs = []
+    for seed in (5, 5, None):
+        async with run_discord_sandbox(seed=seed) as sandbox:
+            await populate(sandbox)
+            interaction = sandbox.state.new_interaction(2, GUILD, GENERAL, ALICE)
+            runs.append((interaction.id, interaction.token))
+    assert runs[0] == runs[1]
+    assert runs[2][1] != runs[0][1]
