@@ -117,11 +117,12 @@ def test_cli_bad_input_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_cli_unknown_system(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(tmp_path, FOUR_ROUND_ONE, "--system", "burstein") == 3
+    assert _run(tmp_path, FOUR_ROUND_ONE, "--system", "monrad") == 3
     assert "unknown system" in capsys.readouterr().err
 
 
 def test_cli_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(tmp_path, None) == 5
     assert "cannot read" in capsys.readouterr().err
-    assert _run(tmp_path, b"012 \xff\xfe broken\n") == 5
+    assert _run(tmp_path, b"012 \xff\xfe\x00 broken\n") == 3  # a NUL byte: text in no encoding TRF files use
+    assert "line 1:" in capsys.readouterr().err
