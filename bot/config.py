@@ -32,6 +32,8 @@ class ClubConfig:
     guild_id: int
     organiser_role: str
     channel_id: int
+    name: str = ""
+    public: bool = False
 
     def is_organiser_role(self, role_id: int, role_name: str) -> bool:
         """True when a role (by id or by name) is this club's organiser role."""
@@ -148,6 +150,8 @@ def _read_club(table: _Table) -> ClubConfig:
         guild_id=_positive_id(table, "guild_id"),
         organiser_role=str(table.require("organiser_role", str)).strip(),
         channel_id=_positive_id(table, "channel_id"),
+        name=table.get("name", str, "").strip(),
+        public=table.get("public", bool, False),
     )
     if not club.organiser_role:
         raise ConfigError(f"'{table._path('organiser_role')}' must name a role (its name or its id)")

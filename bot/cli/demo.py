@@ -35,6 +35,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--speed", type=float, default=60.0, help="how many times faster than real time the event runs (default 60)"
     )
+    parser.add_argument(
+        "--serve",
+        type=int,
+        metavar="PORT",
+        default=None,
+        help="serve the event's web pages on 127.0.0.1:PORT while it runs, and after it until Ctrl-C",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -51,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         lichess_url=args.lichess_url,
         speed=args.speed,
+        serve=args.serve,
     )
     try:
         return asyncio.run(run_demo(opts))

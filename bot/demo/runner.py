@@ -12,24 +12,29 @@ import json
 import logging
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
 import aiohttp
+from aiohttp import web
 
 from bot.clock import FastClock
+from bot.config import ClubConfig
 from bot.demo.console import ConsoleAnnouncer
 from bot.demo.output import write_outputs
 from bot.director.api import Director
 from bot.director.models import Actor
 from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
+from bot.pages.site import make_pages_app
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from sandbox.lichess.server import run_sandbox
@@ -101,6 +106,7 @@ class DemoOptions:
     lichess_url: str | None = None
     speed: float = 60.0
     autoplay_delay: float = 0.4
+    serve: int | None = None  # a port: serve the event's pages on 127.0.0.1 during the event and after it
 
 
 @dataclass(frozen=True)
@@ -221,6 +227,32 @@ def demo_clock(db_path: Path, speed: float) -> FastClock:
     return FastClock(speed, start=event_start + timedelta(seconds=max(0.0, time.time() - wall_start) * speed))
 
 
+@asynccontextmanager
+async def serve_pages(director: Director, port: int) -> AsyncIterator[str]:
+    """The demo club's event pages on 127.0.0.1:`port` (0: any free port); yields their base URL."""
+    club = ClubConfig(DEMO_GUILD, "organisers", DEMO_CHANNEL, name="swissbot demo club", public=True)
+    runner = web.AppRunner(make_pages_app(director, [club], refresh_seconds=2.0))
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()
+
+
+async def _until_stopped() -> None:
+    """Wait for Ctrl-C (SIGINT) or SIGTERM: the demo then ends normally, its event being over."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+
+
 async def _demo_event(director: Director) -> int | None:
     events = await director.list_events(DEMO_GUILD)
     return events[-1].id if events else None
@@ -273,6 +305,10 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             await people.register(event_id)
             people.say(f"{len(await director.entries(event_id))} players entered; round 1 starts shortly")
 
+        if opts.serve is not None:
+            pages = await stack.enter_async_context(serve_pages(director, opts.serve))
+            people.say(f"the event's pages, live: {pages}/events/{event_id}")
+
         scheduler = Scheduler(director, clock)
         await scheduler.start()
         stack.push_async_callback(scheduler.shutdown)
@@ -287,4 +323,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         rows = await director.standings(event_id)
         written = await write_outputs(opts.out, db, event, rows, site=url)
         people.say("wrote " + ", ".join(str(p) for p in written))
+        if opts.serve is not None:
+            people.say(f"serving the event's pages at {pages}/events/{event_id} until Ctrl-C")
+            await _until_stopped()
         return 0

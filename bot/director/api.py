@@ -30,6 +30,7 @@ from bot.director.context import Context
 from bot.director.lookups import get_event
 from bot.director.models import (
     Actor,
+    BoardView,
     Correction,
     Crosstable,
     Job,
@@ -41,6 +42,7 @@ from bot.director.models import (
 )
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
+from pairing.crosstable import CrosstableCell
 from storage.db import Database
 from storage.records import Entry, Event, EventSettings, EventStatus
 
@@ -104,6 +106,15 @@ class Director:
 
     async def crosstable(self, event_id: int) -> Crosstable:
         return await views.crosstable(self.ctx, event_id)
+
+    async def records(self, event_id: int) -> dict[int, tuple[CrosstableCell, ...]]:
+        return await views.records(self.ctx, event_id)
+
+    async def player_boards(self, event_id: int, number: int) -> dict[int, BoardView]:
+        return await views.player_boards(self.ctx, event_id, number)
+
+    async def last_change(self, event_id: int) -> int:
+        return await views.last_change(self.ctx, event_id)
 
     # -- organisers (bot.director.organiser) ------------------------------------------------------
 

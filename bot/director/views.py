@@ -20,14 +20,16 @@ from bot.director.models import (
     shown_bye,
 )
 from bot.errors import EventNotFound
-from pairing.crosstable import player_cells
+from pairing.crosstable import CrosstableCell, player_cells
 from pairing.standings import compute_standings
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import games as storage_games
+from storage import rounds as storage_rounds
+from storage.audit import audit_log
 from storage.history import History, get_history, results_tournament
-from storage.records import Entry, EntryStatus, Event, EventStatus
+from storage.records import BoardRow, Entry, EntryStatus, Event, EventStatus, GameRow
 
 if TYPE_CHECKING:
     pass
@@ -113,16 +115,27 @@ async def crosstable(ctx: Context, event_id: int) -> Crosstable:
     return Crosstable(history.event.settings.rounds, tuple(rows))
 
 
+async def last_change(ctx: Context, event_id: int) -> int:
+    """The id of the event's latest audit line: a finished event's pages stay the same until it moves."""
+    lines = await audit_log(ctx.db, event_id=event_id, limit=1)
+    return lines[-1].id if lines else 0
+
+
+async def records(ctx: Context, event_id: int) -> dict[int, tuple[CrosstableCell, ...]]:
+    """Each numbered player's event round by round: pairing's crosstable cells, with the points of each."""
+    history = await _history(ctx, event_id)
+    if not _started(history):
+        return {}
+    tournament = results_tournament(history)
+    rounds = len(history.rounds)
+    return {p.number: player_cells(tournament, p.number, rounds) for p in tournament.players}
+
+
 async def _round_view(ctx: Context, event: Event, number: int) -> RoundView:
     summary = await get_round(ctx.db, event, number)
     people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event.id)}
     games = latest_games(await storage_games.games_of_round(ctx.db, event.id, number))
-    boards = []
-    for b in summary.boards:
-        game = games.get(b.id)
-        game_id = b.game_id if b.result is not None and b.game_id else (game.lichess_id if game else None)
-        url = f"{ctx.lichess.base_url}/{game_id}" if game_id else None
-        boards.append(BoardView(b.board_no, _ref(people[b.white_id]), _ref(people[b.black_id]), game_id, url, b.result))
+    boards = [_board_view(ctx, b, people, games.get(b.id)) for b in summary.boards]
     byes = [
         ByeView(_ref(people[player_id]), shown)
         for player_id, kind in sorted(summary.byes.items())
@@ -130,6 +143,29 @@ async def _round_view(ctx: Context, event: Event, number: int) -> RoundView:
     ]
     rnd = summary.round
     return RoundView(event.id, number, rnd.status, rnd.started_at, tuple(boards), tuple(byes))
+
+
+def _board_view(ctx: Context, b: BoardRow, people: dict[int, Entry], game: GameRow | None) -> BoardView:
+    game_id = b.game_id if b.result is not None and b.game_id else (game.lichess_id if game else None)
+    url = f"{ctx.lichess.base_url}/{game_id}" if game_id else None
+    return BoardView(b.board_no, _ref(people[b.white_id]), _ref(people[b.black_id]), game_id, url, b.result)
+
+
+async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, BoardView]:
+    """A player's board in each round they were paired in, by round number (one read of the rounds)."""
+    async with ctx.db.snapshot():
+        entries = await storage_entries.list_entries(ctx.db, event_id)
+        people = {e.player_id: e for e in entries}
+        player = next((e.player_id for e in entries if e.number == number), None)
+        found: dict[int, BoardView] = {}
+        if player is None:
+            return found
+        for summary in await storage_rounds.list_rounds(ctx.db, event_id):
+            board = next((b for b in summary.boards if player in (b.white_id, b.black_id)), None)
+            if board is not None:
+                game = latest_games(await storage_games.games_of_board(ctx.db, board.id)).get(board.id)
+                found[summary.round.number] = _board_view(ctx, board, people, game)
+        return found
 
 
 async def _history(ctx: Context, event_id: int) -> History:

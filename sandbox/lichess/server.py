@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from sandbox.lichess import api, bulk, control, oauth, streams
+from sandbox.lichess import api, bulk, control, oauth, pages, streams
 from sandbox.lichess.autoplay_runner import AUTOPLAY, AutoplaySettings, cancel_tasks, tick
 from sandbox.lichess.http import CUT, ME, STATE, TOKEN, base_url, error
 from sandbox.lichess.state import BOT_TOKEN, BOT_USERNAME, Clock, LoggedRequest, SandboxState, User
@@ -116,6 +116,7 @@ def make_app(
     app.add_routes(bulk.routes)
     app.add_routes(streams.routes)
     app.add_routes(control.routes)
+    app.add_routes(pages.routes)
     app.on_startup.append(_start_ticker)
     app.on_shutdown.append(streams.close_all)
     app.on_cleanup.append(_stop_ticker)

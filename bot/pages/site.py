@@ -1,0 +1,437 @@
+"""The event pages as an aiohttp application: the bot's web endpoint and `swissbot demo --serve` mount it.
+
+Only public clubs' events are shown (`[[clubs]] public = true`); everything else, unknown ids and bad paths
+answer the 404 page. Pages show what members see in Discord (Lichess names, ratings, results, links),
+never Discord ids. A page of an event in progress refreshes its `<main>` by itself: a small inline script
+asks for the same URL with `X-Swissbot-Fragment: 1` and swaps the content only when its version changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import aiohttp_jinja2
+import jinja2
+from aiohttp import web
+
+from bot.config import ClubConfig
+from bot.director.api import Director
+from bot.director.models import RoundView, StandingRow
+from bot.errors import SwissbotError
+from bot.pages.chart import Series, score_chart
+from bot.rendering.text import RESULT_LABELS, STATUS_MARKS, format_points, format_tiebreak
+from pairing.crosstable import CrosstableCell
+from pairing.model import Outcome, RecordKind
+from storage.records import Entry, Event, EventStatus
+
+log = logging.getLogger(__name__)
+
+FRAGMENT_HEADER = "X-Swissbot-Fragment"
+VERSION_HEADER = "X-Swissbot-Version"
+MAX_ID = 2**62  # SQLite's integers: a longer number is no id of ours
+LEADERS = 5
+LIVE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
+SHOWN = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
+DOWNLOADS = {"trf": "text/plain", "pgn": "application/x-chess-pgn", "json": "application/json"}
+KIND_TEXT = {
+    RecordKind.PAB: "pairing-allocated bye",
+    RecordKind.FULL_BYE: "full-point bye",
+    RecordKind.HALF_BYE: "half-point bye",
+    RecordKind.ZERO_BYE: "absent (zero-point bye)",
+    RecordKind.NOT_PAIRED: "not paired",
+}
+OUTCOME_TEXT = {Outcome.WIN: "won", Outcome.DRAW: "drew", Outcome.LOSS: "lost"}
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the pages read: the director, the clubs (only public ones are shown) and the live refresh period;
+    `cache` keeps finished events' pages until their audit log moves (a correction)."""
+
+    director: Director
+    clubs: tuple[ClubConfig, ...]
+    refresh_seconds: float = 10.0
+    cache: dict[tuple[str, bool, int], tuple[str, str, int]] = field(default_factory=dict, repr=False)
+    winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
+
+    async def winner(self, event_id: int) -> str | None:
+        """The finished event's winner (first of the standings), computed once per state of its audit log."""
+        key = (event_id, await self.director.last_change(event_id))
+        if key not in self.winners:
+            rows = await self.director.standings(event_id)
+            self.winners[key] = next((r.player.name for r in rows if r.rank == 1), None)
+        return self.winners[key]
+
+    @property
+    def lichess_url(self) -> str:
+        """The Lichess the games are played on (player and game links)."""
+        return self.director.ctx.lichess.base_url.rstrip("/")
+
+    def public_club(self, guild_id: int) -> ClubConfig | None:
+        """The club of a guild, when it publishes its events."""
+        return next((c for c in self.clubs if c.guild_id == guild_id and c.public), None)
+
+
+SITE = web.AppKey("site", Site)
+
+
+def make_pages_app(
+    director: Director, clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0
+) -> web.Application:
+    """The pages' application (mount it at the root of the web endpoint)."""
+    app = web.Application(middlewares=[_errors])
+    app[SITE] = Site(director, tuple(clubs), refresh_seconds)
+    environment = aiohttp_jinja2.setup(
+        app,
+        loader=jinja2.PackageLoader("bot.pages", "templates"),
+        autoescape=jinja2.select_autoescape(default=True),
+        undefined=jinja2.StrictUndefined,
+    )
+    environment.filters["points"] = format_points
+    app.router.add_get("/", index)
+    app.router.add_get(r"/events/{id:\d+}", _cached(event_page))
+    app.router.add_get(r"/events/{id:\d+}/rounds/{number:\d+}", _cached(round_page))
+    app.router.add_get(r"/events/{id:\d+}/crosstable", _cached(crosstable_page))
+    app.router.add_get(r"/events/{id:\d+}/players/{number:\d+}", _cached(player_page))
+    app.router.add_get(r"/events/{id:\d+}.{fmt:trf|pgn|json}", download)
+    return app
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Unknown paths and ids, and refusals of the director, are the 404 page; anything else the 500 page."""
+    try:
+        return await handler(request)
+    except (web.HTTPNotFound, web.HTTPMethodNotAllowed, SwissbotError):
+        return _page(request, "not_found.html", {"title": "Not found"}, status=404)
+    except web.HTTPException:
+        raise
+    except Exception:
+        log.exception("page %s failed", request.path)
+        return _page(request, "error.html", {"title": "Something went wrong"}, status=500)
+
+
+CACHE_SIZE = 512
+
+
+def _cached(handler: Callable[[web.Request], Awaitable[web.Response]]) -> Handler:
+    """A finished event's page is rendered once per state of its audit log (a correction renders it anew)."""
+
+    async def serve(request: web.Request) -> web.StreamResponse:
+        site = request.app[SITE]
+        event = await _public_event(request)
+        if event.status is not EventStatus.FINISHED:
+            return await handler(request)
+        key = (request.path, request.headers.get(FRAGMENT_HEADER) == "1", await site.director.last_change(event.id))
+        if (hit := site.cache.get(key)) is None:
+            response = await handler(request)
+            hit = (response.text or "", response.headers[VERSION_HEADER], response.status)
+            while len(site.cache) >= CACHE_SIZE:
+                site.cache.pop(next(iter(site.cache)))
+            site.cache[key] = hit
+        text, version, status = hit
+        return web.Response(
+            text=text,
+            content_type="text/html",
+            status=status,
+            headers={VERSION_HEADER: version, "Cache-Control": "no-cache"},
+        )
+
+    return serve
+
+
+def _page(request: web.Request, template: str, context: dict[str, Any], *, status: int = 200) -> web.Response:
+    """A page, or only its `<main>` content (with its version) when the live script asks for it."""
+    site = request.app[SITE]
+    fragment = request.headers.get(FRAGMENT_HEADER) == "1"
+    context = {"live": False, "event": None, **context, "refresh_ms": round(site.refresh_seconds * 1000)}
+    main = aiohttp_jinja2.render_string(template, request, {**context, "fragment": True})
+    version = hashlib.sha1(main.encode()).hexdigest()[:16]
+    if fragment:
+        response = web.Response(text=main, content_type="text/html", status=status)
+    else:
+        context = {**context, "fragment": False, "version": version}
+        response = aiohttp_jinja2.render_template(template, request, context, status=status)
+    response.headers[VERSION_HEADER] = version
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _number(request: web.Request, key: str) -> int:
+    value = int(request.match_info[key])
+    if value > MAX_ID:
+        raise web.HTTPNotFound()
+    return value
+
+
+async def _public_event(request: web.Request) -> Event:
+    site = request.app[SITE]
+    event = await site.director.event(_number(request, "id"))
+    if event.status not in SHOWN or site.public_club(event.guild_id) is None:
+        raise web.HTTPNotFound()
+    return event
+
+
+# -- views ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerLink:
+    """A player as the pages link them: starting number, Lichess name and rating."""
+
+    number: int
+    name: str
+    rating: int
+    lichess_id: str
+    status: str = ""
+
+
+def _players(entries: Sequence[Entry]) -> dict[int, PlayerLink]:
+    return {
+        e.number: PlayerLink(e.number, e.player.name, e.rating, e.player.lichess_id or e.player.name.lower(),
+                             STATUS_MARKS.get(e.status.value, ""))
+        for e in entries
+        if e.number is not None
+    }
+
+
+def _settings_line(event: Event) -> str:
+    s = event.settings
+    minutes = f"{s.clock_limit // 60}" if s.clock_limit % 60 == 0 else f"{s.clock_limit / 60:g}"
+    return (
+        f"{s.rounds} rounds · {minutes}+{s.clock_increment} · {s.system} pairing · "
+        f"{'rated' if s.rated else 'casual'} · tie-breaks {', '.join(s.tiebreaks) or 'none'}"
+    )
+
+
+def _standings_table(rows: Sequence[StandingRow], event: Event) -> list[dict[str, Any]]:
+    codes = event.settings.tiebreaks
+    return [
+        {
+            "rank": row.rank if row.rank is not None else "",
+            "number": row.player.number,
+            "name": row.player.name,
+            "rating": row.player.rating or "",
+            "points": format_points(row.points),
+            "status": STATUS_MARKS.get(row.status.value, ""),
+            "tiebreaks": [format_tiebreak(c, row.tiebreaks[c]) if c in row.tiebreaks else "" for c in codes],
+        }
+        for row in rows
+    ]
+
+
+def _boards(view: RoundView, players: dict[int, PlayerLink]) -> list[dict[str, Any]]:
+    boards = [
+        {
+            "number": b.number,
+            "white": players.get(b.white.number),
+            "black": players.get(b.black.number),
+            "result": RESULT_LABELS[b.result] if b.result else "",
+            "url": b.url,
+            "detail": b.detail,
+        }
+        for b in view.boards
+    ]
+    return boards
+
+
+def _byes(view: RoundView, players: dict[int, PlayerLink]) -> list[dict[str, Any]]:
+    return [{"player": players.get(bye.player.number), "kind": KIND_TEXT[bye.kind]} for bye in view.byes]
+
+
+def _scores(cells: Sequence[CrosstableCell]) -> tuple[Fraction, ...]:
+    total, out = Fraction(0), []
+    for cell in cells:
+        total += cell.points
+        out.append(total)
+    return tuple(out)
+
+
+async def index(request: web.Request) -> web.Response:
+    """The public clubs' events: upcoming, running, finished (with the winner)."""
+    site = request.app[SITE]
+    clubs = []
+    for club in site.clubs:
+        if not club.public:
+            continue
+        events = [e for e in await site.director.list_events(club.guild_id) if e.status in SHOWN]
+        listed = []
+        for event in events:
+            winner = await site.winner(event.id) if event.status is EventStatus.FINISHED else None
+            listed.append({"event": event, "settings": _settings_line(event), "winner": winner})
+        clubs.append({"name": club.name or "Club events", "events": listed})
+    return _page(request, "index.html", {"title": "Events", "clubs": clubs})
+
+
+async def event_page(request: web.Request) -> web.Response:
+    """The event: settings, standings with every tie-break, the current round, the leaders' chart."""
+    site = request.app[SITE]
+    event = await _public_event(request)
+    players = _players(await site.director.entries(event.id))
+    rows = await site.director.standings(event.id)
+    current = None
+    if event.current_round:
+        view = await site.director.pairings(event.id, event.current_round)
+        current = {"number": view.number, "boards": _boards(view, players), "byes": _byes(view, players)}
+    chart = ""
+    records = await site.director.records(event.id)
+    if records and event.current_round:
+        leaders = [row for row in rows if row.rank is not None][:LEADERS]
+        series = [Series(row.player.name, _scores(records.get(row.player.number, ()))) for row in leaders]
+        chart = score_chart(series, max(len(s.scores) for s in series) if series else 0)
+    context = {
+        "title": event.name,
+        "event": event,
+        "settings": _settings_line(event),
+        "codes": event.settings.tiebreaks,
+        "standings": _standings_table(rows, event),
+        "players": players,
+        "current": current,
+        "rounds": range(1, event.current_round + 1),
+        "chart": chart,
+        "lichess": site.lichess_url,
+        "live": event.status in LIVE,
+    }
+    return _page(request, "event.html", context)
+
+
+async def round_page(request: web.Request) -> web.Response:
+    """One round's pairings, results and byes."""
+    site = request.app[SITE]
+    event = await _public_event(request)
+    number = _number(request, "number")
+    if not 1 <= number <= event.current_round:
+        raise web.HTTPNotFound()
+    players = _players(await site.director.entries(event.id))
+    view = await site.director.pairings(event.id, number)
+    context = {
+        "title": f"{event.name}: round {number}",
+        "event": event,
+        "number": number,
+        "boards": _boards(view, players),
+        "byes": _byes(view, players),
+        "rounds": range(1, event.current_round + 1),
+        "lichess": site.lichess_url,
+        "live": event.status in LIVE and number == event.current_round,
+    }
+    return _page(request, "round.html", context)
+
+
+async def crosstable_page(request: web.Request) -> web.Response:
+    """The FIDE-style crosstable: each round's opponent, colour and result, byes and forfeits as in TRF."""
+    site = request.app[SITE]
+    event = await _public_event(request)
+    players = _players(await site.director.entries(event.id))
+    rows = await site.director.standings(event.id)
+    records = await site.director.records(event.id)
+    rank_of = {row.player.number: row.rank for row in rows}
+    cells = {row.player.number: [_cell(cell, rank_of) for cell in records.get(row.player.number, ())] for row in rows}
+    table = [
+        {
+            "rank": row.rank if row.rank is not None else "",
+            "player": players.get(row.player.number),
+            "points": format_points(row.points),
+            "cells": cells[row.player.number],
+        }
+        for row in rows
+    ]
+    rounds = max((len(c) for c in cells.values()), default=0)
+    context = {
+        "title": f"{event.name}: crosstable",
+        "event": event,
+        "table": table,
+        "rounds": range(1, rounds + 1),
+        "lichess": site.lichess_url,
+        "live": event.status in LIVE,
+    }
+    return _page(request, "crosstable.html", context)
+
+
+def _cell(cell: CrosstableCell, rank_of: dict[int, int | None]) -> dict[str, str]:
+    """A crosstable cell: the opponent's rank, colour and result, or the TRF bye letter, with a long title."""
+    if cell.opponent is None:
+        return {"text": cell.text, "title": KIND_TEXT.get(cell.kind, "")}
+    rank = rank_of.get(cell.opponent)
+    shown = f"{rank if rank is not None else cell.opponent}{cell.text[len(str(cell.opponent)):]}"
+    title = f"against no. {cell.opponent}"
+    if cell.kind is RecordKind.FORFEIT_WIN:
+        title += ", won by forfeit"
+    elif cell.kind is RecordKind.FORFEIT_LOSS:
+        title += ", lost by forfeit"
+    return {"text": shown, "title": title}
+
+
+async def player_page(request: web.Request) -> web.Response:
+    """A player's games with links and colours, opponents' ratings, the score after each round, byes and
+    forfeits with their reasons, and the event's tie-break figures."""
+    site = request.app[SITE]
+    event = await _public_event(request)
+    number = _number(request, "number")
+    players = _players(await site.director.entries(event.id))
+    player = players.get(number)
+    if player is None:
+        raise web.HTTPNotFound()
+    cells = (await site.director.records(event.id)).get(number, ())
+    rows = await site.director.standings(event.id)
+    row = next((r for r in rows if r.player.number == number), None)
+    boards = await site.director.player_boards(event.id, number)
+    games = []
+    for cell, score in zip(cells, _scores(cells), strict=True):
+        board = boards.get(cell.round)
+        games.append(
+            {
+                "round": cell.round,
+                "opponent": players.get(cell.opponent) if cell.opponent is not None else None,
+                "colour": {"w": "white", "b": "black"}.get(cell.colour.value, "") if cell.colour else "",
+                "result": _outcome(cell),
+                "points": format_points(cell.points),
+                "score": format_points(score),
+                "url": board.url if board is not None and cell.kind is RecordKind.PLAYED else None,
+                "detail": board.detail if board is not None else "",
+            }
+        )
+    figures = []
+    if row is not None:
+        codes = [code for code in event.settings.tiebreaks if code in row.tiebreaks]
+        figures = [(code, format_tiebreak(code, row.tiebreaks[code])) for code in codes]
+    context = {
+        "title": f"{player.name}: {event.name}",
+        "event": event,
+        "player": player,
+        "rank": row.rank if row is not None else None,
+        "total": format_points(row.points) if row is not None else "0",
+        "games": games,
+        "figures": figures,
+        "lichess": site.lichess_url,
+        "live": event.status in LIVE,
+    }
+    return _page(request, "player.html", context)
+
+
+def _outcome(cell: CrosstableCell) -> str:
+    if cell.kind is RecordKind.PLAYED and cell.outcome is not None:
+        return OUTCOME_TEXT[cell.outcome]
+    if cell.kind is RecordKind.FORFEIT_WIN:
+        return "won by forfeit"
+    if cell.kind is RecordKind.FORFEIT_LOSS:
+        return "lost by forfeit"
+    return KIND_TEXT.get(cell.kind, "")
+
+
+async def download(request: web.Request) -> web.Response:
+    """The event as `swissbot export` writes it: TRF, PGN or JSON."""
+    site = request.app[SITE]
+    event = await _public_event(request)
+    fmt = request.match_info["fmt"]
+    data = await site.director.export(event.id, fmt)
+    response = web.Response(body=data, content_type=DOWNLOADS[fmt], charset="utf-8")
+    response.headers["Content-Disposition"] = f'inline; filename="event-{event.id}.{fmt}"'
+    return response
