@@ -9,7 +9,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import ClassVar
 
-from pairing.model import Colour, Outcome, Points, RecordKind, RoundRecord, Tournament
+from pairing.model import Colour, Outcome, Points, RecordKind, RoundRecord, Tournament, exact_sum
 from pairing.rating_tables import dp, expected
 from pairing.tiebreak_codes import (
     DEFAULT_TIEBREAKS,
@@ -69,7 +69,7 @@ def _trim(entries: Iterable[_Entry], low: int, high: int, article16: bool) -> li
 
 
 def _total(entries: Iterable[_Entry]) -> Points:
-    return sum((e.value for e in entries), Fraction(0))
+    return exact_sum(e.value for e in entries)
 
 
 def _round_half_up(value: Fraction) -> int:
@@ -162,13 +162,13 @@ class TiebreakCalculator:
             opponents = self._otb_opponents(number)
             if not opponents:
                 return Fraction(0)
-            return sum((source.value("BH", o) for o in opponents), Fraction(0)) / len(opponents)
+            return exact_sum(source.value("BH", o) for o in opponents) / len(opponents)
         if name in ("APRO", "APPO"):
             opponents = self._otb_opponents(number)
             if not opponents:
                 return Fraction(0)
             inner = "TPR" if name == "APRO" else "PTP"
-            mean = sum((self.value(inner, o) for o in opponents), Fraction(0)) / len(opponents)
+            mean = exact_sum(self.value(inner, o) for o in opponents) / len(opponents)
             return Fraction(_round_half_up(mean))
         if name == "KS":
             return self._koya(number, spec)
@@ -297,7 +297,7 @@ class TiebreakCalculator:
         if not games:
             return Fraction(0)
         average = _round_half_up(Fraction(sum(r for r, _ in games), len(games)))
-        p = sum((s for _, s in games), Fraction(0)) / len(games)
+        p = exact_sum(s for _, s in games) / len(games)
         return Fraction(average + dp(p))
 
     def _perfect_performance(self, number: int) -> Points:
@@ -305,7 +305,7 @@ class TiebreakCalculator:
         if not games:
             return Fraction(0)
         ratings = [r for r, _ in games]
-        score = sum((s for _, s in games), Fraction(0))
+        score = exact_sum(s for _, s in games)
         if score == 0:
             return Fraction(min(ratings) - 800)
         if score == len(games):
@@ -313,7 +313,7 @@ class TiebreakCalculator:
         low, high = min(ratings) - 800, max(ratings) + 800
         while low < high:
             mid = (low + high) // 2
-            if sum((expected(mid - r) for r in ratings), Fraction(0)) >= score:
+            if exact_sum(expected(mid - r) for r in ratings) >= score:
                 high = mid
             else:
                 low = mid + 1

@@ -5,10 +5,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Literal
 
-from pairing.model import Points, RecordKind, RoundRecord, Tournament
+from pairing.model import Points, RecordKind, RoundRecord, Tournament, exact_sum
 
 Edition = Literal["2026", "2024"]
 EDITIONS: tuple[Edition, ...] = ("2026", "2024")
@@ -111,9 +110,8 @@ def score_sheet(tournament: Tournament, rounds: int, edition: Edition = "2026") 
         records[player.number] = recs
         points[player.number] = got
         cats[player.number] = kinds
-        scores[player.number] = sum(got, Fraction(0))
-        adjusted[player.number] = sum(
-            (scoring.draw if c is UnplayedCategory.LATE_BYE else p for p, c in zip(got, kinds, strict=True)),
-            Fraction(0),
+        scores[player.number] = exact_sum(got)
+        adjusted[player.number] = exact_sum(
+            scoring.draw if c is UnplayedCategory.LATE_BYE else p for p, c in zip(got, kinds, strict=True)
         )
     return ScoreSheet(tournament, rounds, edition, records, points, cats, scores, adjusted)
