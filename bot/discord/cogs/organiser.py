@@ -18,7 +18,7 @@ from bot.errors import InvalidSetting
 from storage.records import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
-System = Literal["auto", "dutch"]  # auto: chosen each round by the players to pair, as Lichess does
+System = Literal["auto", "dutch", "dubov"]  # auto: chosen each round by the players to pair, as Lichess does
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 ExportFormat = Literal["trf", "pgn", "json"]
