@@ -1,0 +1,459 @@
+"""The Burstein system as the reference engine reads it (bbpPairings `--burstein`; fide-other-systems.md §2.5).
+
+bbpPairings implements the pre-2017 Burstein text, not the 2026 one (C.04.4.2: seeding rounds by Dutch, an
+opposition Index of Buchholz then Sonneborn-Berger, candidates in "1 versus last" order). We follow the
+reference engine, since it is the only engine with published behaviour and the corpus is its output. Where
+the two differ (fide-other-systems.md §2.7), this module does what the engine does:
+
+- Rounds 1 and 2 are accelerated when the event gives no acceleration of its own: the top half of the
+  round-1 participants carry one win's worth of virtual points (the 2026 text pairs them by Dutch instead).
+- Players are ranked inside a score group by Sonneborn-Berger, Buchholz, Median, then pairing number, over
+  "adjusted" scores (an opponent's unplayed rounds count as draws, the player's own unplayed rounds are
+  games against a virtual opponent); score comes first only across groups. The 2026 Index is Buchholz then
+  Sonneborn-Berger, scores ignored.
+- The PAB goes first to the lowest-ranked player who never had a PAB or a forfeit win (a full-point bye does
+  not block it, the pre-2025 eligibility), with no check that the others can still be paired.
+- At most one player floats out of a group; a group that cannot be paired so is merged with the next
+  score level, and a stuck last group with the group above it. Inside a group the most pairs, then the most
+  pairs of compatible colour preferences are made, and each player, best first, takes the lowest-ranked
+  partner that keeps that optimum.
+- Only two players with the same absolute colour preference are kept apart; the colour rules then follow
+  the engine's order (both preferences, absolute, strong, last differing round, higher-ranked player).
+
+Each step solves a maximum-weight matching over the whole graph of players still to pair, with the edge
+weights the engine uses; like the engine's, a step's result depends on the optimum the matcher returns
+where several are equal (phase 1 checks it for validity), and ours reproduces every corpus case.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from pairing.colours import ColourState, colour_states
+from pairing.dutch import with_implied_acceleration
+from pairing.errors import NoValidPairing
+from pairing.matching import max_weight_matching
+from pairing.model import (
+    Board,
+    Colour,
+    Outcome,
+    Pairing,
+    Player,
+    Points,
+    PreferenceStrength,
+    RecordKind,
+    RoundRecord,
+    RoundViews,
+    Scoring,
+    Tournament,
+    board_order,
+)
+
+# Edge weight levels, most significant first: compatible, same group, colour preferences compatible, then the
+# partner priority of "1 versus last" (below 2**32 for any size this engine is used at).
+_COLOUR = 1 << 32
+_SAME = 1 << 64
+_COMPAT = 1 << 96
+
+
+@dataclass(frozen=True)
+class _Player:
+    """What the engine needs about one player to pair, by position in the pairing order."""
+
+    number: int
+    rank_index: int
+    score: Points
+    colour: ColourState
+    opponents: frozenset[int]
+    metrics: _Metrics
+
+
+@dataclass(frozen=True)
+class _Metrics:
+    """Sonneborn-Berger, Buchholz and Median over adjusted scores, with the pairing score and rank index."""
+
+    score: Points
+    sb: Points
+    bh: Points
+    median: Points
+    rank_index: int
+
+
+def _compare(a: _Metrics, b: _Metrics) -> int:
+    """Negative when a ranks below b (the engine's comparator; the score is not compared first)."""
+    if a.score == b.score:
+        ka = (a.sb, a.bh, a.median, -a.rank_index)
+        kb = (b.sb, b.bh, b.median, -b.rank_index)
+    else:
+        ka = (a.sb, a.bh * a.score, a.median * a.score, -a.rank_index)
+        kb = (b.sb, b.bh * b.score, b.median * b.score, -b.rank_index)
+    return -1 if ka < kb else (1 if ka > kb else 0)
+
+
+def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
+    """Pair a round with the Burstein system; raise NoValidPairing if the engine finds no legal pairing."""
+    views = tournament.views(round_number)
+    numbers = views.to_pair()
+    if not numbers:
+        return Pairing(())
+    players = _players(views, numbers)
+    order = sorted(
+        players,
+        key=functools.cmp_to_key(lambda a, b: _by_score(a, b)),
+        reverse=True,
+    )
+    bye: _Player | None = None
+    if len(order) % 2:
+        for candidate in reversed(order):
+            if _bye_eligible(views, candidate.number):
+                bye = candidate
+                break
+        if bye is None:
+            raise NoValidPairing("no player is eligible for the pairing-allocated bye")
+        order.remove(bye)
+    initial = tournament.initial_colour or Colour.WHITE
+    engine = _Engine(views, order)
+    pairs = engine.run()
+    boards = []
+    for v, u in pairs:
+        a, b = order[v], order[u]
+        colour = _colour(a, b, initial)
+        boards.append(Board(a.number, b.number) if colour is Colour.WHITE else Board(b.number, a.number))
+    return Pairing(board_order(views, boards), None if bye is None else bye.number)
+
+
+def _by_score(a: _Player, b: _Player) -> int:
+    if a.score != b.score:
+        return -1 if a.score < b.score else 1
+    return _compare(a.metrics, b.metrics)
+
+
+# -- players, acceleration and metrics ------------------------------------------------------------------------
+
+
+def _participated(record: RoundRecord) -> bool:
+    """Took part in that round's pairing: a game (played or forfeited) or the PAB."""
+    return record.opponent is not None or record.kind is RecordKind.PAB
+
+
+def _acceleration(views: RoundViews) -> dict[int, Points]:
+    """Virtual points per player for the round being paired (the event's own, or the engine's default)."""
+    tournament = views.tournament
+    has_own = bool(tournament.acceleration) or any(
+        line.startswith("192") and line.upper().rstrip().endswith("_BAKU") for line in tournament.header
+    )
+    if has_own:
+        accelerated = with_implied_acceleration(tournament)
+        return {p.number: accelerated.virtual_points(p.number, views.round) for p in tournament.players}
+    if views.round > 2:
+        return {}
+    # The top half of round 1's participants (by pairing number); absent players inside that block also get
+    # the point without using a place. Before round 1 is paired, everyone without an entry takes part.
+    ranked = sorted(tournament.players, key=lambda p: p.number)
+
+    def counts(p: Player) -> bool:
+        return not p.rounds if views.round == 1 else _participated(p.record(1))
+
+    bound = sum(1 for p in ranked if counts(p))
+    out: dict[int, Points] = {}
+    if bound > 1:
+        for p in ranked:
+            out[p.number] = tournament.scoring.win
+            if counts(p):
+                bound -= 2
+                if bound <= 1:
+                    break
+    return out
+
+
+def _match_score(record: RoundRecord) -> Outcome:
+    """Win, draw or loss as the engine classes a round (byes and forfeits included)."""
+    kind = record.kind
+    if kind is RecordKind.PLAYED:
+        assert record.outcome is not None
+        return record.outcome
+    if kind in (RecordKind.FORFEIT_WIN, RecordKind.PAB, RecordKind.FULL_BYE):
+        return Outcome.WIN
+    if kind is RecordKind.HALF_BYE:
+        return Outcome.DRAW
+    return Outcome.LOSS
+
+
+def _virtual_opponent(record: RoundRecord, scoring: Scoring) -> Points:
+    """The result of the virtual opponent of an unplayed round (the pre-2023 C.07 reading)."""
+    outcome = _match_score(record)
+    if outcome is Outcome.LOSS:
+        return scoring.win
+    if outcome is Outcome.DRAW:
+        return scoring.draw
+    if record.kind is RecordKind.PAB and scoring.pab_points < scoring.win:
+        return scoring.win if scoring.pab_points < scoring.draw else scoring.draw
+    return scoring.forfeit_loss
+
+
+def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
+    tournament = views.tournament
+    scoring = tournament.scoring
+    played = views.round - 1
+    paired_now = set(numbers)
+    valid = [
+        p.number
+        for p in sorted(tournament.players, key=lambda p: p.number)
+        if p.number in paired_now or any(_participated(r) for r in p.records(views.round))
+    ]
+    rank_index = {number: k for k, number in enumerate(valid)}
+    acc = _acceleration(views)
+    zero = Fraction(0)
+    adjusted: dict[int, Points] = {}
+    for number in valid:
+        records = tournament.player(number).records(views.round)
+        adjusted[number] = acc.get(number, zero) + sum(
+            (scoring.points(r) if r.is_played else scoring.draw for r in records), zero
+        )
+    states = {s.number: s for s in colour_states(views, numbers)}
+    out = []
+    for number in numbers:
+        records = tournament.player(number).records(views.round)
+        own = acc.get(number, zero)
+        virtual = own + (played - 1) * scoring.draw
+        sb = bh = zero
+        contributions = []
+        for rec in records:
+            points = scoring.points(rec)
+            if rec.is_played:
+                assert rec.opponent is not None
+                value = adjusted.get(rec.opponent, zero)
+            else:
+                value = virtual + _virtual_opponent(rec, scoring)
+            sb += points * value
+            bh += value
+            contributions.append(value)
+            virtual += points - scoring.draw
+        median = bh - min(contributions) - max(contributions) if played > 2 else zero
+        score = views.score(number) + own
+        metrics = _Metrics(score, sb, bh, median, rank_index[number])
+        out.append(_Player(number, rank_index[number], score, states[number], views.opponents(number), metrics))
+    return out
+
+
+def _bye_eligible(views: RoundViews, number: int) -> bool:
+    """No earlier PAB and no forfeit win (the pre-2025 rule: a full-point bye does not block it)."""
+    return not any(r.kind in (RecordKind.PAB, RecordKind.FORFEIT_WIN) for r in views.history(number))
+
+
+# -- colours ------------------------------------------------------------------------------------------------
+
+
+def _compatible(a: Colour | None, b: Colour | None) -> bool:
+    return a is None or b is None or a is not b
+
+
+def _colour(player: _Player, opponent: _Player, initial: Colour) -> Colour:
+    """The colour `player` (the better-ranked side of the pair) gets against `opponent`."""
+    ca, cb = player.colour, opponent.colour
+    pa, pb = ca.preference, cb.preference
+    if _compatible(pa, pb):
+        if pa is not None:
+            return pa
+        if pb is not None:
+            return pb.opposite
+    else:
+        assert pa is not None and pb is not None
+        abs_a = ca.strength is PreferenceStrength.ABSOLUTE
+        abs_b = cb.strength is PreferenceStrength.ABSOLUTE
+        imb_a, imb_b = abs(ca.difference), abs(cb.difference)
+        if abs_a and (imb_a > imb_b or not abs_b):
+            return pa
+        if abs_b and (imb_b > imb_a or not abs_a):
+            return pb.opposite
+        strong_a = ca.strength is PreferenceStrength.STRONG
+        strong_b = cb.strength is PreferenceStrength.STRONG
+        if strong_a and not strong_b:
+            return pa
+        if strong_b and not strong_a:
+            return pb.opposite
+        for x, y in zip(reversed(ca.colours), reversed(cb.colours), strict=False):
+            if x is not y:
+                return y
+    if pa is None:
+        if player.rank_index < opponent.rank_index:
+            return initial.opposite if player.rank_index % 2 else initial
+        return initial if opponent.rank_index % 2 else initial.opposite
+    assert pb is not None
+    return pb.opposite if _compare(player.metrics, opponent.metrics) < 0 else pa
+
+
+# -- the two matching phases -------------------------------------------------------------------------------
+
+
+class _Engine:
+    """Score groups (merged where needed) by matching, then the pairs inside each group, best player first."""
+
+    def __init__(self, views: RoundViews, order: list[_Player]) -> None:
+        self.views = views
+        self.order = order
+        self.n = len(order)
+        self.weights: list[dict[int, int]] = [{} for _ in range(self.n)]
+        self.mate: list[int] = [-1] * self.n
+
+    def edge(self, x: int, y: int, same: bool, colour: bool) -> int:
+        """The engine's edge weight between two players, without the partner priority."""
+        a, b = self.order[x], self.order[y]
+        if b.number in a.opponents or self.views.tournament.is_forbidden(a.number, b.number):
+            return 0
+        ca, cb = a.colour, b.colour
+        if (
+            ca.strength is PreferenceStrength.ABSOLUTE
+            and cb.strength is PreferenceStrength.ABSOLUTE
+            and ca.preference is cb.preference
+        ):
+            return 0
+        weight = _COMPAT
+        if same:
+            weight += _SAME
+            if colour and _compatible(ca.preference, cb.preference):
+                weight += _COLOUR
+        return weight
+
+    def set(self, x: int, y: int, weight: int) -> None:
+        """Set (or, with 0, remove) the edge x-y."""
+        if weight:
+            self.weights[x][y] = weight
+            self.weights[y][x] = weight
+        else:
+            self.weights[x].pop(y, None)
+            self.weights[y].pop(x, None)
+
+    def solve(self) -> None:
+        """A maximum-weight matching of the current graph into `mate`."""
+        active = [v for v in range(self.n) if self.weights[v]]
+        local = {v: k for k, v in enumerate(active)}
+        edges = [
+            (local[x], local[y], w) for x in active for y, w in sorted(self.weights[x].items()) if x < y
+        ]
+        got = max_weight_matching(len(active), edges)
+        mate = [-1] * self.n
+        for k, partner in enumerate(got):
+            if partner >= 0:
+                mate[active[k]] = active[partner]
+        self.mate = mate
+
+    def valid(self, groups: Sequence[int]) -> bool:
+        """Everyone above the last group matched, and at most one floater per group (two if its end is odd)."""
+        it = 0
+        begin = 0
+        unmatched = 0
+        for v, m in enumerate(self.mate):
+            if v >= groups[-1]:
+                return True
+            if v >= groups[it]:
+                unmatched = 0
+                begin = v
+                while v >= groups[it]:
+                    it += 1
+            if m < 0 and v < groups[-2]:
+                return False
+            if m < 0 or m < begin or m >= groups[it]:
+                unmatched += 1
+                if unmatched > (2 if groups[it] & 1 else 1):
+                    return False
+        return True
+
+    def groups(self) -> list[int]:
+        """Group boundaries (a repeated boundary: nobody floats across it), merging groups until valid."""
+        n, order = self.n, self.order
+        sg = [0, 0]
+        valid = True
+        while sg[-1] < n:
+            sg.append(sg[-1])
+            while True:
+                start = sg[-1]
+                while True:
+                    v = sg[-1]
+                    for u in range(sg[-3], v):
+                        self.set(v, u, self.edge(u, v, u >= sg[-2], False))
+                    sg[-1] += 1
+                    if sg[-1] >= n or order[start].score != order[sg[-1]].score:
+                        break
+                if sg[-1] & 1 and sg[-1] < n:
+                    for u in range(sg[-2], sg[-1]):
+                        self.set(sg[-1], u, _COMPAT)
+                self.solve()
+                valid = self.valid(sg)
+                if sg[-1] >= n or valid:
+                    break
+            if sg[-1] < n and not sg[-1] & 1:
+                sg.append(sg[-1])
+        while len(sg) > 3 and not valid:
+            sg.pop()
+            boundary = sg.pop()
+            begin = sg.pop()
+            for o in range(sg[-1], boundary):
+                for i in range(boundary, n):
+                    self.set(o, i, self.edge(o, i, o >= begin, False))
+            self.solve()
+            sg += [begin, n]
+            valid = self.valid(sg)
+        if not valid:
+            raise NoValidPairing("the players cannot all be paired without breaking the absolute criteria")
+        return sg
+
+    def run(self) -> list[tuple[int, int]]:
+        """The pairs, each as (better-ranked player, partner), by position in the pairing order."""
+        sg = self.groups()
+        order = self.order
+        paired = [False] * self.n
+        pairs: list[tuple[int, int]] = []
+        begin = sg[0]
+        floater: int | None = None
+        for end in sg[1:]:
+            if begin == end:
+                continue
+            group = list(range(begin, end))
+            if floater is not None:
+                group.append(floater)
+                floater = None
+            group = _sorted_group(group, order)
+            for k, v in enumerate(group):
+                for u in reversed(group[k + 1 :]):
+                    self.set(v, u, self.edge(v, u, True, True))
+            for k, v in enumerate(group):
+                if paired[v]:
+                    continue
+                priority = 1
+                for u in group[k + 1 :]:
+                    if paired[u]:
+                        continue
+                    weight = self.edge(v, u, True, True)
+                    if weight:
+                        self.set(v, u, weight + priority)
+                        priority += 1
+                self.solve()
+                m = self.mate[v]
+                if m < 0:
+                    raise NoValidPairing("a player of the group could not be paired")
+                if m >= end:
+                    floater = v
+                    continue
+                paired[v] = paired[m] = True
+                pairs.append((v, m))
+                self._finalize(v, m)
+            begin = end
+        if not all(paired):
+            raise NoValidPairing("the last group could not be completed")
+        return pairs
+
+    def _finalize(self, v: int, m: int) -> None:
+        """Fix the pair v-m: their edge weighs 1 and no other edge touches them (they leave the graph)."""
+        for x in (v, m):
+            for y in list(self.weights[x]):
+                self.set(x, y, 0)
+        # The fixed pair no longer interacts with anyone; leaving it out of the graph keeps the matchings small.
+
+
+def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:
+    """A group with its incoming floater, best first by the engine's comparator (stable)."""
+    return sorted(group, key=functools.cmp_to_key(lambda x, y: -_compare(order[x].metrics, order[y].metrics)))
