@@ -35,7 +35,7 @@ from fractions import Fraction
 from pairing.colours import ColourState, colour_states
 from pairing.dutch import with_implied_acceleration
 from pairing.errors import NoValidPairing
-from pairing.matching import max_weight_matching
+from pairing.matching import max_weight_matching, max_weight_perfect_matching
 from pairing.model import (
     Board,
     Colour,
@@ -100,11 +100,7 @@ def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
     if not numbers:
         return Pairing(())
     players = _players(views, numbers)
-    order = sorted(
-        players,
-        key=functools.cmp_to_key(lambda a, b: _by_score(a, b)),
-        reverse=True,
-    )
+    order = sorted(players, key=functools.cmp_to_key(_by_score), reverse=True)
     bye: _Player | None = None
     if len(order) % 2:
         for candidate in reversed(order):
@@ -327,14 +323,31 @@ class _Engine:
             self.weights[x].pop(y, None)
             self.weights[y].pop(x, None)
 
-    def solve(self) -> None:
-        """A maximum-weight matching of the current graph into `mate`."""
+    def solve(self, perfect: bool = False, later: Sequence[int] = ()) -> None:
+        """A maximum-weight matching of the current graph into `mate` (`perfect`: one is known to exist).
+
+        `later` lists players still to choose, in order: below every engine weight, each of them prefers its
+        lowest-ranked later partner, the first one most, so that the result also answers their own steps
+        while no other partner priority is in the graph (see `run`).
+        """
         active = [v for v in range(self.n) if self.weights[v]]
         local = {v: k for k, v in enumerate(active)}
-        edges = [
-            (local[x], local[y], w) for x in active for y, w in sorted(self.weights[x].items()) if x < y
-        ]
-        got = max_weight_matching(len(active), edges)
+        place = {v: k for k, v in enumerate(later)}
+        width = (len(later) + 1).bit_length()
+        shift = width * len(later)
+        edges = []
+        for x in active:
+            for y, w in sorted(self.weights[x].items()):
+                if x < y:
+                    w <<= shift
+                    i, j = place.get(x), place.get(y)
+                    if i is not None and j is not None:
+                        first, second = (i, j) if i < j else (j, i)
+                        w += (second + 1) << (width * (len(later) - 1 - first))
+                    edges.append((local[x], local[y], w))
+        got = max_weight_perfect_matching(len(active), edges) if perfect else None
+        if got is None:
+            got = max_weight_matching(len(active), edges)
         mate = [-1] * self.n
         for k, partner in enumerate(got):
             if partner >= 0:
@@ -409,6 +422,7 @@ class _Engine:
         pairs: list[tuple[int, int]] = []
         begin = sg[0]
         floater: int | None = None
+        holders: list[int] = []
         for end in sg[1:]:
             if begin == end:
                 continue
@@ -420,6 +434,7 @@ class _Engine:
             for k, v in enumerate(group):
                 for u in reversed(group[k + 1 :]):
                     self.set(v, u, self.edge(v, u, True, True))
+            fresh = True
             for k, v in enumerate(group):
                 if paired[v]:
                     continue
@@ -431,12 +446,20 @@ class _Engine:
                     if weight:
                         self.set(v, u, weight + priority)
                         priority += 1
-                self.solve()
+                # The engine solves again at every step. The last matching already answers this step when it
+                # was solved with the later players' preferences below the weights (`later`) and no partner
+                # priority of anyone else (a floater's) is left in the graph: removing a fixed pair keeps the
+                # rest optimal, and this player's priorities rank partners as its tie-break there did.
+                holders = [h for h in holders if h != v and any(w % _COLOUR for w in self.weights[h].values())]
+                if fresh or holders:
+                    self.solve(perfect=True, later=[u for u in group[k + 1 :] if not paired[u]])
+                    fresh = False
                 m = self.mate[v]
                 if m < 0:
                     raise NoValidPairing("a player of the group could not be paired")
                 if m >= end:
                     floater = v
+                    holders.append(v)
                     continue
                 paired[v] = paired[m] = True
                 pairs.append((v, m))
@@ -456,4 +479,8 @@ class _Engine:
 
 def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:
     """A group with its incoming floater, best first by the engine's comparator (stable)."""
-    return sorted(group, key=functools.cmp_to_key(lambda x, y: -_compare(order[x].metrics, order[y].metrics)))
+
+    def better_first(x: int, y: int) -> int:
+        return _compare(order[y].metrics, order[x].metrics)
+
+    return sorted(group, key=functools.cmp_to_key(better_first))
