@@ -96,29 +96,38 @@ def _compare(a: _Metrics, b: _Metrics) -> int:
 def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
     """Pair a round with the Burstein system; raise NoValidPairing if the engine finds no legal pairing."""
     views = tournament.views(round_number)
-    numbers = views.to_pair()
-    if not numbers:
+    order, bye = _order_and_bye(views)
+    if not order and bye is None:
         return Pairing(())
-    players = _players(views, numbers)
-    order = sorted(players, key=functools.cmp_to_key(_by_score), reverse=True)
-    bye: _Player | None = None
-    if len(order) % 2:
-        for candidate in reversed(order):
-            if _bye_eligible(views, candidate.number):
-                bye = candidate
-                break
-        if bye is None:
-            raise NoValidPairing("no player is eligible for the pairing-allocated bye")
-        order.remove(bye)
     initial = tournament.initial_colour or Colour.WHITE
-    engine = _Engine(views, order)
-    pairs = engine.run()
+    pairs = _Engine(views, order).run()
     boards = []
     for v, u in pairs:
         a, b = order[v], order[u]
         colour = _colour(a, b, initial)
         boards.append(Board(a.number, b.number) if colour is Colour.WHITE else Board(b.number, a.number))
     return Pairing(board_order(views, boards), None if bye is None else bye.number)
+
+
+def bye_receiver(tournament: Tournament, round_number: int | None = None) -> int | None:
+    """Who gets the PAB (None for an even number to pair); chosen before, and whatever, the rest can pair."""
+    _, bye = _order_and_bye(tournament.views(round_number))
+    return None if bye is None else bye.number
+
+
+def _order_and_bye(views: RoundViews) -> tuple[list[_Player], _Player | None]:
+    """The players to pair in pairing order, the PAB receiver taken out (the last eligible one)."""
+    numbers = views.to_pair()
+    if not numbers:
+        return [], None
+    order = sorted(_players(views, numbers), key=functools.cmp_to_key(_by_score), reverse=True)
+    if len(order) % 2 == 0:
+        return order, None
+    for candidate in reversed(order):
+        if _bye_eligible(views, candidate.number):
+            order.remove(candidate)
+            return order, candidate
+    raise NoValidPairing("no player is eligible for the pairing-allocated bye")
 
 
 def _by_score(a: _Player, b: _Player) -> int:
