@@ -1,28 +1,35 @@
 """The Burstein system as the reference engine reads it (bbpPairings `--burstein`; fide-other-systems.md §2.5).
 
-bbpPairings implements the pre-2017 Burstein text, not the 2026 one (C.04.4.2: seeding rounds by Dutch, an
-opposition Index of Buchholz then Sonneborn-Berger, candidates in "1 versus last" order). We follow the
-reference engine, since it is the only engine with published behaviour and the corpus is its output. Where
-the two differ (fide-other-systems.md §2.7), this module does what the engine does:
+bbpPairings implements the pre-2017 Burstein text, not the 2026 one (C.04.4.2: seeding rounds paired by Dutch,
+then an opposition Index of Buchholz and Sonneborn-Berger, [C1]-[C8], candidates in "1 versus last" order).
+We follow the reference engine: it is the only Burstein engine with published behaviour, and the corpus is
+its output (101/101 cases identical). Where the two differ (fide-other-systems.md §2.7, §11.1), this module
+does what the engine does, each shown by a test in tests/pairing/test_burstein_conformance.py:
 
-- Rounds 1 and 2 are accelerated when the event gives no acceleration of its own: the top half of the
-  round-1 participants carry one win's worth of virtual points (the 2026 text pairs them by Dutch instead).
-- Players are ranked inside a score group by Sonneborn-Berger, Buchholz, Median, then pairing number, over
-  "adjusted" scores (an opponent's unplayed rounds count as draws, the player's own unplayed rounds are
-  games against a virtual opponent); score comes first only across groups. The 2026 Index is Buchholz then
-  Sonneborn-Berger, scores ignored.
-- The PAB goes first to the lowest-ranked player who never had a PAB or a forfeit win (a full-point bye does
-  not block it, the pre-2025 eligibility), with no check that the others can still be paired.
-- At most one player floats out of a group; a group that cannot be paired so is merged with the next
-  score level, and a stuck last group with the group above it. Inside a group the most pairs, then the most
-  pairs of compatible colour preferences are made, and each player, best first, takes the lowest-ranked
-  partner that keeps that optimum.
-- Only two players with the same absolute colour preference are kept apart; the colour rules then follow
-  the engine's order (both preferences, absolute, strong, last differing round, higher-ranked player).
+- Round 1 is not a Dutch seeding round. Unless the event gives its own acceleration (`XXA`, record 250, a
+  `*_BAKU` code, used as Dutch uses them), rounds 1 and 2 give the top half of round 1's participants one
+  win's worth of imaginary points, so round 1 pairs each half apart (test_round_one_is_accelerated_not_a_
+  dutch_seeding_round, test_an_acceleration_line_switches_the_imaginary_point_off).
+- Inside a group players rank by Sonneborn-Berger, Buchholz, Median, then pairing number (the 2026 Index:
+  Buchholz, then Sonneborn-Berger), over adjusted scores: an opponent's unplayed rounds count as draws, the
+  player's own unplayed rounds are games against a virtual opponent (the 2026 text: against himself). A
+  floater is compared with the residents by Sonneborn-Berger first, then Buchholz and Median times score.
+- The PAB goes first to the lowest-ranked player with no PAB and no forfeit win: a full-point bye does not
+  block it (the pre-2025 rule; test_a_full_point_bye_does_not_block_the_pab), and nothing checks that the
+  others can still be paired ([C4] of the 2026 text; test_the_pab_is_chosen_without_looking_ahead).
+- At most one player floats out of a group; a group that cannot be paired so is merged with the next score
+  level, and a stuck last group with the group above it. Inside a group the most pairs, then the most pairs
+  of compatible colour preferences are made, and each player, best first, takes the lowest-ranked partner
+  that keeps that optimum (the 2026 text minimises the floaters' scores and looks one bracket ahead;
+  test_round_four_of_b014_follows_the_engine_not_the_2026_index).
+- Only two players with the same absolute colour preference are kept apart (which keeps the colour limits,
+  with no topscorer exception); colours: both preferences, the absolute one (the larger imbalance if both),
+  the strong one, the last round the histories differ, then the higher-ranked player's preference, or the
+  pairing-number parity rule between two players with no preference (the 2026 text puts that rule first).
 
-Each step solves a maximum-weight matching over the whole graph of players still to pair, with the edge
-weights the engine uses; like the engine's, a step's result depends on the optimum the matcher returns
-where several are equal (phase 1 checks it for validity), and ours reproduces every corpus case.
+Each step solves a maximum-weight matching over the players still to pair with the engine's edge weights.
+Where several optima are equal the engine's group forming depends on the one its matcher returns; ours
+reproduces every corpus case.
 """
 
 from __future__ import annotations
@@ -479,11 +486,10 @@ class _Engine:
         return pairs
 
     def _finalize(self, v: int, m: int) -> None:
-        """Fix the pair v-m: their edge weighs 1 and no other edge touches them (they leave the graph)."""
+        """Fix the pair v-m. The engine keeps only their own edge; an isolated pair changes nothing, so it goes."""
         for x in (v, m):
             for y in list(self.weights[x]):
                 self.set(x, y, 0)
-        # The fixed pair no longer interacts with anyone; leaving it out of the graph keeps the matchings small.
 
 
 def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:

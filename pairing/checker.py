@@ -46,8 +46,6 @@ class DiscrepancyKind(enum.Enum):
     ENGINE_ERROR = "engine-error"
 
 
-
-
 @dataclass(frozen=True)
 class Discrepancy:
     """One problem found in one round."""
