@@ -29,7 +29,9 @@ does what the engine does, each shown by a test in tests/pairing/test_burstein_c
 
 Each step solves a maximum-weight matching over the players still to pair with the engine's edge weights.
 Where several optima are equal the engine's group forming depends on the one its matcher returns; ours
-reproduces every corpus case.
+reproduces every corpus case. Inside a group, one matching (the later players' priorities as tie-breaks
+below the engine's weights) answers every step until a floater's priorities enter the graph, and a large
+group's matching starts from the edges near the "1 versus last" partners, checked against the duals (exact).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from fractions import Fraction
 from pairing.colours import ColourState, colour_states
 from pairing.dutch import with_implied_acceleration
 from pairing.errors import NoValidPairing
-from pairing.matching import max_weight_matching, max_weight_perfect_matching
+from pairing.matching import Edge, matching_with_duals, max_weight_matching, max_weight_perfect_matching
 from pairing.model import (
     Board,
     Colour,
@@ -64,6 +66,10 @@ from pairing.model import (
 _COLOUR = 1 << 32
 _SAME = 1 << 64
 _COMPAT = 1 << 96
+# A group's matchings with more edges than this start from the edges near the "1 versus last" partners (and
+# neighbours), adding every edge the optimal duals say could improve the matching, until none is left.
+SPARSE_LIMIT = 4000
+SPARSE_WINDOW = 8
 
 
 @dataclass(frozen=True)
@@ -351,7 +357,9 @@ class _Engine:
         place = {v: k for k, v in enumerate(later)}
         width = (len(later) + 1).bit_length()
         shift = width * len(later)
-        edges = []
+        edges: list[Edge] = []
+        likely: list[bool] = []
+        fold = len(later) - 1
         for x in active:
             for y, w in sorted(self.weights[x].items()):
                 if x < y:
@@ -360,10 +368,16 @@ class _Engine:
                     if i is not None and j is not None:
                         first, second = (i, j) if i < j else (j, i)
                         w += (second + 1) << (width * (len(later) - 1 - first))
+                        near = second - first <= SPARSE_WINDOW or abs(first + second - fold) <= SPARSE_WINDOW
+                    else:
+                        near = y - x <= SPARSE_WINDOW
                     edges.append((local[x], local[y], w))
-        got = max_weight_perfect_matching(len(active), edges) if perfect else None
-        if got is None:
-            got = max_weight_matching(len(active), edges)
+                    likely.append(near)
+        if later and len(edges) > SPARSE_LIMIT:
+            got = _sparse_matching(len(active), edges, likely)
+        else:
+            found = max_weight_perfect_matching(len(active), edges) if perfect else None
+            got = found if found is not None else max_weight_matching(len(active), edges)
         mate = [-1] * self.n
         for k, partner in enumerate(got):
             if partner >= 0:
@@ -499,3 +513,17 @@ def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:
         return _compare(order[y].metrics, order[x].metrics)
 
     return sorted(group, key=functools.cmp_to_key(better_first))
+
+
+def _sparse_matching(n: int, edges: Sequence[Edge], likely: list[bool]) -> list[int]:
+    """A maximum-weight matching of all `edges`, solved on the `likely` ones plus those the duals ask for."""
+    chosen = list(likely)
+    while True:
+        mate, duals = matching_with_duals(n, [edge for edge, keep in zip(edges, chosen, strict=True) if keep])
+        added = 0
+        for k, (a, b, w) in enumerate(edges):
+            if not chosen[k] and not duals.covers(a, b, w):
+                chosen[k] = True
+                added += 1
+        if not added:
+            return mate

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import pytest
 
-from pairing import checker, generator, trf
+from pairing import burstein, checker, generator, trf
 from pairing.burstein import bye_receiver
 from pairing.burstein import pair as burstein_pair
 from pairing.checker import DiscrepancyKind
@@ -173,3 +173,16 @@ def test_checker_reproduces_generated_burstein_tournaments() -> None:
         found = checker.check_tournament(trf.parse(trf.dumps(t)), "burstein")
         failures.extend(f"seed {seed}: {d}" for d in found)
     assert not failures, "\n".join(failures[:5])
+
+
+@pytest.mark.slow
+def test_large_groups_solved_sparsely_pair_as_the_full_graph_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sparse start (verified by the duals) changes nothing: every round of a 110-player event agrees."""
+    event = generator.generate(5, 110, 4, pair=burstein_pair, forfeit_rate=0.03, half_bye_rate=0.03)
+    assert event.rounds_completed == 4
+    for r in range(1, 5):
+        state = checker.round_input(event, r)
+        monkeypatch.setattr(burstein, "SPARSE_LIMIT", 10**9)
+        dense = burstein_pair(state)
+        monkeypatch.setattr(burstein, "SPARSE_LIMIT", 200)
+        assert burstein_pair(state) == dense, f"round {r}"
