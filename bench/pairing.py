@@ -1,20 +1,22 @@
-"""Benchmark of the Dutch engine: time and peak memory of pairing rounds of generated 11-round events.
+"""Benchmark of a pairing engine (Dutch by default): time and peak memory of pairing rounds of generated events.
 
-Usage: .venv/bin/python bench/pairing.py [--sizes 50 100 200 400 800] [--rounds 11] [--seed 1] [--runs 5]
-                                         [--long-runs 3] [--rebuild] [--no-write]
+Usage: .venv/bin/python bench/pairing.py [--system dutch|burstein] [--sizes 50 100 200 400 800] [--rounds 11]
+                                         [--seed 1] [--runs 5] [--long-runs 3] [--rebuild] [--no-write]
 
 Each event comes from `pairing.generator.generate` (Elo-drawn results, byes, forfeits, withdrawals) paired round
-by round by the Dutch engine itself, so the measured rounds have the colour sequences, floats and score groups
+by round by the engine itself, so the measured rounds have the colour sequences, floats and score groups
 of a real event. Building an 800-player event takes over a minute, so each one is cached as a TRF file in
 bench/.cache/, keyed by seed, size and rounds (--rebuild makes it again). The engine then pairs round 1, the
 middle round and the last round of the parsed file again, each call in a fresh interpreter, and the pairing it
 makes must be the one of the event (if it is not, the engine changed since the file was built: --rebuild). The
-table goes to docs/benchmarks.md under '## Pairing' (other sections are kept).
+table goes to docs/benchmarks.md under '## Pairing' ('## Pairing (Burstein)' for --system burstein; other
+sections are kept).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -33,8 +35,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 
 from pairing import trf  # noqa: E402
 from pairing.checker import round_input  # noqa: E402
-from pairing.dutch import pair  # noqa: E402
-from pairing.generator import generate  # noqa: E402
+from pairing.generator import Pair, generate  # noqa: E402
 from pairing.model import Board, Colour, Pairing, RecordKind, Tournament  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -44,19 +45,37 @@ LONG_CALL_SECONDS = 10.0
 # Targets for one round's pairing, by number of players, and the reference engine (C++ bbpPairings) for scale.
 TARGETS = {200: 2.0, 400: 10.0, 800: 60.0}
 REFERENCE = {200: "0.15", 400: "1.2", 800: "13"}
+# The engines that can be measured, by --system, with the name the table gives them.
+SYSTEMS = {"dutch": "Dutch", "burstein": "Burstein"}
 
 
-def cache_path(seed: int, size: int, rounds: int, cache: Path = CACHE) -> Path:
+def engine(system: str) -> Pair:
+    """The `pair` function of a system's module."""
+    if system not in SYSTEMS:
+        raise ValueError(f"unknown system {system!r} (known: {', '.join(SYSTEMS)})")
+    found: Pair = importlib.import_module(f"pairing.{system}").pair
+    return found
+
+
+def heading(system: str) -> str:
+    """The section of docs/benchmarks.md that holds a system's table."""
+    return "## Pairing" if system == "dutch" else f"## Pairing ({SYSTEMS[system]})"
+
+
+def cache_path(seed: int, size: int, rounds: int, cache: Path = CACHE, system: str = "dutch") -> Path:
     """The TRF file of the generated event with these parameters."""
-    return cache / f"dutch-seed{seed}-{size}p-{rounds}r.trf"
+    return cache / f"{system}-seed{seed}-{size}p-{rounds}r.trf"
 
 
-def build_event(seed: int, size: int, rounds: int, log: Callable[[str], None] = print) -> Tournament:
-    """Generate the event, every round paired by the Dutch engine; fail if it stops before the last round."""
+def build_event(
+    seed: int, size: int, rounds: int, log: Callable[[str], None] = print, system: str = "dutch"
+) -> Tournament:
+    """Generate the event, every round paired by the system's engine; fail if it stops before the last round."""
+    pair_round = engine(system)
 
     def timed_pair(state: Tournament) -> Pairing:
         start = time.perf_counter()
-        result = pair(state)
+        result = pair_round(state)
         log(f"  {size} players, round {state.round_to_pair} paired in {time.perf_counter() - start:.1f} s")
         return result
 
@@ -67,18 +86,25 @@ def build_event(seed: int, size: int, rounds: int, log: Callable[[str], None] = 
 
 
 def cached_event(
-    seed: int, size: int, rounds: int, *, rebuild: bool = False, cache: Path = CACHE, log: Callable[[str], None] = print
+    seed: int,
+    size: int,
+    rounds: int,
+    *,
+    rebuild: bool = False,
+    cache: Path = CACHE,
+    log: Callable[[str], None] = print,
+    system: str = "dutch",
 ) -> Path:
     """The cached event's file, built first if it is missing (or `rebuild`)."""
-    path = cache_path(seed, size, rounds, cache)
+    path = cache_path(seed, size, rounds, cache, system)
     if path.exists() and not rebuild:
         return path
-    log(f"building {path.name} (every round paired by the Dutch engine)")
+    log(f"building {path.name} (every round paired by the {SYSTEMS[system]} engine)")
     start = time.perf_counter()
-    event = build_event(seed, size, rounds, log)
+    event = build_event(seed, size, rounds, log, system)
     seconds = time.perf_counter() - start
     comment = (
-        f"### bench/pairing.py: generate(seed={seed}, players={size}, rounds={rounds}, pair=dutch.pair), "
+        f"### bench/pairing.py: generate(seed={seed}, players={size}, rounds={rounds}, pair={system}.pair), "
         f"built in {seconds:.0f} s"
     )
     text = trf.dumps(replace(event, header=(comment,)))
@@ -132,8 +158,9 @@ def _reset_peak() -> bool:
     return True
 
 
-def child(path: str, round_number: int) -> None:
+def child(path: str, round_number: int, system: str = "dutch") -> None:
     """Measure one pairing of the cached event in this (fresh) process and print the numbers as JSON."""
+    pair = engine(system)
     event = trf.read(path)
     state = round_input(event, round_number)
     before = _status_mib("VmRSS")
@@ -149,9 +176,9 @@ def child(path: str, round_number: int) -> None:
     print(json.dumps({**numbers, "same": same, "reset": reset}))
 
 
-def measure_once(path: Path, round_number: int) -> dict[str, float]:
+def measure_once(path: Path, round_number: int, system: str = "dutch") -> dict[str, float]:
     """Run `child` in a fresh interpreter, so that the peak memory is this pairing's alone."""
-    command = [sys.executable, __file__, "--child", str(path), str(round_number)]
+    command = [sys.executable, __file__, "--system", system, "--child", str(path), str(round_number)]
     out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT).stdout
     numbers: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     if not numbers["same"]:
@@ -159,12 +186,12 @@ def measure_once(path: Path, round_number: int) -> dict[str, float]:
     return numbers
 
 
-def measure(path: Path, round_number: int, runs: int, long_runs: int) -> dict[str, float]:
+def measure(path: Path, round_number: int, runs: int, long_runs: int, system: str = "dutch") -> dict[str, float]:
     """Medians over `runs` fresh-interpreter calls (`long_runs` if a call takes over LONG_CALL_SECONDS)."""
-    got = [measure_once(path, round_number)]
+    got = [measure_once(path, round_number, system)]
     wanted = long_runs if got[0]["seconds"] > LONG_CALL_SECONDS else runs
     while len(got) < wanted:
-        got.append(measure_once(path, round_number))
+        got.append(measure_once(path, round_number, system))
     seconds = [g["seconds"] for g in got]
     out = {key: statistics.median(g[key] for g in got) for key in ("seconds", "peak", "before")}
     spread = {"min": min(seconds), "max": max(seconds), "runs": len(got), "reset": all(g["reset"] for g in got)}
@@ -175,7 +202,7 @@ def _load() -> float:
     return os.getloadavg()[0]
 
 
-def targets_line(rows: list[tuple[int, str, dict[str, float]]]) -> str:
+def targets_line(rows: list[tuple[int, str, dict[str, float]]], system: str = "dutch") -> str:
     """The targets, each with the slowest measured round of that size and whether it is met."""
     parts = []
     for size, limit in TARGETS.items():
@@ -186,6 +213,8 @@ def targets_line(rows: list[tuple[int, str, dict[str, float]]]) -> str:
         verdict = "met" if max(times) < limit else "**not met**"
         parts.append(f"{size} players < {limit:g} s: {verdict} (slowest round {max(times):.2f} s)")
     reference = ", ".join(f"{REFERENCE[size]} s for {size}" for size in TARGETS)
+    if system != "dutch":
+        return "Targets, one round's pairing (those of the Dutch engine): " + "; ".join(parts) + "."
     return (
         "Targets, one round's pairing: "
         + "; ".join(parts)
@@ -217,15 +246,16 @@ def section(
         peak_how = "`VmHWM` of /proc/self/status, reset through /proc/self/clear_refs just before the call"
     else:
         peak_how = "`VmHWM` of /proc/self/status, since the interpreter started: the peak could not be reset"
+    system = getattr(args, "system", "dutch")
     lines = [
-        "## Pairing",
+        heading(system),
         "",
-        f"Dutch engine (`pairing.dutch.pair`), one round of a generated {args.rounds}-round event "
+        f"{SYSTEMS[system]} engine (`pairing.{system}.pair`), one round of a generated {args.rounds}-round event "
         f"(`bench/pairing.py`, seed {args.seed}). Each event is built by `pairing.generator.generate` (its default "
         "rates: Elo-drawn results, half-point and zero-point byes, forfeits, withdrawals) with every round paired by "
-        "the Dutch engine itself, so the measured rounds have the histories the engine makes (colour sequences, "
-        "floats, score groups); it is cached as a TRF file in `bench/.cache/`. The measured call pairs the round "
-        "again from the parsed file, in a fresh interpreter, and gives the event's own pairing (checked on every "
+        f"the {SYSTEMS[system]} engine itself, so the measured rounds have the histories the engine makes (colour "
+        "sequences, floats, score groups); it is cached as a TRF file in `bench/.cache/`. The measured call pairs the "
+        "round again from the parsed file, in a fresh interpreter, and gives the event's own pairing (checked on every "
         "run). Time: wall time of the call (`time.perf_counter`), the median of "
         f"{args.runs} runs ({args.long_runs} for calls over {LONG_CALL_SECONDS:g} s), with the fastest and slowest "
         f"run; peak RSS: the process's peak resident memory during the call ({peak_how}; interpreter and event "
@@ -238,7 +268,7 @@ def section(
         f"Python {platform.python_version()} ({platform.python_implementation()}); 1-minute load average "
         f"{min(loads):.1f} to {max(loads):.1f} during the runs (the bench itself adds about 1){noise}.",
         "",
-        targets_line(rows),
+        targets_line(rows, system),
         "",
         "| players | round | paired | boards | time (s) | peak RSS (MiB) | RSS before pairing (MiB) |",
         "|---:|---|---:|---:|---:|---:|---:|",
@@ -251,11 +281,12 @@ def section(
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str, doc: Path = DOC) -> None:
-    """Replace (or add) the '## Pairing' section of the benchmarks page, keeping the others."""
+def write_section(text: str, doc: Path = DOC, title: str = "## Pairing") -> None:
+    """Replace (or add) the `title` section of the benchmarks page, keeping the others."""
     old = doc.read_text() if doc.exists() else "# Benchmarks\n"
-    if re.search(r"^## Pairing$", old, flags=re.M):
-        new = re.sub(r"^## Pairing\n.*?(?=^## |\Z)", lambda _: text + "\n", old, count=1, flags=re.M | re.S)
+    here = re.escape(title)
+    if re.search(rf"^{here}$", old, flags=re.M):
+        new = re.sub(rf"^{here}\n.*?(?=^## |\Z)", lambda _: text + "\n", old, count=1, flags=re.M | re.S)
     else:
         new = old.rstrip("\n") + "\n\n" + text
     doc.parent.mkdir(parents=True, exist_ok=True)
@@ -265,6 +296,7 @@ def write_section(text: str, doc: Path = DOC) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Build (or read) the events, measure, and write the table."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--system", choices=list(SYSTEMS), default="dutch", help="the engine to measure")
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400, 800])
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--seed", type=int, default=1)
@@ -275,18 +307,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", nargs=2, metavar=("TRF", "ROUND"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child[0], int(args.child[1]))
+        child(args.child[0], int(args.child[1]), args.system)
         return 0
     middle = (args.rounds + 1) // 2
     rows = []
     loads = []
     builds = {}
     for size in args.sizes:
-        path = cached_event(args.seed, size, args.rounds, rebuild=args.rebuild)
+        path = cached_event(args.seed, size, args.rounds, rebuild=args.rebuild, system=args.system)
         builds[size] = build_seconds(path)
         for label, rnd in (("1", 1), (f"{middle} (middle)", middle), (f"{args.rounds} (last)", args.rounds)):
             loads.append(_load())
-            got = measure(path, rnd, args.runs, args.long_runs)
+            got = measure(path, rnd, args.runs, args.long_runs, args.system)
             rows.append((size, label, got))
             print(
                 f"{size:4d} players, round {label:12s}: {got['seconds']:7.2f} s ({got['min']:.2f} to {got['max']:.2f}, "
@@ -297,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     text = section(rows, args, loads, builds)
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, title=heading(args.system))
     return 0
 
 

@@ -45,8 +45,6 @@ class DiscrepancyKind(enum.Enum):
     ENGINE_ERROR = "engine-error"
 
 
-
-
 @dataclass(frozen=True)
 class Discrepancy:
     """One problem found in one round."""
@@ -62,6 +60,45 @@ class Discrepancy:
 # --- absolute criteria -------------------------------------------------------------------------------------------
 
 
+def _dutch_pab_eligible(views: RoundViews, number: int) -> bool:
+    return views.pab_eligible(number)
+
+
+def _pre_2025_pab_eligible(views: RoundViews, number: int) -> bool:
+    return not any(r.kind in (RecordKind.PAB, RecordKind.FORFEIT_WIN) for r in views.history(number))
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The absolute criteria of one system, beside no rematch and no forbidden pair."""
+
+    # Final-round topscorers may break the colour limits (Dutch C.04.3 [C3]); Burstein has no such exception.
+    topscorer_exemption: bool
+    # May receive the pairing-allocated bye (besides never twice, which every system checks).
+    pab_eligible: Callable[[RoundViews, int], bool]
+    # Why a player who had no PAB is still not eligible, for the report.
+    pab_reason: str
+
+
+RULES = {
+    # Edition B: no PAB to a player who already scored a win's points without playing (FPB, forfeit win).
+    "dutch": Rules(True, _dutch_pab_eligible, "already scored a win without playing"),
+    # The reference engine's (pre-2025) rule: a forfeit win blocks the PAB, a full-point bye does not.
+    "burstein": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit"),
+    # C.04.4.1 [C2]/[C3]: the PAB rule of C.04.1 Art. 4 (a full-point bye blocks it too), no topscorer exception.
+    "dubov": Rules(False, _dutch_pab_eligible, "already scored a win without playing"),
+}
+
+
+def rules_of(system: str | None) -> Rules:
+    """The absolute criteria of a system (the Dutch ones for None)."""
+    if system is None or system == systems.AUTO:
+        return RULES["dutch"]  # auto: Lichess's sizes make clubs' events Dutch; Burstein rounds are checked apart
+    if system not in RULES:
+        raise ValueError(f"unknown pairing system {system!r} (known: {', '.join(systems.SYSTEMS)})")
+    return RULES[system]
+
+
 def colour_violations(views: RoundViews, number: int, colour: Colour) -> list[DiscrepancyKind]:
     """The colour rules that giving this colour breaks: the ±2 colour difference, three in a row."""
     colours = (*views.colours(number), colour)
@@ -73,9 +110,13 @@ def colour_violations(views: RoundViews, number: int, colour: Colour) -> list[Di
     return broken
 
 
-def _colour_exempt(views: RoundViews, board: Board) -> bool:
-    """In the final round a pairing involving a topscorer may break the colour limits (§3.2.5)."""
-    return views.is_last_round and (views.is_topscorer(board.white) or views.is_topscorer(board.black))
+def _colour_exempt(views: RoundViews, board: Board, rules: Rules) -> bool:
+    """In the final round a Dutch pairing involving a topscorer may break the colour limits (§3.2.5)."""
+    return (
+        rules.topscorer_exemption
+        and views.is_last_round
+        and (views.is_topscorer(board.white) or views.is_topscorer(board.black))
+    )
 
 
 def _met_in(views: RoundViews, a: int, b: int) -> int | None:
@@ -90,7 +131,9 @@ def _describe_colours(views: RoundViews, number: int) -> str:
     return played or "none"
 
 
-def _board_problems(views: RoundViews, board: Board, check_colours: bool) -> list[tuple[DiscrepancyKind, str]]:
+def _board_problems(
+    views: RoundViews, board: Board, check_colours: bool, rules: Rules
+) -> list[tuple[DiscrepancyKind, str]]:
     tournament = views.tournament
     white, black = board.white, board.black
     problems: list[tuple[DiscrepancyKind, str]] = []
@@ -99,7 +142,7 @@ def _board_problems(views: RoundViews, board: Board, check_colours: bool) -> lis
         problems.append((DiscrepancyKind.REMATCH, f"{white}-{black} already played each other in round {met}"))
     if tournament.is_forbidden(white, black):
         problems.append((DiscrepancyKind.FORBIDDEN_PAIR, f"{white}-{black} is a forbidden pairing"))
-    if check_colours and not _colour_exempt(views, board):
+    if check_colours and not _colour_exempt(views, board, rules):
         for number, colour in ((white, Colour.WHITE), (black, Colour.BLACK)):
             name = "White" if colour is Colour.WHITE else "Black"
             history = _describe_colours(views, number)
@@ -112,7 +155,11 @@ def _board_problems(views: RoundViews, board: Board, check_colours: bool) -> lis
 
 
 def _check(
-    tournament: Tournament, round_number: int, pairing: Pairing, colourless: frozenset[Board] = frozenset()
+    tournament: Tournament,
+    round_number: int,
+    pairing: Pairing,
+    rules: Rules,
+    colourless: frozenset[Board] = frozenset(),
 ) -> list[Discrepancy]:
     views = tournament.views(round_number)
     found: list[Discrepancy] = []
@@ -147,39 +194,41 @@ def _check(
         earlier = [i for i, rec in enumerate(views.history(bye), start=1) if rec.kind is RecordKind.PAB]
         if earlier:
             report(DiscrepancyKind.REPEATED_PAB, f"{bye} gets the bye again (already in round {earlier[0]})")
-        elif not views.pab_eligible(bye):
-            report(DiscrepancyKind.PAB_INELIGIBLE, f"{bye} already scored a win without playing, no bye allowed")
+        elif not rules.pab_eligible(views, bye):
+            report(DiscrepancyKind.PAB_INELIGIBLE, f"{bye} {rules.pab_reason}, no bye allowed")
     for board in pairing.boards:
         if board.white not in known or board.black not in known:
             continue
         if board.white == board.black:
             report(DiscrepancyKind.PAIRED_TWICE, f"{board.white} is paired with himself")
             continue
-        for kind, message in _board_problems(views, board, board not in colourless):
+        for kind, message in _board_problems(views, board, board not in colourless, rules):
             report(kind, message)
     return found
 
 
-def check_round(tournament: Tournament, round_number: int, pairing: Pairing) -> list[Discrepancy]:
-    """Check a pairing of `round_number` against the absolute criteria.
+def check_round(
+    tournament: Tournament, round_number: int, pairing: Pairing, system: str = "dutch"
+) -> list[Discrepancy]:
+    """Check a pairing of `round_number` against the absolute criteria of `system`.
 
     `tournament` is the state the round is paired from: rounds before it, plus the byes of this round that
     were not allocated by the pairing (half/full/zero-point byes). Records of later rounds are ignored, but
     any record of this round other than 'not paired' marks the player as not to be paired.
     """
-    return _check(tournament, round_number, pairing)
+    return _check(tournament, round_number, pairing, rules_of(system))
 
 
 # --- legality oracle ---------------------------------------------------------------------------------------------
 
 
-def _orientations(views: RoundViews, a: int, b: int) -> list[Board]:
+def _orientations(views: RoundViews, a: int, b: int, rules: Rules) -> list[Board]:
     """The colourings of a pair that keep the absolute colour rules, the preferred one first."""
     boards = []
     pref_a, pref_b = views.preference(a), views.preference(b)
     first = Board(a, b) if pref_a.colour is not Colour.BLACK and pref_b.colour is not Colour.WHITE else Board(b, a)
     for board in (first, Board(first.black, first.white)):
-        if _colour_exempt(views, board) or (
+        if _colour_exempt(views, board, rules) or (
             not colour_violations(views, board.white, Colour.WHITE)
             and not colour_violations(views, board.black, Colour.BLACK)
         ):
@@ -187,27 +236,28 @@ def _orientations(views: RoundViews, a: int, b: int) -> list[Board]:
     return boards
 
 
-def compatible(views: RoundViews, a: int, b: int) -> bool:
-    """True when a and b may meet this round under the absolute criteria."""
+def compatible(views: RoundViews, a: int, b: int, system: str = "dutch") -> bool:
+    """True when a and b may meet this round under the absolute criteria of `system`."""
     return (
         a != b
         and not views.have_met(a, b)
         and not views.tournament.is_forbidden(a, b)
-        and bool(_orientations(views, a, b))
+        and bool(_orientations(views, a, b, rules_of(system)))
     )
 
 
-def legal_pairing(tournament: Tournament, round_number: int | None = None) -> Pairing | None:
-    """Some pairing that meets every absolute criterion (not the Dutch one), or None when none exists."""
+def legal_pairing(tournament: Tournament, round_number: int | None = None, system: str = "dutch") -> Pairing | None:
+    """Some pairing that meets every absolute criterion of `system` (not its pairing), or None when none exists."""
+    rules = rules_of(system)
     views = tournament.views(round_number)
     players = sorted(views.to_pair())
     size = len(players)
     edges = [
-        (i, j, 1) for i, a in enumerate(players) for j in range(i + 1, size) if compatible(views, a, players[j])
+        (i, j, 1) for i, a in enumerate(players) for j in range(i + 1, size) if compatible(views, a, players[j], system)
     ]
     if size % 2 == 1:
         # The bye is a dummy vertex joined to every player who may receive it, weighted towards the lowest.
-        edges.extend((i, size, 1 + i) for i in range(size) if views.pab_eligible(players[i]))
+        edges.extend((i, size, 1 + i) for i in range(size) if rules.pab_eligible(views, players[i]))
     match = max_weight_perfect_matching(size + size % 2, edges)
     if match is None:
         return None
@@ -218,7 +268,7 @@ def legal_pairing(tournament: Tournament, round_number: int | None = None) -> Pa
         if j == size:
             bye = a
         elif j > i:
-            boards.append(_orientations(views, a, players[j])[0])
+            boards.append(_orientations(views, a, players[j], rules)[0])
     return Pairing(tuple(boards), bye)
 
 
@@ -307,12 +357,12 @@ def _compare(round_number: int, played: _PlayedRound, engine_pairing: Pairing) -
 
 
 def _engine_check(
-    state: Tournament, round_number: int, played: _PlayedRound, engine: Engine, file_legal: bool
+    state: Tournament, round_number: int, played: _PlayedRound, engine: Engine, file_legal: bool, system: str
 ) -> Discrepancy | None:
     try:
         engine_pairing = engine(state, round_number)
     except NoValidPairing as error:
-        if not file_legal and legal_pairing(state, round_number) is None:
+        if not file_legal and legal_pairing(state, round_number, system) is None:
             return None
         message = f"engine found no valid pairing ({error}), but one satisfying the absolute criteria exists"
         return Discrepancy(round_number, DiscrepancyKind.ENGINE_NO_PAIRING, message)
@@ -330,17 +380,18 @@ def check_tournament(
     """Rebuild a tournament round by round: check each played round, and re-pair it with the engine.
 
     Forfeited boards are compared as pairs, without colours, as the reference checker does.
-    `system=None` checks the absolute criteria only; `engine` replaces the system's engine.
+    `system=None` checks the (Dutch) absolute criteria only; `engine` replaces the system's engine.
     """
+    rules = rules_of(system)
     pair = engine if engine is not None else (_engine(system) if system is not None else None)
     found: list[Discrepancy] = []
     for round_number in range(1, tournament.rounds_completed + 1):
         state = round_input(tournament, round_number)
         played = _played_round(tournament, round_number)
-        absolute = [*played.problems, *_check(state, round_number, played.pairing, played.colourless)]
+        absolute = [*played.problems, *_check(state, round_number, played.pairing, rules, played.colourless)]
         found.extend(absolute)
         if pair is not None:
-            mismatch = _engine_check(state, round_number, played, pair, file_legal=not absolute)
+            mismatch = _engine_check(state, round_number, played, pair, not absolute, system or "dutch")
             if mismatch is not None:
                 found.append(mismatch)
     return found

@@ -91,3 +91,17 @@ def test_write_section_replaces_only_the_pairing_section(tmp_path: Path) -> None
     fresh = tmp_path / "other.md"
     bench.write_section("## Pairing\n\nnew numbers\n", fresh)
     assert fresh.read_text() == "# Benchmarks\n\n## Pairing\n\nnew numbers\n"
+
+
+def test_burstein_events_are_built_and_measured_with_the_burstein_engine(tmp_path: Path) -> None:
+    from pairing.burstein import pair as burstein_pair
+
+    path = bench.cached_event(4, 12, 4, cache=tmp_path, log=lambda _: None, system="burstein")
+    assert path == bench.cache_path(4, 12, 4, tmp_path, "burstein") and path.name.startswith("burstein-")
+    event = trf.read(str(path))
+    direct = generate(4, 12, 4, pair=burstein_pair)
+    assert [p.rounds for p in event.players] == [p.rounds for p in direct.players]
+    assert [p.rounds for p in event.players] != [p.rounds for p in generate(4, 12, 4, pair=pair).players]
+    got = bench.measure(path, 3, 1, 1, "burstein")
+    assert got["boards"] == len(bench.event_pairing(event, 3)[0])
+    assert bench.heading("burstein") == "## Pairing (Burstein)"

@@ -10,7 +10,8 @@ import pytest
 from bot.cli import pair as cli_pair
 from pairing import trf
 from pairing.dutch import pair
-from pairing.errors import NoValidPairing, PairingError
+from pairing.errors import NoValidPairing
+from tests.support.corpus import expected_lines, pair_lines
 from tests.support.paths import SHARED
 
 CORPUS = SHARED / "corpus" / "dutch"
@@ -21,14 +22,11 @@ RATCHET = 422
 
 
 def _expected(path: Path) -> list[str]:
-    return [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    return expected_lines(path)
 
 
 def _pair_lines(path: Path) -> list[str]:
-    try:
-        return pair(trf.read(str(path))).lines()
-    except PairingError as exc:
-        return [f"error: {exc}"]
+    return pair_lines(pair, path)
 
 
 @pytest.mark.slow

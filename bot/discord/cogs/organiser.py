@@ -18,7 +18,8 @@ from bot.errors import InvalidSetting
 from storage.records import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
-System = Literal["auto", "dutch", "dubov"]  # auto: chosen each round by the players to pair, as Lichess does
+# auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems)
+System = Literal["auto", "dutch", "burstein", "dubov"]
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 ExportFormat = Literal["trf", "pgn", "json"]

@@ -1,0 +1,529 @@
+"""The Burstein system as the reference engine reads it (bbpPairings `--burstein`; fide-other-systems.md §2.5).
+
+bbpPairings implements the pre-2017 Burstein text, not the 2026 one (C.04.4.2: seeding rounds paired by Dutch,
+then an opposition Index of Buchholz and Sonneborn-Berger, [C1]-[C8], candidates in "1 versus last" order).
+We follow the reference engine: it is the only Burstein engine with published behaviour, and the corpus is
+its output (101/101 cases identical). Where the two differ (fide-other-systems.md §2.7, §11.1), this module
+does what the engine does, each shown by a test in tests/pairing/test_burstein_conformance.py:
+
+- Round 1 is not a Dutch seeding round. Unless the event gives its own acceleration (`XXA`, record 250, a
+  `*_BAKU` code, used as Dutch uses them), rounds 1 and 2 give the top half of round 1's participants one
+  win's worth of imaginary points, so round 1 pairs each half apart (test_round_one_is_accelerated_not_a_
+  dutch_seeding_round, test_an_acceleration_line_switches_the_imaginary_point_off).
+- Inside a group players rank by Sonneborn-Berger, Buchholz, Median, then pairing number (the 2026 Index:
+  Buchholz, then Sonneborn-Berger), over adjusted scores: an opponent's unplayed rounds count as draws, the
+  player's own unplayed rounds are games against a virtual opponent (the 2026 text: against himself). A
+  floater is compared with the residents by Sonneborn-Berger first, then Buchholz and Median times score.
+- The PAB goes first to the lowest-ranked player with no PAB and no forfeit win: a full-point bye does not
+  block it (the pre-2025 rule; test_a_full_point_bye_does_not_block_the_pab), and nothing checks that the
+  others can still be paired ([C4] of the 2026 text; test_the_pab_is_chosen_without_looking_ahead).
+- At most one player floats out of a group; a group that cannot be paired so is merged with the next score
+  level, and a stuck last group with the group above it. Inside a group the most pairs, then the most pairs
+  of compatible colour preferences are made, and each player, best first, takes the lowest-ranked partner
+  that keeps that optimum (the 2026 text minimises the floaters' scores and looks one bracket ahead;
+  test_round_four_of_b014_follows_the_engine_not_the_2026_index).
+- Only two players with the same absolute colour preference are kept apart (which keeps the colour limits,
+  with no topscorer exception); colours: both preferences, the absolute one (the larger imbalance if both),
+  the strong one, the last round the histories differ, then the higher-ranked player's preference, or the
+  pairing-number parity rule between two players with no preference (the 2026 text puts that rule first).
+
+Each step solves a maximum-weight matching over the players still to pair with the engine's edge weights.
+Where several optima are equal the engine's group forming depends on the one its matcher returns; ours
+reproduces every corpus case. Inside a group, one matching (the later players' priorities as tie-breaks
+below the engine's weights) answers every step until a floater's priorities enter the graph, and a large
+group's matching starts from the edges near the "1 versus last" partners, checked against the duals (exact).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from pairing.colours import ColourState, colour_states
+from pairing.dutch import with_implied_acceleration
+from pairing.errors import NoValidPairing
+from pairing.matching import Edge, matching_with_duals, max_weight_matching, max_weight_perfect_matching
+from pairing.model import (
+    Board,
+    Colour,
+    Outcome,
+    Pairing,
+    Player,
+    Points,
+    PreferenceStrength,
+    RecordKind,
+    RoundRecord,
+    RoundViews,
+    Scoring,
+    Tournament,
+    board_order,
+)
+
+# Edge weight levels, most significant first: compatible, same group, colour preferences compatible, then the
+# partner priority of "1 versus last" (below 2**32 for any size this engine is used at).
+_COLOUR = 1 << 32
+_SAME = 1 << 64
+_COMPAT = 1 << 96
+# A group's matchings with more edges than this start from the edges near the "1 versus last" partners (and
+# neighbours), adding every edge the optimal duals say could improve the matching, until none is left.
+SPARSE_LIMIT = 4000
+SPARSE_WINDOW = 8
+
+
+@dataclass(frozen=True)
+class _Player:
+    """What the engine needs about one player to pair, by position in the pairing order."""
+
+    number: int
+    rank_index: int
+    score: Points
+    colour: ColourState
+    opponents: frozenset[int]
+    metrics: _Metrics
+
+
+@dataclass(frozen=True)
+class _Metrics:
+    """Sonneborn-Berger, Buchholz and Median over adjusted scores, with the pairing score and rank index."""
+
+    score: Points
+    sb: Points
+    bh: Points
+    median: Points
+    rank_index: int
+
+
+def _compare(a: _Metrics, b: _Metrics) -> int:
+    """Negative when a ranks below b (the engine's comparator; the score is not compared first)."""
+    if a.score == b.score:
+        ka = (a.sb, a.bh, a.median, -a.rank_index)
+        kb = (b.sb, b.bh, b.median, -b.rank_index)
+    else:
+        ka = (a.sb, a.bh * a.score, a.median * a.score, -a.rank_index)
+        kb = (b.sb, b.bh * b.score, b.median * b.score, -b.rank_index)
+    return -1 if ka < kb else (1 if ka > kb else 0)
+
+
+def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
+    """Pair a round with the Burstein system; raise NoValidPairing if the engine finds no legal pairing."""
+    views = tournament.views(round_number)
+    order, bye = _order_and_bye(views)
+    if not order and bye is None:
+        return Pairing(())
+    initial = tournament.initial_colour or Colour.WHITE
+    pairs = _Engine(views, order).run()
+    boards = []
+    for v, u in pairs:
+        a, b = order[v], order[u]
+        colour = _colour(a, b, initial)
+        boards.append(Board(a.number, b.number) if colour is Colour.WHITE else Board(b.number, a.number))
+    return Pairing(board_order(views, boards), None if bye is None else bye.number)
+
+
+def bye_receiver(tournament: Tournament, round_number: int | None = None) -> int | None:
+    """Who gets the PAB (None for an even number to pair); chosen before, and whatever, the rest can pair."""
+    _, bye = _order_and_bye(tournament.views(round_number))
+    return None if bye is None else bye.number
+
+
+def _order_and_bye(views: RoundViews) -> tuple[list[_Player], _Player | None]:
+    """The players to pair in pairing order, the PAB receiver taken out (the last eligible one)."""
+    numbers = views.to_pair()
+    if not numbers:
+        return [], None
+    order = sorted(_players(views, numbers), key=functools.cmp_to_key(_by_score), reverse=True)
+    if len(order) % 2 == 0:
+        return order, None
+    for candidate in reversed(order):
+        if _bye_eligible(views, candidate.number):
+            order.remove(candidate)
+            return order, candidate
+    raise NoValidPairing("no player is eligible for the pairing-allocated bye")
+
+
+def _by_score(a: _Player, b: _Player) -> int:
+    if a.score != b.score:
+        return -1 if a.score < b.score else 1
+    return _compare(a.metrics, b.metrics)
+
+
+# -- players, acceleration and metrics ------------------------------------------------------------------------
+
+
+def _participated(record: RoundRecord) -> bool:
+    """Took part in that round's pairing: a game (played or forfeited) or the PAB."""
+    return record.opponent is not None or record.kind is RecordKind.PAB
+
+
+def _acceleration(views: RoundViews) -> dict[int, Points]:
+    """Virtual points per player for the round being paired (the event's own, or the engine's default)."""
+    tournament = views.tournament
+    has_own = bool(tournament.acceleration) or any(
+        line.startswith("192") and line.upper().rstrip().endswith("_BAKU") for line in tournament.header
+    )
+    if has_own:
+        accelerated = with_implied_acceleration(tournament)
+        return {p.number: accelerated.virtual_points(p.number, views.round) for p in tournament.players}
+    if views.round > 2:
+        return {}
+    # The top half of round 1's participants (by pairing number); absent players inside that block also get
+    # the point without using a place. Before round 1 is paired, everyone without an entry takes part.
+    ranked = sorted(tournament.players, key=lambda p: p.number)
+
+    def counts(p: Player) -> bool:
+        return not p.rounds if views.round == 1 else _participated(p.record(1))
+
+    bound = sum(1 for p in ranked if counts(p))
+    out: dict[int, Points] = {}
+    if bound > 1:
+        for p in ranked:
+            out[p.number] = tournament.scoring.win
+            if counts(p):
+                bound -= 2
+                if bound <= 1:
+                    break
+    return out
+
+
+def _match_score(record: RoundRecord) -> Outcome:
+    """Win, draw or loss as the engine classes a round (byes and forfeits included)."""
+    kind = record.kind
+    if kind is RecordKind.PLAYED:
+        assert record.outcome is not None
+        return record.outcome
+    if kind in (RecordKind.FORFEIT_WIN, RecordKind.PAB, RecordKind.FULL_BYE):
+        return Outcome.WIN
+    if kind is RecordKind.HALF_BYE:
+        return Outcome.DRAW
+    return Outcome.LOSS
+
+
+def _virtual_opponent(record: RoundRecord, scoring: Scoring) -> Points:
+    """The result of the virtual opponent of an unplayed round (the pre-2023 C.07 reading)."""
+    outcome = _match_score(record)
+    if outcome is Outcome.LOSS:
+        return scoring.win
+    if outcome is Outcome.DRAW:
+        return scoring.draw
+    if record.kind is RecordKind.PAB and scoring.pab_points < scoring.win:
+        return scoring.win if scoring.pab_points < scoring.draw else scoring.draw
+    return scoring.forfeit_loss
+
+
+def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
+    tournament = views.tournament
+    scoring = tournament.scoring
+    played = views.round - 1
+    paired_now = set(numbers)
+    valid = [
+        p.number
+        for p in sorted(tournament.players, key=lambda p: p.number)
+        if p.number in paired_now or any(_participated(r) for r in p.records(views.round))
+    ]
+    rank_index = {number: k for k, number in enumerate(valid)}
+    acc = _acceleration(views)
+    zero = Fraction(0)
+    adjusted: dict[int, Points] = {}
+    for number in valid:
+        records = tournament.player(number).records(views.round)
+        adjusted[number] = acc.get(number, zero) + sum(
+            (scoring.points(r) if r.is_played else scoring.draw for r in records), zero
+        )
+    states = {s.number: s for s in colour_states(views, numbers)}
+    out = []
+    for number in numbers:
+        records = tournament.player(number).records(views.round)
+        own = acc.get(number, zero)
+        virtual = own + (played - 1) * scoring.draw
+        sb = bh = zero
+        contributions = []
+        for rec in records:
+            points = scoring.points(rec)
+            if rec.is_played:
+                assert rec.opponent is not None
+                value = adjusted.get(rec.opponent, zero)
+            else:
+                value = virtual + _virtual_opponent(rec, scoring)
+            sb += points * value
+            bh += value
+            contributions.append(value)
+            virtual += points - scoring.draw
+        median = bh - min(contributions) - max(contributions) if played > 2 else zero
+        score = views.score(number) + own
+        metrics = _Metrics(score, sb, bh, median, rank_index[number])
+        out.append(_Player(number, rank_index[number], score, states[number], views.opponents(number), metrics))
+    return out
+
+
+def _bye_eligible(views: RoundViews, number: int) -> bool:
+    """No earlier PAB and no forfeit win (the pre-2025 rule: a full-point bye does not block it)."""
+    return not any(r.kind in (RecordKind.PAB, RecordKind.FORFEIT_WIN) for r in views.history(number))
+
+
+# -- colours ------------------------------------------------------------------------------------------------
+
+
+def _compatible(a: Colour | None, b: Colour | None) -> bool:
+    return a is None or b is None or a is not b
+
+
+def _colour(player: _Player, opponent: _Player, initial: Colour) -> Colour:
+    """The colour `player` (the better-ranked side of the pair) gets against `opponent`."""
+    ca, cb = player.colour, opponent.colour
+    pa, pb = ca.preference, cb.preference
+    if _compatible(pa, pb):
+        if pa is not None:
+            return pa
+        if pb is not None:
+            return pb.opposite
+    else:
+        assert pa is not None and pb is not None
+        abs_a = ca.strength is PreferenceStrength.ABSOLUTE
+        abs_b = cb.strength is PreferenceStrength.ABSOLUTE
+        imb_a, imb_b = abs(ca.difference), abs(cb.difference)
+        if abs_a and (imb_a > imb_b or not abs_b):
+            return pa
+        if abs_b and (imb_b > imb_a or not abs_a):
+            return pb.opposite
+        strong_a = ca.strength is PreferenceStrength.STRONG
+        strong_b = cb.strength is PreferenceStrength.STRONG
+        if strong_a and not strong_b:
+            return pa
+        if strong_b and not strong_a:
+            return pb.opposite
+        for x, y in zip(reversed(ca.colours), reversed(cb.colours), strict=False):
+            if x is not y:
+                return y
+    if pa is None:
+        if player.rank_index < opponent.rank_index:
+            return initial.opposite if player.rank_index % 2 else initial
+        return initial if opponent.rank_index % 2 else initial.opposite
+    assert pb is not None
+    return pb.opposite if _compare(player.metrics, opponent.metrics) < 0 else pa
+
+
+# -- the two matching phases -------------------------------------------------------------------------------
+
+
+class _Engine:
+    """Score groups (merged where needed) by matching, then the pairs inside each group, best player first."""
+
+    def __init__(self, views: RoundViews, order: list[_Player]) -> None:
+        self.views = views
+        self.order = order
+        self.n = len(order)
+        self.weights: list[dict[int, int]] = [{} for _ in range(self.n)]
+        self.mate: list[int] = [-1] * self.n
+
+    def edge(self, x: int, y: int, same: bool, colour: bool) -> int:
+        """The engine's edge weight between two players, without the partner priority."""
+        a, b = self.order[x], self.order[y]
+        if b.number in a.opponents or self.views.tournament.is_forbidden(a.number, b.number):
+            return 0
+        ca, cb = a.colour, b.colour
+        if (
+            ca.strength is PreferenceStrength.ABSOLUTE
+            and cb.strength is PreferenceStrength.ABSOLUTE
+            and ca.preference is cb.preference
+        ):
+            return 0
+        weight = _COMPAT
+        if same:
+            weight += _SAME
+            if colour and _compatible(ca.preference, cb.preference):
+                weight += _COLOUR
+        return weight
+
+    def set(self, x: int, y: int, weight: int) -> None:
+        """Set (or, with 0, remove) the edge x-y."""
+        if weight:
+            self.weights[x][y] = weight
+            self.weights[y][x] = weight
+        else:
+            self.weights[x].pop(y, None)
+            self.weights[y].pop(x, None)
+
+    def solve(self, perfect: bool = False, later: Sequence[int] = ()) -> None:
+        """A maximum-weight matching of the current graph into `mate` (`perfect`: one is known to exist).
+
+        `later` lists players still to choose, in order: below every engine weight, each of them prefers its
+        lowest-ranked later partner, the first one most, so that the result also answers their own steps
+        while no other partner priority is in the graph (see `run`).
+        """
+        active = [v for v in range(self.n) if self.weights[v]]
+        local = {v: k for k, v in enumerate(active)}
+        place = {v: k for k, v in enumerate(later)}
+        width = (len(later) + 1).bit_length()
+        shift = width * len(later)
+        edges: list[Edge] = []
+        likely: list[bool] = []
+        fold = len(later) - 1
+        for x in active:
+            for y, w in sorted(self.weights[x].items()):
+                if x < y:
+                    w <<= shift
+                    i, j = place.get(x), place.get(y)
+                    if i is not None and j is not None:
+                        first, second = (i, j) if i < j else (j, i)
+                        w += (second + 1) << (width * (len(later) - 1 - first))
+                        near = second - first <= SPARSE_WINDOW or abs(first + second - fold) <= SPARSE_WINDOW
+                    else:
+                        near = y - x <= SPARSE_WINDOW
+                    edges.append((local[x], local[y], w))
+                    likely.append(near)
+        if later and len(edges) > SPARSE_LIMIT:
+            got = _sparse_matching(len(active), edges, likely)
+        else:
+            found = max_weight_perfect_matching(len(active), edges) if perfect else None
+            got = found if found is not None else max_weight_matching(len(active), edges)
+        mate = [-1] * self.n
+        for k, partner in enumerate(got):
+            if partner >= 0:
+                mate[active[k]] = active[partner]
+        self.mate = mate
+
+    def valid(self, groups: Sequence[int]) -> bool:
+        """Everyone above the last group matched, and at most one floater per group (two if its end is odd)."""
+        it = 0
+        begin = 0
+        unmatched = 0
+        for v, m in enumerate(self.mate):
+            if v >= groups[-1]:
+                return True
+            if v >= groups[it]:
+                unmatched = 0
+                begin = v
+                while v >= groups[it]:
+                    it += 1
+            if m < 0 and v < groups[-2]:
+                return False
+            if m < 0 or m < begin or m >= groups[it]:
+                unmatched += 1
+                if unmatched > (2 if groups[it] & 1 else 1):
+                    return False
+        return True
+
+    def groups(self) -> list[int]:
+        """Group boundaries (a repeated boundary: nobody floats across it), merging groups until valid."""
+        n, order = self.n, self.order
+        sg = [0, 0]
+        valid = True
+        while sg[-1] < n:
+            sg.append(sg[-1])
+            while True:
+                start = sg[-1]
+                while True:
+                    v = sg[-1]
+                    for u in range(sg[-3], v):
+                        self.set(v, u, self.edge(u, v, u >= sg[-2], False))
+                    sg[-1] += 1
+                    if sg[-1] >= n or order[start].score != order[sg[-1]].score:
+                        break
+                if sg[-1] & 1 and sg[-1] < n:
+                    for u in range(sg[-2], sg[-1]):
+                        self.set(sg[-1], u, _COMPAT)
+                self.solve()
+                valid = self.valid(sg)
+                if sg[-1] >= n or valid:
+                    break
+            if sg[-1] < n and not sg[-1] & 1:
+                sg.append(sg[-1])
+        while len(sg) > 3 and not valid:
+            sg.pop()
+            boundary = sg.pop()
+            begin = sg.pop()
+            for o in range(sg[-1], boundary):
+                for i in range(boundary, n):
+                    self.set(o, i, self.edge(o, i, o >= begin, False))
+            self.solve()
+            sg += [begin, n]
+            valid = self.valid(sg)
+        if not valid:
+            raise NoValidPairing("the players cannot all be paired without breaking the absolute criteria")
+        return sg
+
+    def run(self) -> list[tuple[int, int]]:
+        """The pairs, each as (better-ranked player, partner), by position in the pairing order."""
+        sg = self.groups()
+        order = self.order
+        paired = [False] * self.n
+        pairs: list[tuple[int, int]] = []
+        begin = sg[0]
+        floater: int | None = None
+        holders: list[int] = []
+        for end in sg[1:]:
+            if begin == end:
+                continue
+            group = list(range(begin, end))
+            if floater is not None:
+                group.append(floater)
+                floater = None
+            group = _sorted_group(group, order)
+            for k, v in enumerate(group):
+                for u in reversed(group[k + 1 :]):
+                    self.set(v, u, self.edge(v, u, True, True))
+            fresh = True
+            for k, v in enumerate(group):
+                if paired[v]:
+                    continue
+                priority = 1
+                for u in group[k + 1 :]:
+                    if paired[u]:
+                        continue
+                    weight = self.edge(v, u, True, True)
+                    if weight:
+                        self.set(v, u, weight + priority)
+                        priority += 1
+                # The engine solves again at every step. The last matching already answers this step when it
+                # was solved with the later players' preferences below the weights (`later`) and no partner
+                # priority of anyone else (a floater's) is left in the graph: removing a fixed pair keeps the
+                # rest optimal, and this player's priorities rank partners as its tie-break there did.
+                holders = [h for h in holders if h != v and any(w % _COLOUR for w in self.weights[h].values())]
+                if fresh or holders:
+                    self.solve(perfect=True, later=[u for u in group[k + 1 :] if not paired[u]])
+                    fresh = False
+                m = self.mate[v]
+                if m < 0:
+                    raise NoValidPairing("a player of the group could not be paired")
+                if m >= end:
+                    floater = v
+                    holders.append(v)
+                    continue
+                paired[v] = paired[m] = True
+                pairs.append((v, m))
+                self._finalize(v, m)
+            begin = end
+        if not all(paired):
+            raise NoValidPairing("the last group could not be completed")
+        return pairs
+
+    def _finalize(self, v: int, m: int) -> None:
+        """Fix the pair v-m. The engine keeps only their own edge; an isolated pair changes nothing, so it goes."""
+        for x in (v, m):
+            for y in list(self.weights[x]):
+                self.set(x, y, 0)
+
+
+def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:
+    """A group with its incoming floater, best first by the engine's comparator (stable)."""
+
+    def better_first(x: int, y: int) -> int:
+        return _compare(order[y].metrics, order[x].metrics)
+
+    return sorted(group, key=functools.cmp_to_key(better_first))
+
+
+def _sparse_matching(n: int, edges: Sequence[Edge], likely: list[bool]) -> list[int]:
+    """A maximum-weight matching of all `edges`, solved on the `likely` ones plus those the duals ask for."""
+    chosen = list(likely)
+    while True:
+        mate, duals = matching_with_duals(n, [edge for edge, keep in zip(edges, chosen, strict=True) if keep])
+        added = 0
+        for k, (a, b, w) in enumerate(edges):
+            if not chosen[k] and not duals.covers(a, b, w):
+                chosen[k] = True
+                added += 1
+        if not added:
+            return mate

@@ -1,0 +1,188 @@
+"""Property test of the Burstein engine: generated tournaments paired round by round, every round checked.
+
+Each tournament is paired by `pairing.burstein.pair` inside the random tournament generator. Every pairing must
+meet Burstein's absolute criteria as the checker states them (no rematch, no forbidden pair, the colour limits
+with no topscorer exception, the PAB to an eligible player at most once) and place every player to be paired
+exactly once. The engine may refuse a round only when no legal pairing exists once its PAB player is set
+aside: it chooses the PAB first, without looking ahead, but then merges groups until everyone else is paired.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import pytest
+
+from pairing import burstein, checker, generator, trf
+from pairing.burstein import bye_receiver
+from pairing.burstein import pair as burstein_pair
+from pairing.checker import DiscrepancyKind
+from pairing.errors import NoValidPairing
+from pairing.model import Board, Pairing, RecordKind, RoundRecord, Scoring, Tournament
+
+TOURNAMENTS = 300
+
+
+class PropertyFailure(Exception):
+    """A round where the engine broke a property."""
+
+
+@dataclass
+class Tally:
+    tournaments: int = 0
+    rounds: int = 0
+    no_pairing: int = 0
+    byes: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+def scenario(seed: int) -> dict[str, object]:
+    """Generator options for one seed: 7-40 players, up to 11 rounds, every kind of irregularity."""
+    rng = random.Random(seed)
+    players = rng.randint(7, 14) if rng.random() < 0.5 else rng.randint(15, 40)
+    three_one = rng.random() < 0.1
+    return {
+        "players": players,
+        "rounds": rng.randint(2, 11),
+        "draw_rate": rng.uniform(0.1, 0.5),
+        "forfeit_rate": rng.choice((0.0, 0.02, 0.08)),
+        "half_bye_rate": rng.choice((0.0, 0.02, 0.06)),
+        "absence_rate": rng.choice((0.0, 0.01, 0.04)),
+        "full_bye_rate": rng.choice((0.0, 0.0, 0.02)),
+        "withdraw_rate": rng.choice((0.0, 0.01, 0.03)),
+        "late_entry_rate": rng.choice((0.0, 0.0, 0.1)),
+        "scoring": Scoring(win=Fraction(3), draw=Fraction(1)) if three_one else Scoring(),
+        "accelerated": not three_one and rng.random() < 0.15,
+    }
+
+
+def _refusal_is_justified(t: Tournament, r: int) -> bool:
+    """No legal pairing of the others once the engine's PAB player (if any) is set aside."""
+    try:
+        bye = bye_receiver(t, r)
+    except NoValidPairing:
+        return checker.legal_pairing(t, r, "burstein") is None
+    rest = t if bye is None else t.with_round(r, {bye: RoundRecord(RecordKind.ZERO_BYE)})
+    return checker.legal_pairing(rest, r, "burstein") is None
+
+
+def checked_pair(seed: int, tally: Tally) -> generator.Pair:
+    """The Burstein engine, with every pairing it makes (or refuses to make) verified."""
+
+    def pair(t: Tournament) -> Pairing:
+        r = t.round_to_pair
+        where = f"seed {seed} round {r}"
+        to_pair = set(t.views(r).to_pair())
+        try:
+            result = burstein_pair(t, r)
+        except NoValidPairing:
+            tally.no_pairing += 1
+            if not _refusal_is_justified(t, r):
+                raise PropertyFailure(f"{where}: engine found no pairing, but the others could be paired") from None
+            raise
+        except Exception as error:  # a crash is a failure of this seed, reported with the others
+            raise PropertyFailure(f"{where}: engine crashed: {error!r}") from error
+        tally.rounds += 1
+        tally.byes += result.bye is not None
+        found = checker.check_round(t, r, result, "burstein")
+        if found:
+            raise PropertyFailure(f"{where}: " + "; ".join(str(d) for d in found))
+        if result.players() != to_pair or len(result.players()) != 2 * len(result.boards) + (result.bye is not None):
+            raise PropertyFailure(f"{where}: placed {sorted(result.players())}, to pair {sorted(to_pair)}")
+        return result
+
+    return pair
+
+
+def run_seeds(seeds: range) -> Tally:
+    tally = Tally()
+    for seed in seeds:
+        options = scenario(seed)
+        players, rounds = options.pop("players"), options.pop("rounds")
+        assert isinstance(players, int) and isinstance(rounds, int)
+        try:
+            generator.generate(seed, players, rounds, pair=checked_pair(seed, tally), **options)  # type: ignore[arg-type]
+        except PropertyFailure as failure:
+            state = f"generate({seed}, {players}, {rounds}, **{options})"
+            tally.failures.append(f"{failure}\n  reproduce: {state}")
+        tally.tournaments += 1
+    return tally
+
+
+@pytest.mark.slow
+def test_burstein_engine_on_generated_tournaments() -> None:
+    tally = run_seeds(range(TOURNAMENTS))
+    assert tally.tournaments == TOURNAMENTS
+    assert tally.rounds > 3 * TOURNAMENTS  # most tournaments reach several rounds
+    assert tally.byes > TOURNAMENTS  # odd rounds are common, so the bye rule is exercised
+    assert not tally.failures, "\n".join(tally.failures[:5])
+
+
+@pytest.mark.slow
+def test_engine_refuses_only_when_the_others_cannot_be_paired() -> None:
+    """Small fields and long events, where running out of legal pairings is common."""
+    tally = Tally()
+    for seed in range(10_000, 10_200):
+        rng = random.Random(seed)
+        players, rounds = rng.randint(7, 10), rng.randint(8, 11)
+        try:
+            generator.generate(seed, players, rounds, pair=checked_pair(seed, tally), forfeit_rate=0.05)
+        except PropertyFailure as failure:
+            tally.failures.append(str(failure))
+    assert not tally.failures, "\n".join(tally.failures[:5])
+    assert tally.no_pairing >= 10
+
+
+def _player(number: int, points: str, *games: str) -> str:
+    head = f"001 {number:4d}      {f'Player {number}':<33} 2000".ljust(80) + f"{points:>4} {number:4d}"
+    return head + "".join(f"  {g}" for g in games)
+
+
+def test_the_checker_gives_burstein_no_topscorer_exception() -> None:
+    """Final round: topscorer 1 (two wins with Black) gets a third Black; Dutch allows it, Burstein does not."""
+    text = (
+        "012 Test\n"
+        + "\n".join(
+            [
+                _player(1, "2.0", "   3 b 1", "   2 b 1"),
+                _player(2, "1.0", "   4 b 1", "   1 w 0"),
+                _player(3, "1.0", "   1 w 0", "   4 w 1"),
+                _player(4, "0.0", "   2 w 0", "   3 b 0"),
+            ]
+        )
+        + "\nXXR 3\nXXC white1\n"
+    )
+    t = trf.parse(text)
+    pairing = Pairing((Board(4, 1), Board(2, 3)))
+    assert checker.check_round(t, 3, pairing, "dutch") == []
+    kinds = [d.kind for d in checker.check_round(t, 3, pairing, "burstein")]
+    assert set(kinds) == {DiscrepancyKind.COLOUR_DIFFERENCE, DiscrepancyKind.COLOUR_STREAK}
+
+
+@pytest.mark.slow
+def test_checker_reproduces_generated_burstein_tournaments() -> None:
+    """Re-pairing a generated event from its TRF, round by round, gives back every round it was paired with."""
+    failures: list[str] = []
+    for seed in range(20_000, 20_040):
+        options = scenario(seed)
+        players, rounds = options.pop("players"), options.pop("rounds")
+        assert isinstance(players, int) and isinstance(rounds, int)
+        t = generator.generate(seed, players, rounds, pair=burstein_pair, **options)  # type: ignore[arg-type]
+        found = checker.check_tournament(trf.parse(trf.dumps(t)), "burstein")
+        failures.extend(f"seed {seed}: {d}" for d in found)
+    assert not failures, "\n".join(failures[:5])
+
+
+@pytest.mark.slow
+def test_large_groups_solved_sparsely_pair_as_the_full_graph_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sparse start (verified by the duals) changes nothing: every round of a 110-player event agrees."""
+    event = generator.generate(5, 110, 4, pair=burstein_pair, forfeit_rate=0.03, half_bye_rate=0.03)
+    assert event.rounds_completed == 4
+    for r in range(1, 5):
+        state = checker.round_input(event, r)
+        monkeypatch.setattr(burstein, "SPARSE_LIMIT", 10**9)
+        dense = burstein_pair(state)
+        monkeypatch.setattr(burstein, "SPARSE_LIMIT", 200)
+        assert burstein_pair(state) == dense, f"round {r}"
