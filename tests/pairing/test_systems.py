@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pairing import dutch, systems, trf
+from pairing import dutch, generator, systems, trf
 from tests.support.paths import SHARED
 
 
@@ -30,3 +30,11 @@ def test_auto_pairs_a_small_event_with_dutch() -> None:
     tournament = trf.read(str(SHARED / "corpus" / "dutch" / "0029.trf"))
     system, pairing = systems.pair(tournament, systems.AUTO)
     assert system == "dutch" and pairing == dutch.pair(tournament)
+
+
+def test_auto_pairs_250_players_with_burstein_and_249_with_dutch() -> None:
+    for players, expected in ((249, "dutch"), (250, "burstein")):
+        event = generator.generate(1, players, 5, stop_after=0)
+        system, pairing = systems.pair(event, systems.AUTO)
+        assert system == expected
+        assert pairing == systems.engine(expected)(event, None)
