@@ -10,6 +10,17 @@ out being PAB-eligible) ranks above all of them: the best matching of the weight
 over the players further down, and if it cannot be, the bracket is solved again with every legal edge
 (completion first, by cardinality). Heterogeneous brackets are solved in two steps: the MDP-pairing
 first, then the remainder as a homogeneous bracket with fresh BSNs.
+
+A homogeneous bracket whose natural pairing (S1[i]-S2[i]) meets every criterion at a bound that holds for any
+candidate needs no matching: it is the first candidate of the generation order and no other can beat it, so
+`_Round.natural` returns it directly (every round 1 without forbidden pairs; `_pair(..., fast=False)` turns
+this off for the tests that compare it with the general matching).
+
+A pairing-allocated bye is always a downfloat (`RoundViews.float_in`), even when it scores no more than a loss:
+the 2026 text (1.4.3) names the PAB apart from the other unplayed rounds, which float down only when they scored
+more than a loss. The reference engine applies that condition to the PAB too (the wording of the 2024 draft),
+so with a 0-point PAB it can pair later rounds differently; we follow the text in force
+(tests/pairing/test_pab_zero.py).
 """
 
 from __future__ import annotations
