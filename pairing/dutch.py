@@ -10,6 +10,17 @@ out being PAB-eligible) ranks above all of them: the best matching of the weight
 over the players further down, and if it cannot be, the bracket is solved again with every legal edge
 (completion first, by cardinality). Heterogeneous brackets are solved in two steps: the MDP-pairing
 first, then the remainder as a homogeneous bracket with fresh BSNs.
+
+A homogeneous bracket whose natural pairing (S1[i]-S2[i]) meets every criterion at a bound that holds for any
+candidate needs no matching: it is the first candidate of the generation order and no other can beat it, so
+`_Round.natural` returns it directly (every round 1 without forbidden pairs; `_pair(..., fast=False)` turns
+this off for the tests that compare it with the general matching).
+
+A pairing-allocated bye is always a downfloat (`RoundViews.float_in`), even when it scores no more than a loss:
+the 2026 text (1.4.3) names the PAB apart from the other unplayed rounds, which float down only when they scored
+more than a loss. The reference engine applies that condition to the PAB too (the wording of the 2024 draft),
+so with a 0-point PAB it can pair later rounds differently; we follow the text in force
+(tests/pairing/test_pab_zero.py).
 """
 
 from __future__ import annotations
@@ -80,15 +91,67 @@ class _Levels:
         return total
 
 
+class _Compatibility:
+    """Who may meet whom ([C1] no rematch, [C2] not forbidden, [C3] no clash of absolute colours), rows on demand.
+
+    `compatible[x][y]` reads like a matrix, but a row is only built when a bracket needs it, so a bracket
+    that the natural pairing settles costs no quadratic work.
+    """
+
+    def __init__(self, tournament: Tournament, players: list[_Player]) -> None:
+        self.players = players
+        index = {p.number: p.index for p in players}
+        forbidden: dict[int, set[int]] = {}
+        for group in tournament.forbidden:
+            inside = [index[n] for n in group if n in index]
+            for i in inside:
+                forbidden.setdefault(i, set()).update(j for j in inside if j != i)
+        self.excluded: list[set[int]] = []
+        for p in players:
+            out = {index[n] for n in p.opponents if n in index}
+            out |= forbidden.get(p.index, set())
+            out.add(p.index)
+            self.excluded.append(out)
+        # Players who cannot meet another with the same absolute preference (topscorers are exempt).
+        self.absolute: list[Colour | None] = [
+            p.colour.preference if p.colour.strength is PreferenceStrength.ABSOLUTE and not p.topscorer else None
+            for p in players
+        ]
+        self._rows: dict[int, list[bool]] = {}
+
+    def ok(self, i: int, j: int) -> bool:
+        """True when players i and j may be paired."""
+        row = self._rows.get(i)
+        if row is not None:
+            return row[j]
+        absolute = self.absolute[i]
+        return j not in self.excluded[i] and (absolute is None or self.absolute[j] is not absolute)
+
+    def __getitem__(self, i: int) -> list[bool]:
+        row = self._rows.get(i)
+        if row is None:
+            absolute = self.absolute[i]
+            row = [absolute is None or other is not absolute for other in self.absolute]
+            for j in self.excluded[i]:
+                row[j] = False
+            self._rows[i] = row
+        return row
+
+
 def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
     """Pair a round with the FIDE Dutch system; raise NoValidPairing if no legal pairing exists."""
+    return _pair(tournament, round_number)
+
+
+def _pair(tournament: Tournament, round_number: int | None = None, *, fast: bool = True) -> Pairing:
+    """`pair`; with `fast` off, every bracket goes through the general matching (to test the fast path)."""
     tournament = with_implied_acceleration(tournament)
     views = tournament.views(round_number)
     numbers = views.to_pair()
     if not numbers:
         return Pairing(())
     players = _players(views, numbers)
-    engine = _Round(views, players)
+    engine = _Round(views, players, fast=fast)
     pairs, bye = engine.run()
     initial = tournament.initial_colour or Colour.WHITE
     boards = []
@@ -153,27 +216,12 @@ def _after(state: ColourState, colour: Colour) -> tuple[bool, bool]:
 class _Round:
     """Pairs the brackets of one round from the top down."""
 
-    def __init__(self, views: RoundViews, players: list[_Player]) -> None:
+    def __init__(self, views: RoundViews, players: list[_Player], *, fast: bool = True) -> None:
         self.views = views
         self.players = players
         self.initial = views.tournament.initial_colour or Colour.WHITE
-        tournament = views.tournament
-        n = len(players)
-        self.compatible: list[list[bool]] = [[False] * n for _ in range(n)]
-        for i in range(n):
-            a = players[i]
-            for j in range(i + 1, n):
-                b = players[j]
-                ok = b.number not in a.opponents and not tournament.is_forbidden(a.number, b.number)
-                if ok and not (a.topscorer or b.topscorer):
-                    ca, cb = a.colour, b.colour
-                    if (
-                        ca.strength is PreferenceStrength.ABSOLUTE
-                        and cb.strength is PreferenceStrength.ABSOLUTE
-                        and ca.preference is cb.preference
-                    ):
-                        ok = False
-                self.compatible[i][j] = self.compatible[j][i] = ok
+        self.fast = fast
+        self.compatible = _Compatibility(views.tournament, players)
         self._colour_cache: dict[Pair, tuple[int, int, int, int]] = {}
 
     def colour_failures(self, i: int, j: int) -> tuple[int, int, int, int]:
@@ -222,12 +270,97 @@ class _Round:
         for gi, residents in enumerate(groups):
             lower = [i for g in groups[gi + 1 :] for i in g]
             nxt = groups[gi + 1] if gi + 1 < len(groups) else []
-            got, floaters = _Bracket(self, mdps, residents, nxt, lower).solve()
+            natural = self.natural(residents, lower) if self.fast and not mdps else None
+            if natural is not None:
+                got, floaters = natural
+            else:
+                got, floaters = _Bracket(self, mdps, residents, nxt, lower).solve()
             pairs.extend(got)
             mdps = floaters
         if len(mdps) > 1:
             raise NoValidPairing("the lowest bracket could not be completed")
         return pairs, (mdps[0] if mdps else None)
+
+    def natural(self, members: list[int], lower: list[int]) -> tuple[list[Pair], list[int]] | None:
+        """The pairs and downfloater of a homogeneous bracket when S1[i]-S2[i] is provably best; None otherwise.
+
+        The natural pairing is the first candidate of the generation order (Article 4), so it is the engine's
+        answer whenever no candidate beats it on any criterion. That is proved level by level from bounds
+        that hold for every candidate: all its pairs are legal, it pairs everyone ([C6], [C7], [C14]-[C21]
+        hold at their best; an odd lowest bracket leaves out a PAB-eligible player with the fewest unplayed
+        rounds and no recent downfloat, [C5], [C9]), it breaks no colour rule of a topscorer ([C10], [C11])
+        nor two strong preferences ([C13]), and it fails no more colour preferences than the counts of
+        White and Black preferences force on any pairing ([C12]). When players are left below an even
+        bracket, they must still be pairable among themselves with the PAB to the lowest score ([C4], [C5]).
+        """
+        n = len(members)
+        odd = n % 2 == 1
+        if n < 2 or (odd and lower):
+            return None
+        players = self.players
+        ok = self.compatible.ok
+        half = n // 2
+        pairs = [(members[k], members[half + k]) for k in range(half)]
+        failures = 0
+        for x, y in pairs:
+            if not ok(x, y):
+                return None
+            c10, c11, c12, c13 = self.colour_failures(x, y)
+            if c10 or c11 or c13:
+                return None
+            failures += c12
+        wanted = [players[m].colour.preference for m in members]
+        white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
+        none = n - white - black
+        floaters: list[int] = []
+        if odd:
+            last = players[members[-1]]
+            if not last.pab_eligible or FloatDirection.DOWN in (last.float1, last.float2):
+                return None
+            if any(players[m].pab_eligible and players[m].unplayed < last.unplayed for m in members):
+                return None
+            floaters = [last.index]
+            # Any one player may be the one left out.
+            bound = min(
+                _forced_failures(white - (k == 0), black - (k == 1), none - (k == 2))
+                for k, count in enumerate((white, black, none))
+                if count
+            )
+        else:
+            bound = _forced_failures(white, black, none)
+            if lower and not self._completes(lower):
+                return None
+        return (pairs, floaters) if failures == bound else None
+
+    def _completes(self, lower: list[int]) -> bool:
+        """True when a quick search pairs `lower` among themselves, any odd one out a lowest-score PAB candidate."""
+        players = self.players
+        rest = list(lower)
+        if len(rest) % 2:
+            eligible = [i for i in rest if players[i].pab_eligible]
+            if not eligible:
+                return False
+            lowest = min(players[i].score for i in eligible)
+            bye = max(i for i in eligible if players[i].score == lowest)
+            rest.remove(bye)
+        ok = self.compatible.ok
+        taken = [False] * len(rest)
+        for a, i in enumerate(rest):
+            if taken[a]:
+                continue
+            taken[a] = True
+            b = next((b for b in range(a + 1, len(rest)) if not taken[b] and ok(i, rest[b])), None)
+            if b is None:
+                return False
+            taken[b] = True
+        return True
+
+
+def _forced_failures(white: int, black: int, none: int) -> int:
+    """Colour preferences ([C12]) that any pairing of everyone must fail, given how many want each colour."""
+    # A player whose preference no opposite or empty preference can meet shares a pair with a like one.
+    surplus = max(white - black - none, black - white - none, 0)
+    return (surplus + 1) // 2
 
 
 class _Bracket:

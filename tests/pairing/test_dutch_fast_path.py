@@ -1,0 +1,99 @@
+"""The Dutch engine's natural-pairing fast path gives exactly what the general matching gives."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pairing import dutch, generator
+from pairing.errors import NoValidPairing
+from pairing.model import Colour, Pairing, Player, RecordKind, RoundRecord, Scoring, Tournament
+
+
+def _outcome(tournament: Tournament, *, fast: bool) -> Pairing | str:
+    try:
+        return dutch._pair(tournament, fast=fast)
+    except NoValidPairing:
+        return "no valid pairing"
+
+
+def _assert_same(tournament: Tournament) -> None:
+    assert _outcome(tournament, fast=True) == _outcome(tournament, fast=False)
+
+
+@st.composite
+def first_rounds(draw: st.DrawFn) -> Tournament:
+    """Round 1 of an event: any size, with or without forbidden pairs, pre-assigned byes, acceleration."""
+    size = draw(st.integers(min_value=2, max_value=40))
+    rounds = draw(st.integers(min_value=1, max_value=11))
+    numbers = list(range(1, size + 1))
+    byes = draw(st.lists(st.sampled_from(numbers), max_size=3, unique=True))
+    kinds = (RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.FULL_BYE)
+    players = tuple(
+        Player(n, rating=2600 - 10 * n, rounds=(RoundRecord.bye(draw(st.sampled_from(kinds))),) if n in byes else ())
+        for n in numbers
+    )
+    pairs = st.lists(st.sampled_from(numbers), min_size=2, max_size=3, unique=True).map(frozenset)
+    forbidden = tuple(draw(st.lists(pairs, max_size=3)))
+    scoring = draw(st.sampled_from([Scoring(), Scoring(win=Fraction(3), draw=Fraction(1))]))
+    acceleration = generator.baku_acceleration(size, rounds, Scoring()) if draw(st.booleans()) else {}
+    initial = draw(st.sampled_from([None, Colour.WHITE, Colour.BLACK]))
+    return Tournament(players, rounds, scoring, initial, acceleration, forbidden)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(first_rounds())
+def test_round_one_fast_path_equals_general_matching(tournament: Tournament) -> None:
+    _assert_same(tournament)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(min_value=0, max_value=10**6),
+    size=st.integers(min_value=4, max_value=30),
+    played=st.integers(min_value=1, max_value=6),
+    extra=st.integers(min_value=1, max_value=4),
+    accelerated=st.booleans(),
+)
+def test_later_round_fast_path_equals_general_matching(
+    seed: int, size: int, played: int, extra: int, accelerated: bool
+) -> None:
+    # Generated histories: score groups, colour preferences, floats, byes, forfeits, withdrawals, topscorers.
+    event = generator.generate(seed, size, played + extra, stop_after=played, accelerated=accelerated)
+    _assert_same(event)
+
+
+def test_round_one_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With the general matching made unusable, a plain round 1 still pairs S1[i] against S2[i], the last gets the PAB.
+    def refuse(*args: object) -> None:
+        raise AssertionError("the general matching was used")
+
+    monkeypatch.setattr(dutch._Bracket, "__init__", refuse)
+    players = tuple(Player(n, rating=2600 - n) for n in range(1, 102))
+    got = dutch.pair(Tournament(players, 9, initial_colour=Colour.WHITE))
+    pairs = {frozenset((b.white, b.black)) for b in got.boards}
+    assert pairs == {frozenset((k, k + 50)) for k in range(1, 51)}
+    assert got.bye == 101
+    # Rule 5: the higher-ranked player of board k gets the initial colour when k is odd.
+    assert all((b.white < b.black) == (min(b.white, b.black) % 2 == 1) for b in got.boards)
+
+
+def test_forbidden_pair_falls_back_to_the_general_matching(monkeypatch: pytest.MonkeyPatch) -> None:
+    players = tuple(Player(n, rating=2600 - n) for n in range(1, 9))
+    tournament = Tournament(players, 5, initial_colour=Colour.WHITE, forbidden=(frozenset({1, 5}),))
+    calls: list[int] = []
+    solve = dutch._Bracket.solve
+
+    def counted(self: dutch._Bracket) -> tuple[list[tuple[int, int]], list[int]]:
+        calls.append(1)
+        return solve(self)
+
+    monkeypatch.setattr(dutch._Bracket, "solve", counted)
+    got = dutch.pair(tournament)
+    assert calls, "a forbidden natural pair must go to the general matching"
+    pairs = {frozenset((b.white, b.black)) for b in got.boards}
+    # S1 = 1..4, S2 = 5..8 and 1-5 is forbidden: the next transposition of S2 swaps 5 and 6.
+    assert pairs == {frozenset(p) for p in ((1, 6), (2, 5), (3, 7), (4, 8))}
