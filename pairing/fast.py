@@ -288,7 +288,8 @@ class _Context:
         n = self.n
         played = bytes(1 if c in _PLAYED else 0 for c in range(256))
         masked = [
-            bytes(map(mul, col, res.translate(played))) for col, res in zip(self.event.colours, self.event.results, strict=True)
+            bytes(map(mul, col, res.translate(played)))
+            for col, res in zip(self.event.colours, self.event.results, strict=True)
         ]
         history = [bytes(row).replace(b"\0", b"") for row in zip(*masked, strict=True)] if masked else [b""] * n
         self.history = history
