@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import repeat
 from operator import add, mul, sub
 
 from pairing.errors import NoValidPairing
@@ -55,6 +56,7 @@ NO_COLOUR, WHITE, BLACK = 0, 1, 2
 
 _PARTICIPATED = bytes(1 if code in (WIN, DRAW, LOSS, FORFEIT_WIN, FORFEIT_LOSS, PAB) else 0 for code in range(256))
 _PLAYED = frozenset({WIN, DRAW, LOSS})
+_UNPLAYED = bytes(0 if code in _PLAYED else 1 for code in range(256))
 _BYE_BLOCKERS = frozenset({FORFEIT_WIN, PAB})
 _KIND_CODES = {
     RecordKind.FORFEIT_WIN: FORFEIT_WIN,
@@ -188,29 +190,40 @@ class _Context:
             virtual[PAB] = win if pab < draw else draw
         self.virtual = virtual
 
+        # The rounds played (`pr`) and who is to be paired, column by column as the fork's reader decides them:
+        # an entry in round c+1 means at least c rounds were played, one taking part in the pairing means c+1.
         results = event.results
-        rows = [bytes(row) for row in zip(*results, strict=True)] if results else [b""] * n
-        sizes = [len(row.rstrip(b"\0")) for row in rows]
-        last_part = [row.translate(_PARTICIPATED).rfind(1) for row in rows]
-        pr = max([0, *(p + 1 for p in last_part), *(s - 1 for s in sizes)])
-        if n and all(s > pr for s in sizes):
-            pr += 1
+        pr = 0
+        for c, col in enumerate(results):
+            if col.translate(_PARTICIPATED).find(1) >= 0:
+                pr = max(pr, c + 1)
+            elif col.count(0) < n:
+                pr = max(pr, c)
+        if n and pr < len(results) and results[pr].count(0) == 0:
+            pr += 1  # everybody has an entry for the next round: it counts as played
         self.pr = pr
-        valid = [s <= pr or lp >= 0 for s, lp in zip(sizes, last_part, strict=True)]
-        self.to_pair = [i for i in range(n) if valid[i] and sizes[i] <= pr]
+        nxt = results[pr] if pr < len(results) else bytes(n)
+        absent = [i for i in _nonzero(nxt)]
+        # Not to be paired: an entry in round pr+1 already; of those, players who never took part do not count.
+        invalid = {i for i in absent if not any(_PARTICIPATED[col[i]] for col in results)}
+        absent_set = set(absent)
+        self.to_pair = [i for i in range(n) if i not in absent_set] if absent else list(range(n))
         rank = [-1] * n
         r = 0
         for i in range(n):
-            if valid[i]:
+            if i not in invalid:
                 rank[i] = r
                 r += 1
         self.rank = rank
-        self.rows = rows
-        self._accelerate(sizes, rows)
+        self._accelerate()
         self._scores()
         self._colours()
 
-    def _accelerate(self, sizes: list[int], rows: list[bytes]) -> None:
+    def row(self, i: int) -> bytes:
+        """The result codes of one player, round by round."""
+        return bytes(col[i] for col in self.event.results)
+
+    def _accelerate(self) -> None:
         n, pr = self.n, self.pr
         acc = [0] * n
         if self.event.acceleration:
@@ -220,9 +233,11 @@ class _Context:
         elif pr < 2:
             # The fork's default: walk the pairing list, +1 win each, until the round-1 participants counted
             # so far reach half of them (a player absent from round 1 gets it without using a place).
+            first = self.event.results[0] if self.event.results else bytes(n)
+
             def counts(i: int) -> bool:
                 # No round-1 entry at all (only possible before round 1), or took part in round 1's pairing.
-                return (pr == 0 and sizes[i] == 0) or _PARTICIPATED[rows[i][0]] == 1
+                return (pr == 0 and first[i] == 0) or _PARTICIPATED[first[i]] == 1
 
             bound = sum(1 for i in range(n) if counts(i))
             if bound > 1:
@@ -235,47 +250,47 @@ class _Context:
         self.acc = acc
 
     def _scores(self) -> None:
-        """Scores, accelerated scores, and SB / Buchholz / Median with virtual opponents, a round at a time."""
+        """Scores, accelerated scores, SB and Buchholz with virtual opponents, a round at a time (Median lazily)."""
         n, pr, draw = self.n, self.pr, self.draw
-        results = self.event.results[:pr]
-        pad = pr - len(results)
-        zero_col = bytes(n)
-        cols = [*results, *([zero_col] * pad)]
+        cols = [*self.event.results[:pr], *([bytes(n)] * (pr - len(self.event.results)))]
         points = self.points
         pts_cols = [list(map(points.__getitem__, col)) for col in cols]
-        adj_cols = [list(map(self.adjusted_points.__getitem__, col)) for col in cols]
         score = list(map(sum, zip(*pts_cols, strict=True))) if pr else [0] * n
         self.score = score
         self.pairing_score = list(map(add, score, self.acc))
-        adjusted = list(map(add, map(sum, zip(*adj_cols, strict=True)), self.acc)) if pr else list(self.acc)
+        # Adjusted scores (an unplayed round counts as a draw), fixed up at the few unplayed entries.
+        adjusted = list(self.pairing_score)
+        unplayed: list[list[int]] = []
+        for col in cols:
+            entries = list(_nonzero(col.translate(_UNPLAYED)))
+            unplayed.append(entries)
+            for i in entries:
+                adjusted[i] += draw - points[col[i]]
         adjusted.append(0)  # index -1: no opponent
-        opp_cols = [*self.event.opponents[:pr], *([array("l", [-1]) * n] * pad)]
+        # Lists share one int object per opponent between the columns and the rows (arrays would make new ones).
+        opponents = [list(col) if not isinstance(col, array) else col.tolist() for col in self.event.opponents]
+        opp_cols = [*opponents[:pr], *([[-1] * n] * (pr - len(opponents)))]
         sb = [0] * n
-        bh = [0] * n
-        if pr:
-            running = [a + (pr - 1) * draw for a in self.acc]  # the virtual opponent's score before each round
-            unplayed = bytes(0 if c in _PLAYED else 1 for c in range(256))
-            contribs: list[list[int]] = []
-            virtual = self.virtual
-            for col, opp, pts in zip(cols, opp_cols, pts_cols, strict=True):
-                contrib = list(map(adjusted.__getitem__, opp))
-                mask = col.translate(unplayed)
-                i = mask.find(1)
-                while i >= 0:
-                    contrib[i] = running[i] + virtual[col[i]]
-                    i = mask.find(1, i + 1)
-                contribs.append(contrib)
-                sb = list(map(add, sb, map(mul, pts, contrib)))
-                running = list(map(add, running, pts))
-                running = [v - draw for v in running] if draw else running
-            bh = list(map(sum, zip(*contribs, strict=True)))
-        median = [0] * n
+        contribs: list[list[int]] = []
+        acc, virtual = self.acc, self.virtual
+        before = list(acc)  # acceleration plus own points before the round, for the virtual opponents
+        for c, (col, opp, pts, entries) in enumerate(zip(cols, opp_cols, pts_cols, unplayed, strict=True)):
+            contrib = list(map(adjusted.__getitem__, opp))
+            for i in entries:
+                # The virtual opponent: own score before this round, draws in the rounds after it (to pr).
+                contrib[i] = before[i] + (pr - 1 - c) * draw + virtual[col[i]]
+            contribs.append(contrib)
+            sb = list(map(add, sb, map(mul, pts, contrib)))
+            if c + 1 < pr:
+                before = list(map(add, before, pts))
+        self.sb = sb
+        self.bh = list(map(sum, zip(*contribs, strict=True))) if pr else [0] * n
+        # The Median tie-break: Buchholz without its smallest and largest part; 0 up to two rounds.
+        self.median = [0] * n
         if pr > 2:
-            low = map(min, *contribs)
-            high = map(max, *contribs)
-            median = list(map(sub, bh, map(add, low, high)))
-        self.sb, self.bh, self.median = sb, bh, median
-        all_opps = [*opp_cols, *self.event.opponents[pr:]]
+            self.median = list(map(sub, self.bh, map(add, map(min, *contribs), map(max, *contribs))))
+        del contribs
+        all_opps = [*opp_cols, *opponents[pr:]]
         self.opp_rows: list[tuple[int, ...]] = list(zip(*all_opps, strict=True)) if all_opps else [()] * n
         forbidden: dict[int, set[int]] = {}
         for group in self.event.forbidden:
@@ -286,12 +301,8 @@ class _Context:
     def _colours(self) -> None:
         """Colour preference, absolute flag, strong flag, imbalance and played-colour history of every player."""
         n = self.n
-        played = bytes(1 if c in _PLAYED else 0 for c in range(256))
-        masked = [
-            bytes(map(mul, col, res.translate(played)))
-            for col, res in zip(self.event.colours, self.event.results, strict=True)
-        ]
-        history = [bytes(row).replace(b"\0", b"") for row in zip(*masked, strict=True)] if masked else [b""] * n
+        cols = self.event.colours
+        history = [bytes(row).replace(b"\0", b"") for row in zip(*cols, strict=True)] if cols else [b""] * n
         self.history = history
         pref = bytearray(n)
         absolute = bytearray(n)
@@ -386,14 +397,14 @@ class _Context:
 
     def run(self) -> FastResult:
         """Bye, greedy stage, backtracking, board order."""
-        ps, sb, bh, med, rank = self.pairing_score, self.sb, self.bh, self.median, self.rank
-        order = sorted(self.to_pair, key=lambda i: (-ps[i], -sb[i], -bh[i], -med[i], rank[i]))
+        order = self._sorted()
+        rank = self.rank
         if not order:
             return FastResult([], None)
         bye: int | None = None
         if len(order) & 1:
             for pos in range(len(order) - 1, -1, -1):
-                if not any(c in _BYE_BLOCKERS for c in self.rows[order[pos]]):
+                if not any(c in _BYE_BLOCKERS for c in self.row(order[pos])):
                     bye = order.pop(pos)
                     break
             else:
@@ -417,13 +428,29 @@ class _Context:
             if not pairs:
                 raise NoValidPairing(stuck)
         score = self.score
+        base = max(score, default=0) + 1
+        keyed = []
+        for w, b in pairs:
+            sw, sb = score[w], score[b]
+            hi, lo = (w, b) if sw > sb or (sw == sb and rank[w] < rank[b]) else (b, w)
+            keyed.append(((score[hi] * base + score[lo]) * (self.n + 1) + self.n - rank[hi], w, b))
+        keyed.sort(reverse=True)
+        return FastResult([(w, b) for _, w, b in keyed], bye)
 
-        def key(pair: tuple[int, int]) -> tuple[int, int, int]:
-            w, b = pair
-            hi, lo = (w, b) if (score[w], -rank[w]) > (score[b], -rank[b]) else (b, w)
-            return (-score[hi], -score[lo], rank[hi])
-
-        return FastResult(sorted(pairs, key=key), bye)
+    def _sorted(self) -> list[int]:
+        """The players to pair by pairing score, SB, Buchholz, Median (all descending), then rank index."""
+        ps, sb, bh, rank = self.pairing_score, self.sb, self.bh, self.rank
+        players = self.to_pair
+        if min(ps + sb + bh + self.median, default=0) < 0:
+            # Negative points (an unusual scoring) do not pack into one number: sort by tuples.
+            return sorted(players, key=lambda i: (-ps[i], -sb[i], -bh[i], -self.median[i], rank[i]))
+        # One integer key per player sorts much faster than tuples; players are in rank order already, and a
+        # descending sort keeps equal keys in that order.
+        med = self.median
+        sb_base, bh_base, med_base = max(sb, default=0) + 1, max(bh, default=0) + 1, max(med, default=0) + 1
+        keys = list(map(mul, map(add, map(mul, ps, repeat(sb_base)), sb), repeat(bh_base)))
+        keys = list(map(add, map(mul, map(add, keys, bh), repeat(med_base)), med))
+        return sorted(players, key=keys.__getitem__, reverse=True)
 
     def _greedy(self, players: list[int]) -> list[tuple[int, int]]:
         """Pair top down in five passes; stop at the first player nobody is left for."""
@@ -432,29 +459,52 @@ class _Context:
         pref = [self.pref[p] for p in players]
         absolute = [self.absolute[p] for p in players]
         opp_rows = self.opp_rows
-        forbidden = self.forbidden
+        forbidden: dict[int, set[int] | frozenset[int]] = dict(self.forbidden)
         taken = bytearray(m)
         pairs: list[tuple[int, int]] = []
         cursor = [0, 0]  # [own group's end, next group's start], moved past players already paired
+        # Skip pointers over paired players (path-compressed): the nearest unpaired position above / below.
+        up = list(range(m + 1))
+        down = list(range(-1, m))  # down[j + 1] for j = -1 .. m-1
+
+        def next_up(j: int) -> int:
+            r = j
+            while up[r] != r:
+                r = up[r]
+            while up[j] != r:
+                up[j], j = r, up[j]
+            return r
+
+        def next_down(j: int) -> int:
+            r = j
+            while down[r + 1] != r:
+                r = down[r + 1]
+            while down[j + 1] != r:
+                down[j + 1], j = r, down[j + 1]
+            return r
+
+        no_one: frozenset[int] = frozenset()
 
         def scan(i: int, which: int, step: int, optimal: bool, allowable: bool) -> int:
             me = players[i]
             met = opp_rows[me]
-            blocked = forbidden.get(me)
-            my_pref, my_abs = pref[i], absolute[i]
+            blocked = forbidden.get(me, no_one)
+            # A candidate clashes when he has this preference (and, for an "allowable" pass, is absolute too).
+            clash = pref[i] if optimal or (allowable and absolute[i]) else -1
+            both_absolute = allowable and not optimal
             gap = False
             skipped = 0
             j = cursor[which]
             while i < j < m:
                 if taken[j]:
-                    j += step
+                    j = next_down(j) if step < 0 else next_up(j)
                     continue
                 other = players[j]
-                if other in met or (blocked is not None and other in blocked):
+                if other in met or other in blocked:
                     gap = True
                     j += step
                     continue
-                if (optimal and my_pref == pref[j]) or (allowable and my_abs and absolute[j] and my_pref == pref[j]):
+                if pref[j] == clash and (not both_absolute or absolute[j]):
                     if skipped >= _COLOUR_SKIPS:
                         return -1
                     skipped += 1
@@ -488,8 +538,23 @@ class _Context:
             if j < 0:
                 break
             taken[i] = taken[j] = 1
+            for t in (i, j):
+                up[t] = t + 1
+                down[t + 1] = t - 1
             pairs.append(self.board(players[i], players[j]))
         return pairs
+
+
+def _nonzero(data: bytes) -> Iterator[int]:
+    """The positions of the non-zero bytes, found at C speed."""
+    stripped = data.translate(_NONZERO)
+    i = stripped.find(1)
+    while i >= 0:
+        yield i
+        i = stripped.find(1, i + 1)
+
+
+_NONZERO = bytes([0] + [1] * 255)
 
 
 def _invert(colour: int) -> int:
