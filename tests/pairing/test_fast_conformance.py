@@ -124,3 +124,16 @@ def test_players_who_all_met_cannot_be_paired() -> None:
     )
     with pytest.raises(NoValidPairing):
         pair(trf.parse(text + "\n"))
+
+
+def test_worked_example_f1_as_lichess_writes_it() -> None:
+    # F1 plus Lichess's markers: P12 absent from the round to pair (0000, no colour, '-'), and a 13th player
+    # who joined late (round 1: no opponent, no colour, 'H'; round 2: absent). P12 is not paired, P13 is, on 0.5.
+    number, rating, points, rank, games = F1_PLAYERS[11]
+    rows = [
+        *F1_PLAYERS[:11],
+        (number, rating, points, rank, games + "  0000   -"),
+        (13, 2100, "0.5", 13, " " * 9 + "H" + " " * 9 + "-"),
+    ]
+    text = "012 F1\nXXR 5\nXXC white1\n" + "".join(_line(*p) + "\n" for p in rows)
+    assert sorted(pair(trf.parse(text)).lines()[1:]) == sorted(["10 2", "1 3", "6 7", "11 5", "13 8", "9 4"])
