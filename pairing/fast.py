@@ -76,10 +76,10 @@ _COLOUR_SKIPS = 10
 class FastEvent:
     """A tournament held column-wise for the Fast engine; players are indices 0..n-1 in pairing-number order."""
 
-    numbers: Sequence[int]
-    opponents: list[array[int]]
-    results: list[bytes]
-    colours: list[bytes]
+    numbers: Sequence[int]  # pairing numbers, ascending
+    opponents: list[array[int]]  # per round: the opponent's index in a game played over the board, else -1
+    results: list[bytes]  # per round: a result code per player (NOT_PAIRED, WIN, ..., ZERO_BYE)
+    colours: list[bytes]  # per round: WHITE or BLACK in a game played over the board, else NO_COLOUR
     scoring: Scoring = field(default_factory=Scoring)
     initial_colour: Colour = Colour.WHITE
     acceleration: Mapping[int, tuple[Points, ...]] = field(default_factory=dict)
