@@ -13,8 +13,9 @@ Not a FIDE system; the fork's code is its definition (fide-other-systems.md §7,
 3. Greedy, top down: each unpaired player takes the first acceptable opponent in five passes: own group from
    its bottom up with (1) different preferences, (2) no clash of two absolute preferences; (3) lower groups top
    down, no absolute clash; (4) own group, (5) lower groups, colours ignored. A pass gives up at the 11th
-   candidate rejected for colour (met opponents do not count). The scans keep the fork's moving cursors, which
-   skip only players already paired, so they give the plain scan's answer in linear total time.
+   candidate rejected for colour (met opponents do not count). The scans keep the fork's moving cursors (moved
+   only past players already paired) and jump over paired players with path-compressed skip pointers, so they
+   give the plain scan's answer without walking the paired part of a group again and again.
 4. If somebody is left, undo the last pairs (as many pairs as players are left, White then Black appended to
    the left-over list) and pair that list with the fork's Burstein matching (groups of equal score in list
    order, at most one floater per group, groups merged when stuck; then, group by group and best first, each
@@ -23,16 +24,21 @@ Not a FIDE system; the fork's code is its definition (fide-other-systems.md §7,
 5. Colours by the Burstein rule (preferences, absolute, imbalance, strong, last differing round, then the
    higher player's preference or rank-index parity); boards ordered as the fork publishes them.
 
-Where the reference's reading is followed over a text: edge cases the README leaves open (bye choice, accelerated
-rounds, the virtual opponent, the comparator whose different-score branch compares Buchholz times score, the
-fallback's group order) are the fork's code, and the fallback's sort reproduces libstdc++'s `std::list::sort`
-because that comparator is not a strict weak order. The fork would put the PAB player back into the window if
-every other pair had been undone; that cannot lead to a legal pairing, so it is reported as `NoValidPairing`.
+Where the fork's code is followed over a text: its README says a pass moves on once 10 candidates were discarded
+for colour; the code gives up at the 11th (counted before the test), and that is what reproduces its output.
+"Players outside the score group" in passes 3 and 5 are all lower players, scanned from the next group's top to
+the end of the list. What the README leaves to "as Burstein" (PAB choice, the accelerated rounds 1-2, the virtual
+opponent, the comparator whose different-score branch compares Buchholz times score, the fallback's groups in
+list order) is the fork's code, and the fallback sorts with libstdc++'s `std::list::sort` because that
+comparator need not be a strict weak order. Any acceleration in the tournament (the fork reads only `XXA`)
+replaces the default one. The fork would put the PAB player back into the window if every other pair had been
+undone; that cannot give a legal pairing, so it is reported as `NoValidPairing` instead.
 
 Scale: the history is held column-wise (`FastEvent`: per round, an array of opponents and bytes of result and
-colour codes), and the metrics are computed a round at a time with C-level `map`s, so 100,000 players after
-30 rounds pair in a few seconds with memory linear in players x rounds. `pair(tournament)` builds the event
-from the `Tournament` model; `pair_event` takes one built directly.
+colour codes), the metrics are computed a round at a time with C-level `map`s (fixing up only the few unplayed
+entries), and the sort uses one packed integer key per player, so 100,000 players after 30 rounds pair in about
+3 s, with memory linear in players x rounds (docs/benchmarks.md, "Fast Swiss"). `pair(tournament)` builds the
+event from the `Tournament` model first; `pair_event` takes one built directly.
 """
 
 from __future__ import annotations
