@@ -272,6 +272,25 @@ def section(rows: list[tuple[int, int, str, dict[str, float], float]], builds: d
             f"| **{got['seconds']:.2f}** ({got['min']:.2f} to {got['max']:.2f}) | {'' if ref is None else ref} "
             f"| {got['peak']:.0f} | {got['before']:.0f} | {columns:.1f} |"
         )
+    compared = [
+        f"{size:,} players after {rounds} rounds {got['seconds']:.2f} s against {REFERENCE[(size, rounds)]} s"
+        for size, rounds, form, got, _ in rows
+        if form == "event" and (size, rounds) in REFERENCE
+    ]
+    if compared:
+        lines += ["", "In short, `pair_event` against the reference engine: " + "; ".join(compared) + "."]
+    model = [(size, rounds, got) for size, rounds, form, got, _ in rows if form == "model"]
+    if model:
+        lines += [
+            "",
+            "The `Tournament` model is the heavy part at this size: "
+            + "; ".join(
+                f"{size:,} x {rounds}: {got['before']:.0f} MiB resident before pairing, {got['seconds']:.2f} s "
+                "to pair (building the columns from the model included)"
+                for size, rounds, got in model
+            )
+            + ". The columns of the same events are a few MiB (last column of the table).",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -297,12 +316,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--from-log", help="render the section from the measurement lines of an earlier run's output")
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], int(args.child[1]), args.child[2])
         return 0
     rows = []
     builds: dict[int, float | None] = {}
+    if args.from_log:
+        for line in Path(args.from_log).read_text().splitlines():
+            found = re.fullmatch(r"(\d+) players, (\d+) rounds, (\w+): (\{.*\})", line)
+            if found:
+                size, rounds, form = int(found[1]), int(found[2]), found[3]
+                builds[size] = None
+                got = json.loads(found[4].replace("'", '"'))
+                rows.append((size, rounds, form, got, event_mib(cache_path(args.seed, size, 30), rounds)))
+        args.sizes = []
     for size in args.sizes:
         path, builds[size] = cached_event(args.seed, size, max(args.rounds), args.rebuild)
         for rounds in args.rounds:

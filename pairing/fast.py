@@ -53,6 +53,7 @@ from operator import add, mul, sub
 
 from pairing.errors import NoValidPairing
 from pairing.matching import max_weight_matching
+from pairing.model import NOT_PAIRED as NOT_PAIRED_RECORD
 from pairing.model import Board, Colour, Outcome, Pairing, Points, RecordKind, Scoring, Tournament
 
 # Result codes of one player in one round (the bytes of FastEvent.results).
@@ -97,26 +98,40 @@ class FastEvent:
         players = sorted(tournament.players, key=lambda p: p.number)
         index = {p.number: i for i, p in enumerate(players)}
         width = max((len(p.rounds) for p in players), default=0)
-        opponents = [array("l", [-1]) * len(players) for _ in range(width)]
-        results = [bytearray(len(players)) for _ in range(width)]
-        colours = [bytearray(len(players)) for _ in range(width)]
-        for i, player in enumerate(players):
-            for r, rec in enumerate(player.rounds):
-                kind = rec.kind
-                if kind is RecordKind.PLAYED:
-                    assert rec.outcome is not None and rec.opponent is not None
-                    results[r][i] = _OUTCOME_CODES[rec.outcome]
-                    opponents[r][i] = index[rec.opponent]
-                    colours[r][i] = WHITE if rec.colour is Colour.WHITE else BLACK
-                else:
-                    results[r][i] = _KIND_CODES[kind]
+        played = RecordKind.PLAYED
+        codes = _KIND_CODES
+        padded = [p.rounds + (NOT_PAIRED_RECORD,) * (width - len(p.rounds)) for p in players]
+        opponents: list[array[int]] = []
+        results: list[bytes] = []
+        colours: list[bytes] = []
+        for r in range(width):
+            column = [rounds[r] for rounds in padded]
+            games = [rec.kind is played for rec in column]
+            results.append(
+                bytes(
+                    _OUTCOME_CODES[rec.outcome] if game else codes[rec.kind]  # type: ignore[index]
+                    for rec, game in zip(column, games, strict=True)
+                )
+            )
+            opponents.append(
+                array(
+                    "l",
+                    [index[rec.opponent] if game else -1 for rec, game in zip(column, games, strict=True)],  # type: ignore[index]
+                )
+            )
+            colours.append(
+                bytes(
+                    (WHITE if rec.colour is Colour.WHITE else BLACK) if game else NO_COLOUR
+                    for rec, game in zip(column, games, strict=True)
+                )
+            )
         acceleration = {index[n]: v for n, v in tournament.acceleration.items() if n in index}
         forbidden = tuple(frozenset(index[n] for n in group if n in index) for group in tournament.forbidden)
         return FastEvent(
             numbers=[p.number for p in players],
             opponents=opponents,
-            results=[bytes(col) for col in results],
-            colours=[bytes(col) for col in colours],
+            results=results,
+            colours=colours,
             scoring=tournament.scoring,
             initial_colour=tournament.initial_colour or Colour.WHITE,
             acceleration=acceleration,
