@@ -271,7 +271,7 @@ class _Context:
         self.acc = acc
 
     def _scores(self) -> None:
-        """Scores, accelerated scores, SB and Buchholz with virtual opponents, a round at a time (Median lazily)."""
+        """Scores, accelerated scores, SB, Buchholz and Median with virtual opponents, a round at a time."""
         n, pr, draw = self.n, self.pr, self.draw
         cols = [*self.event.results[:pr], *([bytes(n)] * (pr - len(self.event.results)))]
         points = self.points
