@@ -498,6 +498,25 @@ def dumps(tournament: Tournament) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dumps_bbp(tournament: Tournament) -> str:
+    """Write the form cyanfish's bbpPairings reads: points as BBW/BBD/BBL/BBZ/BBF/BBU lines, not records 162/XXS.
+
+    Raise ValueError for a scoring that form cannot express (byes or forfeit wins worth other than the fork's
+    fixed values: a half-point bye a draw, a full-point bye and a forfeit win a win).
+    """
+    sc = tournament.scoring
+    if (sc.half_bye_points, sc.full_bye_points, sc.forfeit_win_points) != (sc.draw, sc.win, sc.win):
+        raise ValueError("bbpPairings values half-point byes as draws and full-point byes and forfeit wins as wins")
+    lines = [line for line in dumps(tournament).splitlines() if not line.startswith(("162", "XXS"))]
+    default = Scoring()
+    values = [("BBW", sc.win), ("BBD", sc.draw), ("BBL", sc.loss), ("BBZ", sc.zero_bye), ("BBF", sc.forfeit_loss)]
+    if sc.pab_points != sc.win:
+        values.append(("BBU", sc.pab_points))
+    if sc != default:
+        lines.extend(f"{tag} {format_points(value)}" for tag, value in values)
+    return "\n".join(lines) + "\n"
+
+
 def read(path: str) -> Tournament:
     """Read a TRF file (UTF-8, any line ends)."""
     with open(path, encoding="utf-8") as handle:

@@ -98,3 +98,19 @@ def test_bbw_and_bbd_set_the_points() -> None:
     t = trf.parse("XXR 3\nBBW  3.0\nBBD  1.0\n" + _line("   1") + "\n")
     assert (t.scoring.win, t.scoring.draw, t.scoring.pab_points) == (Fraction(3), Fraction(1), Fraction(3))
     assert trf.parse(trf.dumps(t)).scoring == t.scoring
+
+
+def test_bbp_form_writes_points_as_bb_lines() -> None:
+    t = trf.parse("XXR 3\n162  W 3.0    D 1.0\n" + _line("   1") + "\n")
+    text = trf.dumps_bbp(t)
+    assert not any(line.startswith(("162", "XXS")) for line in text.splitlines())
+    assert "BBW  3.0" in text.splitlines() and "BBD  1.0" in text.splitlines()
+    assert trf.parse(text).scoring == t.scoring
+    plain = trf.parse("XXR 3\n" + _line("   1") + "\n")
+    assert not any(line.startswith("BB") for line in trf.dumps_bbp(plain).splitlines())
+
+
+def test_bbp_form_refuses_what_it_cannot_say() -> None:
+    t = trf.parse("XXR 3\nXXS HPB=0\n" + _line("   1") + "\n")
+    with pytest.raises(ValueError, match="half-point byes"):
+        trf.dumps_bbp(t)
