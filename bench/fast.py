@@ -2,6 +2,7 @@
 
 Usage: .venv/bin/python bench/fast.py [--sizes 10000 100000] [--rounds 10 30] [--seed 1] [--runs 3]
                                       [--model-sizes 10000 100000] [--rebuild] [--no-write]
+       .venv/bin/python bench/fast.py --check-reference BINARY [--events 20] [--max-players 300] [--seed 1]
 
 Each event is simulated column-wise (`pairing.fast.FastEvent`), every round paired by the Fast engine itself:
 ratings drawn from a normal law, Elo-drawn results with draws, about 1 % of the boards forfeited (a fifth of
@@ -236,6 +237,66 @@ def load_seconds(path: Path) -> float:
     return time.perf_counter() - start
 
 
+def check_reference(binary: str, seed: int, events: int, min_players: int, max_players: int) -> int:
+    """Pair every round of generated events with the engine and with the reference binary; count differences.
+
+    The binary is cyanfish's bbpPairings built locally (`--fast`); each round's state is written in the form it
+    reads (`trf.dumps_bbp`, XXW for wide ids) and its `-p` output compared line for line with `pair(...).lines()`.
+    """
+    import tempfile
+    from fractions import Fraction
+
+    from pairing import generator, trf
+    from pairing.errors import NoValidPairing
+    from pairing.model import Pairing, Scoring
+
+    def ours(state: Tournament) -> list[str]:
+        try:
+            return fast.pair(state).lines()
+        except NoValidPairing:
+            return ["no valid pairing"]
+
+    checked = differing = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        source, out = Path(tmp) / "round.trf", Path(tmp) / "round.out"
+        for event in range(seed, seed + events):
+            rng = random.Random(event)
+            players, rounds = rng.randint(min_players, max_players), rng.randint(3, 14)
+            irregular = rng.random() < 0.5
+            scoring = Scoring(win=Fraction(3), draw=Fraction(1)) if rng.random() < 0.15 else Scoring()
+            rate = 1.0 if irregular else 0.0
+            states: list[Tournament] = []
+
+            def pair(state: Tournament, seen: list[Tournament] = states) -> Pairing:
+                seen.append(state)
+                return fast.pair(state)
+
+            generator.generate(
+                event,
+                players,
+                rounds,
+                pair=pair,
+                scoring=scoring,
+                forfeit_rate=0.08 * rate,
+                half_bye_rate=0.05 * rate,
+                absence_rate=0.03 * rate,
+                withdraw_rate=0.03 * rate,
+                late_entry_rate=0.05 * rate,
+            )
+            for state in states:
+                source.write_text(trf.dumps_bbp(state))
+                run = subprocess.run([binary, "--fast", str(source), "-p", str(out)], capture_output=True, text=True)
+                theirs = [line.strip() for line in out.read_text().splitlines()] if run.returncode == 0 else []
+                mine = ours(state)
+                same = theirs == mine if run.returncode == 0 else (run.returncode == 1 and mine == ["no valid pairing"])
+                checked += 1
+                if not same:
+                    differing += 1
+                    print(f"event {event} ({players} players), round {state.round_to_pair}: {mine[:3]} / {theirs[:3]}")
+    print(f"rounds checked {checked}, differing {differing}")
+    return 1 if differing else 0
+
+
 def section(
     rows: list[tuple[int, int, str, dict[str, float], float]],
     builds: dict[int, float | None],
@@ -340,10 +401,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--from-log", help="render the section from the measurement lines of an earlier run's output")
+    parser.add_argument("--check-reference", metavar="BINARY", help="compare with cyanfish's bbpPairings instead")
+    parser.add_argument("--events", type=int, default=20)
+    parser.add_argument("--min-players", type=int, default=6)
+    parser.add_argument("--max-players", type=int, default=300)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], int(args.child[1]), args.child[2])
         return 0
+    if args.check_reference:
+        return check_reference(args.check_reference, args.seed, args.events, args.min_players, args.max_players)
     rows = []
     builds: dict[int, float | None] = {}
     if args.from_log:
