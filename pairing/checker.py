@@ -78,6 +78,8 @@ class Rules:
     pab_eligible: Callable[[RoundViews, int], bool]
     # Why a player who had no PAB is still not eligible, for the report.
     pab_reason: str
+    # The colour limits (difference beyond 2, a third same colour) are absolute; Fast Swiss's last passes ignore them.
+    colour_limits: bool = True
 
 
 RULES = {
@@ -87,6 +89,8 @@ RULES = {
     "burstein": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit"),
     # C.04.4.1 [C2]/[C3]: the PAB rule of C.04.1 Art. 4 (a full-point bye blocks it too), no topscorer exception.
     "dubov": Rules(False, _dutch_pab_eligible, "already scored a win without playing"),
+    # Lichess's Fast Swiss: the fork's Burstein PAB rule; colours are only preferences (its passes 4-5).
+    "fast": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit", colour_limits=False),
 }
 
 
@@ -111,8 +115,9 @@ def colour_violations(views: RoundViews, number: int, colour: Colour) -> list[Di
 
 
 def _colour_exempt(views: RoundViews, board: Board, rules: Rules) -> bool:
-    """In the final round a Dutch pairing involving a topscorer may break the colour limits (§3.2.5)."""
-    return (
+    """In the final round a Dutch pairing involving a topscorer may break the colour limits (§3.2.5); a system
+    without colour limits is always exempt."""
+    return not rules.colour_limits or (
         rules.topscorer_exemption
         and views.is_last_round
         and (views.is_topscorer(board.white) or views.is_topscorer(board.black))

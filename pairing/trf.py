@@ -22,7 +22,7 @@ from pairing.model import (
 )
 
 ENGINE_TAGS = frozenset(
-    {"XXR", "142", "XXC", "152", "162", "XXA", "250", "XXP", "260", "240", "XXS"}
+    {"XXR", "142", "XXC", "152", "162", "XXA", "250", "XXP", "260", "240", "XXS", "XXW"}
     | {"BBW", "BBD", "BBL", "BBZ", "BBF", "BBU"}
 )
 _PLAYED_CODES = {"1": Outcome.WIN, "=": Outcome.DRAW, "0": Outcome.LOSS}
@@ -56,6 +56,7 @@ class _Builder:
     acceleration: dict[int, list[Points]] = field(default_factory=dict)
     forbidden: list[tuple[frozenset[int], int, int]] = field(default_factory=list)
     byes: list[tuple[int, RecordKind, int, int]] = field(default_factory=list)
+    id_width: int = 4
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -83,9 +84,10 @@ def _points(text: str, lineno: int, what: str) -> Points:
         raise TrfError(lineno, f"{what} must be a number like 1.5, got {text!r}") from None
 
 
-def _parse_round(block: str, lineno: int, round_number: int) -> RoundRecord:
-    block = block.ljust(10)
-    opp_text, colour_text, code = block[2:6].strip(), block[7].strip().lower(), block[9].strip().upper()
+def _parse_round(block: str, lineno: int, round_number: int, width: int = 4) -> RoundRecord:
+    block = block.ljust(6 + width)
+    opp_text = block[2 : 2 + width].strip()
+    colour_text, code = block[3 + width].strip().lower(), block[5 + width].strip().upper()
     where = f"round {round_number}"
     opponent = _int(opp_text, lineno, f"{where}: opponent") if opp_text else 0
     colour: Colour | None
@@ -94,7 +96,7 @@ def _parse_round(block: str, lineno: int, round_number: int) -> RoundRecord:
     elif colour_text in ("w", "b"):
         colour = Colour(colour_text)
     else:
-        raise TrfError(lineno, f"{where}: colour must be w, b or -, got {block[7]!r}")
+        raise TrfError(lineno, f"{where}: colour must be w, b or -, got {block[3 + width]!r}")
     if opponent == 0:
         if colour is not None:
             raise TrfError(lineno, f"{where}: a bye has no colour")
@@ -121,32 +123,37 @@ def _parse_round(block: str, lineno: int, round_number: int) -> RoundRecord:
     raise TrfError(lineno, f"{where}: unknown result code {code!r}")
 
 
-def _parse_player(line: str, lineno: int) -> Player:
-    if len(line.rstrip()) < 8:
+def _parse_player(line: str, lineno: int, width: int = 4) -> Player:
+    """A 001 record whose ids are `width` digits wide (4, or as `XXW` says; later columns shift right)."""
+    if len(line.rstrip()) < 4 + width:
         raise TrfError(lineno, "player record is too short")
-    number = _int(_col(line, 5, 8), lineno, "starting rank")
-    if not 1 <= number <= 9999:
-        raise TrfError(lineno, f"starting rank must be between 1 and 9999, got {number}")
-    rating_text = _col(line, 49, 52)
-    points_text = _col(line, 81, 84)
-    rank_text = _col(line, 86, 89)
+    shift = width - 4
+    if line[4 + width : 5 + width].isdigit():
+        raise TrfError(lineno, f"the starting rank is wider than {width} digits (add 'XXW n' for wider ids)")
+    number = _int(_col(line, 5, 4 + width), lineno, "starting rank")
+    if not 1 <= number < 10**width:
+        raise TrfError(lineno, f"starting rank must be between 1 and {10**width - 1}, got {number}")
+    rating_text = _col(line, 49 + shift, 52 + shift)
+    points_text = _col(line, 81 + shift, 84 + shift)
+    rank_text = _col(line, 86 + shift, 89 + shift)
     rounds: list[RoundRecord] = []
-    tail = line[89:].rstrip()
-    for index in range(0, len(tail), 10):
-        block = tail[index : index + 10]
+    tail = line[89 + shift :].rstrip()
+    step = 6 + width
+    for index in range(0, len(tail), step):
+        block = tail[index : index + step]
         if not block.strip():
             rounds.append(RoundRecord(RecordKind.NOT_PAIRED))
             continue
-        rounds.append(_parse_round(block, lineno, index // 10 + 1))
+        rounds.append(_parse_round(block, lineno, index // step + 1, width))
     return Player(
         number=number,
-        name=_col(line, 15, 47),
+        name=_col(line, 15 + shift, 47 + shift),
         rating=_int(rating_text, lineno, "rating") if rating_text else 0,
-        title=_col(line, 11, 13),
-        sex=_col(line, 10, 10),
-        federation=_col(line, 54, 56),
-        fide_id=_col(line, 58, 68),
-        birth_date=_col(line, 70, 79),
+        title=_col(line, 11 + shift, 13 + shift),
+        sex=_col(line, 10 + shift, 10 + shift),
+        federation=_col(line, 54 + shift, 56 + shift),
+        fide_id=_col(line, 58 + shift, 68 + shift),
+        birth_date=_col(line, 70 + shift, 79 + shift),
         rounds=tuple(rounds),
         declared_points=_points(points_text, lineno, "points") if points_text else None,
         rank=_int(rank_text, lineno, "rank") if rank_text else None,
@@ -223,7 +230,13 @@ def _ids(text: str, lineno: int) -> list[int]:
 
 def _parse_header(tag: str, line: str, lineno: int, b: _Builder) -> None:
     rest = line[3:].strip()
-    if tag in ("XXR", "142"):
+    if tag == "XXW":
+        if b.players:
+            raise TrfError(lineno, "XXW must come before the player records (001)")
+        b.id_width = _int(rest, lineno, "id width")
+        if not 4 <= b.id_width <= 9:
+            raise TrfError(lineno, f"XXW takes an id width from 4 to 9, got {b.id_width}")
+    elif tag in ("XXR", "142"):
         b.total_rounds = _int(rest, lineno, "number of rounds")
         if b.total_rounds < 1:
             raise TrfError(lineno, "number of rounds must be at least 1")
@@ -293,7 +306,7 @@ def parse(text: str, *, require_rounds: bool = True) -> Tournament:
         if tag == "###":
             continue
         if tag == "001":
-            player = _parse_player(line, lineno)
+            player = _parse_player(line, lineno, b.id_width)
             if player.number in b.players:
                 raise TrfError(lineno, f"starting rank {player.number} appears twice")
             b.players[player.number] = player
@@ -421,28 +434,36 @@ _BYE_WRITE = {
 }
 
 
-def format_record(rec: RoundRecord) -> str:
-    """A round block of a 001 line (10 characters)."""
+def format_record(rec: RoundRecord, width: int = 4) -> str:
+    """A round block of a 001 line (6 + `width` characters; 10 in plain TRF16)."""
     if rec.kind is RecordKind.PLAYED:
         assert rec.opponent is not None and rec.colour is not None and rec.outcome is not None
-        return f"  {rec.opponent:4d} {rec.colour.value} {_RESULT_CODE[(rec.kind, rec.outcome, rec.rated)]}"
+        return f"  {rec.opponent:{width}d} {rec.colour.value} {_RESULT_CODE[(rec.kind, rec.outcome, rec.rated)]}"
     if rec.kind in (RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS):
         assert rec.opponent is not None
         colour = rec.colour.value if rec.colour is not None else "-"
-        return f"  {rec.opponent:4d} {colour} {'+' if rec.kind is RecordKind.FORFEIT_WIN else '-'}"
-    return f"  0000 - {_BYE_WRITE[rec.kind]}"
+        return f"  {rec.opponent:{width}d} {colour} {'+' if rec.kind is RecordKind.FORFEIT_WIN else '-'}"
+    return f"  {'0' * width} - {_BYE_WRITE[rec.kind]}"
 
 
-def format_player(player: Player, scoring: Scoring) -> str:
-    """A 001 player record in the TRF16 column layout."""
+def format_player(player: Player, scoring: Scoring, width: int = 4) -> str:
+    """A 001 player record in the TRF16 column layout, ids `width` digits wide (the `XXW` extension)."""
     points = sum((scoring.points(r) for r in player.rounds), Fraction(0))
     rating = f"{player.rating:4d}" if player.rating else "    "
+    # The rank field stays 4 wide under XXW (the reference engine's layout), so it is capped.
+    rank = min(player.rank or player.number, 9999)
     line = (
-        f"001 {player.number:4d} {player.sex[:1] or ' '}{player.title[:3]:>3} {player.name[:33]:<33} {rating} "
+        f"001 {player.number:{width}d} {player.sex[:1] or ' '}{player.title[:3]:>3} {player.name[:33]:<33} {rating} "
         f"{player.federation[:3]:<3} {player.fide_id[:11]:>11} {player.birth_date[:10]:<10} "
-        f"{format_points(points)} {(player.rank or player.number):4d}"
+        f"{format_points(points)} {rank:4d}"
     )
-    return (line + "".join(format_record(r) for r in player.rounds)).rstrip()
+    return (line + "".join(format_record(r, width) for r in player.rounds)).rstrip()
+
+
+def id_width(tournament: Tournament) -> int:
+    """The id width a TRF of this tournament needs: 4, or 7 (more if needed) when an id exceeds 9999."""
+    digits = len(str(max((p.number for p in tournament.players), default=1)))
+    return 4 if digits <= 4 else max(7, digits)
 
 
 def _field_162(value: Points) -> str:
@@ -500,7 +521,10 @@ def dumps(tournament: Tournament) -> str:
         lines.insert(0, f"012 {tournament.name}")
     scoring = _format_scoring(tournament.scoring)
     lines.extend(line for line in scoring if line.startswith("162"))
-    lines.extend(format_player(p, tournament.scoring) for p in tournament.players)
+    width = id_width(tournament)
+    if width != 4:
+        lines.append(f"XXW {width}")
+    lines.extend(format_player(p, tournament.scoring, width) for p in tournament.players)
     lines.append(f"XXR {tournament.total_rounds}")
     if tournament.initial_colour is not None:
         lines.append(f"XXC {'white1' if tournament.initial_colour is Colour.WHITE else 'black1'}")
@@ -587,6 +611,25 @@ def encode(text: str, encoding: Encoding = "utf-8") -> bytes:
 def dump_bytes(tournament: Tournament, encoding: Encoding = "utf-8") -> bytes:
     """The tournament as a TRF file's bytes (`dumps`, then `encode`)."""
     return encode(dumps(tournament), encoding)
+
+
+def dumps_bbp(tournament: Tournament) -> str:
+    """Write the form cyanfish's bbpPairings reads: points as BBW/BBD/BBL/BBZ/BBF/BBU lines, not records 162/XXS.
+
+    Raise ValueError for a scoring that form cannot express (byes or forfeit wins worth other than the fork's
+    fixed values: a half-point bye a draw, a full-point bye and a forfeit win a win).
+    """
+    sc = tournament.scoring
+    if (sc.half_bye_points, sc.full_bye_points, sc.forfeit_win_points) != (sc.draw, sc.win, sc.win):
+        raise ValueError("bbpPairings values half-point byes as draws and full-point byes and forfeit wins as wins")
+    lines = [line for line in dumps(tournament).splitlines() if not line.startswith(("162", "XXS"))]
+    default = Scoring()
+    values = [("BBW", sc.win), ("BBD", sc.draw), ("BBL", sc.loss), ("BBZ", sc.zero_bye), ("BBF", sc.forfeit_loss)]
+    if sc.pab_points != sc.win:
+        values.append(("BBU", sc.pab_points))
+    if sc != default:
+        lines.extend(f"{tag} {format_points(value)}" for tag, value in values)
+    return "\n".join(lines) + "\n"
 
 
 def read(path: str) -> Tournament:

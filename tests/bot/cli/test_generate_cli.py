@@ -77,3 +77,10 @@ def test_a_latin1_twin_pairs_like_the_utf8_file(tmp_path: Path, capsys: pytest.C
         outputs.append(capsys.readouterr().out)
     assert (tmp_path / "utf-8.trf").read_bytes() != (tmp_path / "latin-1.trf").read_bytes()
     assert outputs[0] == outputs[1] and outputs[0].strip()
+
+
+@pytest.mark.parametrize("system", ["dutch", "burstein", "dubov", "fast", "auto"])
+def test_check_finds_nothing_in_events_generate_made_with_each_system(tmp_path: Path, system: str) -> None:
+    path = generate(tmp_path, "--system", system, "--players", "23", "--rounds", "6", "--seed", "8")
+    assert trf.read(str(path)).rounds_completed == 6
+    assert main(["check", "--system", system, str(path)]) == 0
