@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.director.context import Context
-from bot.director.endings import finish_event, finish_round
+from bot.director.endings import finish_event, finish_round, next_start
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
 from bot.director.models import Actor, Correction, RoundView
 from bot.director.rounds import set_next_round_at, start_round
@@ -87,8 +87,31 @@ async def edit_event(ctx: Context, actor: Actor, event_id: int, settings: EventS
         updated = await edit(ctx.db, event_id, settings, at=ctx.clock.now(), actor=actor.audit_name)
     except storage_errors.WrongStatus as exc:
         raise InvalidState(sentence(str(exc))) from None
+    if _schedule(event.settings) != _schedule(updated.settings):
+        updated = await _reschedule(ctx, event_id)
     ctx.changed()
     return updated
+
+
+def _schedule(settings: EventSettings) -> tuple[object, ...]:
+    """What decides when rounds start."""
+    return (settings.start_at, settings.round_interval, settings.round_times)
+
+
+async def _reschedule(ctx: Context, event_id: int) -> Event:
+    """After a schedule edit, the next round's start under the new schedule: the start time before round 1,
+    else counted from the end of the last round (a round in play sets it when it ends)."""
+    async with ctx.db.transaction():
+        event = await get_event(ctx.db, event_id)
+        if event.status is EventStatus.DRAFT or event.status in OVER:
+            return event
+        if event.current_round == 0:
+            return await storage_events.set_next_round_at(ctx.db, event_id, event.settings.start_at)
+        last = (await storage_rounds.list_rounds(ctx.db, event_id))[-1].round
+        if last.status is not RoundStatus.FINISHED or last.number >= event.settings.rounds:
+            return event
+        when = next_start(event, last.number, last.finished_at or ctx.clock.now())
+        return await storage_events.set_next_round_at(ctx.db, event_id, when)
 
 
 async def open_event(ctx: Context, actor: Actor, event_id: int) -> Event:
