@@ -89,8 +89,21 @@ async def edit_event(ctx: Context, actor: Actor, event_id: int, settings: EventS
         raise InvalidState(sentence(str(exc))) from None
     if _schedule(event.settings) != _schedule(updated.settings):
         updated = await _reschedule(ctx, event_id)
+    if updated.current_round and updated.settings.rounds <= updated.current_round:
+        updated = await _end_if_played(ctx, event_id)
     ctx.changed()
     return updated
+
+
+async def _end_if_played(ctx: Context, event_id: int) -> Event:
+    """Rounds cut to those already paired: once the last of them is finished, the event ends (final standings)."""
+    async with ctx.lock(event_id):
+        event = await get_event(ctx.db, event_id)
+        rounds = await storage_rounds.list_rounds(ctx.db, event_id)
+        if event.status in ACTIVE_EVENT_STATUSES and rounds and rounds[-1].round.status is RoundStatus.FINISHED:
+            await storage_events.set_next_round_at(ctx.db, event_id, None)
+            await finish_event(ctx, event_id, f"all {event.settings.rounds} rounds played")
+    return await get_event(ctx.db, event_id)
 
 
 def _schedule(settings: EventSettings) -> tuple[object, ...]:
