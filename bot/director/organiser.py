@@ -42,6 +42,17 @@ _RESULT_ALIASES = {
 }
 
 
+SHORT_CLOCK_LIMITS = frozenset({0, 15, 30, 45, 60, 90})  # seconds; above these Lichess takes whole minutes
+MAX_CLOCK_LIMIT = 180 * 60
+MAX_CLOCK_INCREMENT = 180
+
+
+def lichess_takes_clock(limit: int, increment: int) -> bool:
+    """Lichess creates a game with this clock (limit and increment in seconds)."""
+    limit_ok = limit in SHORT_CLOCK_LIMITS or (limit % 60 == 0 and 0 < limit <= MAX_CLOCK_LIMIT)
+    return limit_ok and 0 <= increment <= MAX_CLOCK_INCREMENT
+
+
 def parse_result(text: str) -> Result:
     """A result as an organiser types it: 1-0, 0-1, 1/2-1/2 (or ½-½), +/- and -/+ (forfeits), -/-."""
     found = _RESULT_ALIASES.get(text.strip().replace(" ", ""))
@@ -306,6 +317,12 @@ async def export(ctx: Context, event_id: int, fmt: str) -> bytes:
 def _validate(settings: EventSettings) -> None:
     """The director's own limits first (rounds, system, tie-break codes), then storage's checks."""
     problems = []
+    if not lichess_takes_clock(settings.clock_limit, settings.clock_increment):
+        problems.append(
+            f"Lichess refuses a {settings.clock_limit} s + {settings.clock_increment} s clock: the time is 0, 15, 30, "
+            f"45, 60 or 90 seconds or a whole number of minutes up to {MAX_CLOCK_LIMIT // 60}, and the increment "
+            f"0 to {MAX_CLOCK_INCREMENT} seconds"
+        )
     if not 1 <= settings.rounds <= 50:
         problems.append("rounds must be between 1 and 50")
     if settings.system != "dutch":
