@@ -3,6 +3,7 @@ pairs, removing, disqualifying, unbanning, finishing, cancelling and exporting a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ from bot.director.models import Actor, Correction, RoundView
 from bot.director.rounds import set_next_round_at, start_round
 from bot.director.views import pairings, standings
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
+from bot.lichess.payloads import valid_username
 from pairing.tiebreak_codes import parse_tiebreak
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -42,6 +44,8 @@ _RESULT_ALIASES = {
 }
 
 
+MAX_DISCORD_ID = 2**63 - 1  # Discord ids are 64-bit snowflakes (and SQLite integers)
+TEAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,59}")  # the part after lichess.org/team/
 SHORT_CLOCK_LIMITS = frozenset({0, 15, 30, 45, 60, 90})  # seconds; above these Lichess takes whole minutes
 MAX_CLOCK_LIMIT = 180 * 60
 MAX_CLOCK_INCREMENT = 180
@@ -275,11 +279,13 @@ async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
     """Lift a no-show ban (by Lichess name or Discord id); a later no-show still doubles it."""
     _organiser(actor)
     async with ctx.db.transaction():
-        found = await storage_players.player_by_lichess(ctx.db, player.strip().lstrip("@"))
-        if found is None and player.strip().isdigit():
-            found = await storage_players.player_by_discord(ctx.db, int(player.strip()))
+        text = player.strip().lstrip("@")
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        found = await storage_players.player_by_lichess(ctx.db, text) if valid_username(text) else None
+        if found is None and text.isdigit() and 0 < int(text) <= MAX_DISCORD_ID:
+            found = await storage_players.player_by_discord(ctx.db, int(text))
         if found is None:
-            raise NotEntered(f"{player} is not a linked member.")
+            raise NotEntered(f"{shown} is not a linked member (give a Lichess username or a Discord id).")
         lifted = await storage_players.lift_ban(
             ctx.db, guild_id, found.id, at=ctx.clock.now(), actor=actor.audit_name
         )
@@ -323,6 +329,9 @@ def _validate(settings: EventSettings) -> None:
             f"45, 60 or 90 seconds or a whole number of minutes up to {MAX_CLOCK_LIMIT // 60}, and the increment "
             f"0 to {MAX_CLOCK_INCREMENT} seconds"
         )
+    if settings.team is not None and TEAM_ID.fullmatch(settings.team) is None:
+        shown = settings.team if len(settings.team) <= 40 else settings.team[:39] + "…"
+        problems.append(f"'{shown}' is not a Lichess team id (the part after lichess.org/team/)")
     if not 1 <= settings.rounds <= 50:
         problems.append("rounds must be between 1 and 50")
     if settings.system != "dutch":
