@@ -231,11 +231,15 @@ async def _announce_round(ctx: Context, event: Event, round_number: int) -> None
             (board_view.white, board_view.black, "white"),
             (board_view.black, board_view.white, "black"),
         ):
-            if me.discord_id:
-                await ctx.announcer.dm(
-                    me.discord_id,
-                    f"{event.name} round {round_number}: you play {other.name} with {colour}: {board_view.url}",
-                )
+            if not me.discord_id:
+                continue
+            if board_view.result is not None:  # decided before any game (a refused game's forfeit)
+                what = f"your board against {other.name} is decided without a game: {board_view.result.value}"
+            elif board_view.url is None:
+                what = f"your game against {other.name} could not be created on Lichess; an organiser decides it"
+            else:
+                what = f"you play {other.name} with {colour}: {board_view.url}"
+            await ctx.announcer.dm(me.discord_id, f"{event.name} round {round_number}: {what}")
     await storage_rounds.mark_pairings_announced(ctx.db, event.id, round_number, at=ctx.clock.now())
 
 
