@@ -324,13 +324,15 @@ async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
 
 
 async def finish(ctx: Context, actor: Actor, event_id: int) -> Event:
-    """End the event now, with final standings."""
+    """End the event now, with final standings; the bot's challenges of the round in play are cancelled."""
     _organiser(actor)
     event = await get_event(ctx.db, event_id)
     if event.status not in ACTIVE_EVENT_STATUSES:
         raise InvalidState(f"{event.name} is {event.status.value}.")
     async with ctx.lock(event_id):
         await finish_event(ctx, event_id, "finished by an organiser", actor)
+        if event.current_round >= 1:  # the round in play no longer counts: its open challenges go
+            await cancel_games(ctx, await open_games(ctx, event_id, event.current_round))
     return await get_event(ctx.db, event_id)
 
 

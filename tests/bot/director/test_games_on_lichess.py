@@ -182,15 +182,20 @@ def cancels(w: World) -> list[str]:
     return [r.path.split("/")[3] for r in w.sandbox.state.requests if r.path.endswith("/cancel")]
 
 
-async def test_cancelling_the_event_cancels_its_open_challenges(quiet_world: World) -> None:
+@pytest.mark.parametrize("end", ["cancel", "finish"])
+async def test_ending_the_event_cancels_its_open_challenges(quiet_world: World, end: str) -> None:
     w = quiet_world
     event_id, _ = await w.event(players=6, rounds=2)
     await w.start(event_id)
     await w.play(event_id, 1, "white")
     await w.scheduler.run_due()
     ids = [b.game_id for b in (await w.director.pairings(event_id)).boards]
-    await w.director.cancel(ORGANISER, event_id)
-    assert (await w.director.event(event_id)).status is EventStatus.CANCELLED
+    if end == "cancel":
+        await w.director.cancel(ORGANISER, event_id)
+    else:
+        await w.director.finish(ORGANISER, event_id)
+    status = (await w.director.event(event_id)).status
+    assert status is (EventStatus.CANCELLED if end == "cancel" else EventStatus.FINISHED)
     assert ids[0] in w.sandbox.state.games and not any(i in w.sandbox.state.games for i in ids[1:])
     assert sorted(cancels(w)) == sorted(i for i in ids[1:] if i)
 
@@ -212,3 +217,15 @@ async def test_an_organisers_forfeit_cancels_the_boards_challenge(quiet_world: W
     game_id = (await w.director.pairings(event_id)).boards[0].game_id
     await w.director.set_result(ORGANISER, event_id, 1, 1, "-/+", "white withdrew before the game")
     assert cancels(w) == [game_id] and game_id not in w.sandbox.state.games
+
+
+async def test_a_forfeit_on_a_game_nobody_moved_in_aborts_it_on_lichess(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=2)
+    await w.start(event_id)
+    await w.play(event_id, 1, None, status="started", plies=0)  # both joined, white never moves
+    await poll_for(w, 6 * 60)
+    board = (await w.director.pairings(event_id, 1)).boards[0]
+    assert board.result is Result.BLACK_WINS_FORFEIT
+    assert board.game_id is not None and w.sandbox.state.games[board.game_id].status == "aborted"
+    assert cancels(w) == [board.game_id]
