@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from bot.director.challenges import cancel_games, open_games
 from bot.director.context import Context
 from bot.director.endings import finish_event, finish_round, next_start
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
@@ -225,7 +226,8 @@ async def set_result(
                 if not 1 <= round_number <= event.current_round:
                     raise RoundNotFound(f"Round {round_number} of {event.name} is not paired.") from None
                 raise BoardNotFound(f"Round {round_number} has no board {board}.") from None
-            if row.result is None:
+            first = row.result is None
+            if first:
                 await storage_results.record_result(
                     ctx.db, row.id, new, at=now, actor=actor.audit_name, game_id=row.game_id, reason=reason
                 )
@@ -233,6 +235,8 @@ async def set_result(
                 await storage_results.correct_result(
                     ctx.db, row.id, new, at=now, actor=actor.audit_name, reason=reason
                 )
+        if first:  # the board is decided: its challenge, if nobody has played it, can no longer count
+            await cancel_games(ctx, await open_games(ctx, event_id, round_number, [row.id]))
         later = round_number + 1 if round_number < event.current_round else None
         correction = Correction(event_id, round_number, board, row.result, new, later)
         if correction.later_round_paired is not None:
@@ -265,9 +269,35 @@ async def forbid(ctx: Context, actor: Actor, event_id: int, a: str, b: str) -> N
 
 
 async def remove(ctx: Context, actor: Actor, event_id: int, player: str) -> Entry:
-    """Remove a player from the event (not paired again, cannot rejoin)."""
+    """Remove a player from the event (not paired again, cannot rejoin); a game of theirs that nobody has played
+    yet is cancelled on Lichess and lost by forfeit."""
     _organiser(actor)
-    return await _set_entry(ctx, actor, event_id, player, EntryStatus.BANNED, None)
+    entry = await _set_entry(ctx, actor, event_id, player, EntryStatus.BANNED, None)
+    async with ctx.lock(event_id):
+        await _forfeit_unplayed(ctx, actor, event_id, entry)
+    ctx.changed()
+    return entry
+
+
+async def _forfeit_unplayed(ctx: Context, actor: Actor, event_id: int, entry: Entry) -> None:
+    """The removed player's undecided board of the round in play: cancelled on Lichess if nobody has moved,
+    then lost by forfeit (a game already in play is left to finish)."""
+    event = await get_event(ctx.db, event_id)
+    if event.status in OVER or event.current_round < 1:
+        return
+    board = await storage_rounds.board_of_player(ctx.db, event_id, event.current_round, entry.player_id)
+    if board is None or board.result is not None:
+        return
+    if not await cancel_games(ctx, await open_games(ctx, event_id, board.round, [board.id])):
+        return
+    result = Result.BLACK_WINS_FORFEIT if board.white_id == entry.player_id else Result.WHITE_WINS_FORFEIT
+    await storage_results.record_result(
+        ctx.db, board.id, result, at=ctx.clock.now(), actor=actor.audit_name, reason=f"{entry.name} was removed"
+    )
+    view = await pairings(ctx, event_id, board.round)
+    await ctx.announcer.results_updated(event, view)
+    if view.decided:
+        await finish_round(ctx, event_id, board.round)
 
 
 async def disqualify(ctx: Context, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
@@ -295,21 +325,27 @@ async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
 
 
 async def finish(ctx: Context, actor: Actor, event_id: int) -> Event:
-    """End the event now, with final standings."""
+    """End the event now, with final standings; the bot's challenges of the round in play are cancelled."""
     _organiser(actor)
     event = await get_event(ctx.db, event_id)
     if event.status not in ACTIVE_EVENT_STATUSES:
         raise InvalidState(f"{event.name} is {event.status.value}.")
     async with ctx.lock(event_id):
         await finish_event(ctx, event_id, "finished by an organiser", actor)
+        if event.current_round >= 1:  # the round in play no longer counts: its open challenges go
+            await cancel_games(ctx, await open_games(ctx, event_id, event.current_round))
     return await get_event(ctx.db, event_id)
 
 
 async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
-    """Cancel the event."""
+    """Cancel the event; the bot's challenges of the round in play are cancelled on Lichess."""
     _organiser(actor)
     allowed = (EventStatus.DRAFT, *ACTIVE_EVENT_STATUSES)
-    return await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
+    async with ctx.lock(event_id):
+        event = await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
+        if event.current_round >= 1:
+            await cancel_games(ctx, await open_games(ctx, event_id, event.current_round))
+    return event
 
 
 async def export(ctx: Context, event_id: int, fmt: str) -> bytes:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from bot.director.challenges import cancel_games
 from bot.director.context import Context
 from bot.director.endings import finish_round
 from bot.director.lookups import OVER, get_event, get_round, latest_games
@@ -67,7 +69,7 @@ async def _poll(ctx: Context, event_id: int) -> None:
             got = data.get(game.lichess_id)
             # From when the game really exists on Lichess: the row's last update made it 'created'.
             deadline = max(rnd.started_at, game.updated_at) + noshow
-            replayed = any(g.board_id == board.id and g.attempt < game.attempt and g.lichess_id for g in games)
+            replayed = _recreated_after_abort(games, game)
             decision = decide(
                 got,
                 deadline_passed=now >= deadline,
@@ -81,6 +83,19 @@ async def _poll(ctx: Context, event_id: int) -> None:
             await _apply(ctx, event, decisions, people)
     if is_decided(await get_round(ctx.db, event, number)):
         await finish_round(ctx, event_id, number)
+
+
+def _recreated_after_abort(games: list[GameRow], game: GameRow) -> bool:
+    """Whether `game` re-creates an aborted game: its board's previous game on Lichess was replaced after an
+    abort (a replay of an early draw does not count, so every attempt gets its own re-creation)."""
+    earlier = [g for g in games if g.board_id == game.board_id and g.attempt < game.attempt and g.lichess_id]
+    if not earlier:
+        return False
+    previous = max(earlier, key=lambda g: g.attempt)
+    if previous.status is not GameStatus.REPLACED or previous.data is None:
+        return False
+    data = json.loads(previous.data)
+    return isinstance(data, dict) and data.get("status") == "aborted"
 
 
 async def _apply(
@@ -151,6 +166,8 @@ async def _apply(
         await ctx.announcer.notice(event, text)
     for discord_id, text in dms:
         await ctx.announcer.dm(discord_id, text)
+    unplayed = [g for _, g, d, raw in decisions if d.result is not None and (raw or {}).get("status") == "started"]
+    await cancel_games(ctx, unplayed)  # a forfeit on a game nobody moved in: abort it on Lichess
     if replays:
         await ensure_games(ctx, event.id, decisions[0][0].round)
     if any(d.result is not None for _, _, d, _ in decisions):

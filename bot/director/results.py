@@ -49,9 +49,8 @@ def decide(
         loser = "black" if verdict.winner == "white" else "white"
         result = Result.WHITE_WINS_FORFEIT if verdict.winner == "white" else Result.BLACK_WINS_FORFEIT
         return Decision(result, (loser,), detail=verdict.reason)
-    if isinstance(verdict, DoubleForfeit):
-        nobody_came = game is None or game.status == "created" or game.plies < 2
-        return Decision(Result.DOUBLE_FORFEIT, ("white", "black") if nobody_came else (), detail=verdict.reason)
+    if isinstance(verdict, DoubleForfeit):  # never a no-show: nobody is withdrawn or banned for it
+        return Decision(Result.DOUBLE_FORFEIT, detail=verdict.reason)
     if isinstance(verdict, Replay):
         return Decision(None, replay=True, detail=verdict.reason)
     if isinstance(verdict, Review):

@@ -12,19 +12,34 @@ from bot.director.lookups import active_entries, get_event, get_round, latest_ga
 from bot.director.models import SYSTEM_ACTOR
 from bot.director.views import pairings
 from bot.errors import InvalidState
-from bot.lichess.errors import LichessError
+from bot.lichess.errors import LichessBadRequest, LichessError, LichessUserNotFound
 from pairing import systems
 from pairing.errors import NoValidPairing, PairingError
+from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import games as storage_games
+from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.history import load_tournament
-from storage.records import BoardRow, Entry, Event, EventStatus, GameRow, GameStatus, RoundStatus
+from storage.records import (
+    BoardRow,
+    Entry,
+    EntryStatus,
+    Event,
+    EventStatus,
+    GameRow,
+    GameStatus,
+    Result,
+    RoundStatus,
+)
 
 if TYPE_CHECKING:
     pass
+
+FIND_SLACK = timedelta(minutes=1)  # clocks differ a little between the bot and Lichess
+FIND_TRIES = 5
 
 
 async def start_round(ctx: Context, event_id: int, round_number: int) -> None:
@@ -98,8 +113,18 @@ def challenge_name(event: Event, round_number: int, board: int, attempt: int) ->
     return name if attempt == 1 else f"{name} G{attempt}"
 
 
+REFUSED = "game.refused"  # audit action: Lichess refused a board's game; the board is held for an organiser
+
+
+def board_subject(round_number: int, board_no: int) -> str:
+    """The audit log's subject for a board."""
+    return f"round:{round_number}:board:{board_no}"
+
+
 async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
-    """Create the Lichess game of every undecided board that lacks one; start the round when all exist."""
+    """Create the Lichess game of every undecided board that lacks one; start the round when every board has
+    one or is held. A game Lichess refuses holds (or forfeits) that board alone; trouble on Lichess's side
+    leaves the rest for the next attempt."""
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
         people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
@@ -107,28 +132,90 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
         all_games = await storage_games.games_of_round(ctx.db, event_id, round_number)
     latest = latest_games(all_games)
     known_ids = {g.lichess_id for g in all_games if g.lichess_id}
-    failures: list[str] = []
+    trouble: str | None = None
+    refused: list[tuple[BoardRow, str]] = []
     for board in summary.boards:
         if board.result is not None:
             continue
         game = latest.get(board.id)
         if game is not None and game.status in (GameStatus.CREATED, GameStatus.FINISHED):
             continue
+        subject = board_subject(round_number, board.board_no)
+        if game is not None and game.status is GameStatus.FAILED and await storage_audit.logged(
+            ctx.db, event_id=event_id, action=REFUSED, subject=subject
+        ):
+            continue  # held for an organiser since Lichess refused it
         white, black = _lichess_id(people[board.white_id]), _lichess_id(people[board.black_id])
         try:
             created = await _create_game(ctx, event, board, game, white, black, known_ids)
+        except LichessBadRequest as exc:
+            refused.append((board, str(exc)))
+            continue  # this board only: the others still get their games
         except LichessError as exc:
-            failures.append(f"board {board.board_no}: {exc}")
+            trouble = f"board {board.board_no}: {exc}"
             break  # Lichess is in trouble: leave the rest for the next attempt
         known_ids.add(created)
-    if failures:
+    for board, why in refused:
+        await _refused(ctx, event, board, people, why)
+    if trouble is not None:
         await ctx.announcer.notice(
-            event, f"Lichess did not create every game of round {round_number} ({failures[0]}); retrying shortly."
+            event, f"Lichess did not create every game of round {round_number} ({trouble}); retrying shortly."
         )
         return
     if summary.round.status is RoundStatus.PAIRED:
         await storage_rounds.mark_round_started(ctx.db, event_id, round_number, at=ctx.clock.now())
     await _announce_round(ctx, event, round_number)
+
+
+async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int, Entry], why: str) -> None:
+    """Lichess refused a board's game: a player whose account is closed loses by forfeit and is withdrawn (no
+    ban); otherwise the board is held for an organiser. Either way the organisers are told once."""
+    now = ctx.clock.now()
+    subject = board_subject(board.round, board.board_no)
+    closed = [
+        colour
+        for colour, player_id in (("white", board.white_id), ("black", board.black_id))
+        if await _account_closed(ctx, _lichess_id(people[player_id]))
+    ]
+    where = f"Round {board.round} board {board.board_no}"
+    if len(closed) == 1:
+        gone = people[board.white_id if closed[0] == "white" else board.black_id]
+        result = Result.BLACK_WINS_FORFEIT if closed[0] == "white" else Result.WHITE_WINS_FORFEIT
+        reason = f"{gone.name}'s Lichess account is closed"
+        async with ctx.db.transaction():
+            await storage_results.record_result(
+                ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name, reason=reason
+            )
+            if gone.status is EntryStatus.ACTIVE:
+                await storage_entries.set_entry_status(
+                    ctx.db, event.id, gone.player_id, EntryStatus.WITHDRAWN, at=now, actor=SYSTEM_ACTOR.name,
+                    reason=reason,
+                )  # fmt: skip
+        await ctx.announcer.notice(
+            event, f"{where}: Lichess refused the game ({reason}): {gone.name} loses by forfeit and is withdrawn."
+        )
+        return
+    if await storage_audit.logged(ctx.db, event_id=event.id, action=REFUSED, subject=subject):
+        return
+    await storage_audit.record_action(
+        ctx.db, at=now, actor=SYSTEM_ACTOR.name, action=REFUSED, subject=subject, event_id=event.id, reason=why
+    )
+    await ctx.announcer.notice(
+        event,
+        f"{where}: Lichess refused the game ({why}); the board is held for an organiser (/swiss result)."
+        " The other boards go on.",
+    )
+
+
+async def _account_closed(ctx: Context, username: str) -> bool:
+    """Whether Lichess says the account is closed or gone (False when it cannot tell)."""
+    try:
+        user = await ctx.lichess.get_user(username)
+    except LichessUserNotFound:
+        return True
+    except LichessError:
+        return False
+    return user.disabled
 
 
 async def _announce_round(ctx: Context, event: Event, round_number: int) -> None:
@@ -144,11 +231,15 @@ async def _announce_round(ctx: Context, event: Event, round_number: int) -> None
             (board_view.white, board_view.black, "white"),
             (board_view.black, board_view.white, "black"),
         ):
-            if me.discord_id:
-                await ctx.announcer.dm(
-                    me.discord_id,
-                    f"{event.name} round {round_number}: you play {other.name} with {colour}: {board_view.url}",
-                )
+            if not me.discord_id:
+                continue
+            if board_view.result is not None:  # decided before any game (a refused game's forfeit)
+                what = f"your board against {other.name} is decided without a game: {board_view.result.value}"
+            elif board_view.url is None:
+                what = f"your game against {other.name} could not be created on Lichess; an organiser decides it"
+            else:
+                what = f"you play {other.name} with {colour}: {board_view.url}"
+            await ctx.announcer.dm(me.discord_id, f"{event.name} round {round_number}: {what}")
     await storage_rounds.mark_pairings_announced(ctx.db, event.id, round_number, at=ctx.clock.now())
 
 
@@ -161,11 +252,11 @@ async def _create_game(
     if game is not None and game.status is GameStatus.CREATING:
         # We may have died after Lichess created it: look before creating again.
         row = game
-        found = await _find_created(ctx, white, black, game.challenge_name, known)
+        found = await _find_created(ctx, event, game, white, black)
     else:
         if game is not None and game.status is GameStatus.FAILED:
             # A failed create's fate can be unknown: it may have reached Lichess after all.
-            found = await _find_created(ctx, white, black, game.challenge_name, known)
+            found = await _find_created(ctx, event, game, white, black)
         attempt = 1 if game is None else game.attempt + 1
         name = challenge_name(event, board.round, board.board_no, attempt)
         row = await storage_games.begin_game(ctx.db, board.id, name, at=now)
@@ -190,10 +281,24 @@ async def _create_game(
     return challenge.game_id
 
 
-async def _find_created(ctx: Context, white: str, black: str, name: str, known: set[str]) -> str | None:
-    """A challenge or game Lichess already has for this attempt (pending by name, or started, ongoing too)."""
-    found = await ctx.lichess.find_created_game(white, black, name=name, since_ms=0, exclude=known)
-    return found.game_id if found is not None else None
+async def _find_created(ctx: Context, event: Event, game: GameRow, white: str, black: str) -> str | None:
+    """This attempt's challenge or game on Lichess: pending under its challenge name, or created between the
+    players with the event's clock from the attempt's own timestamp on, and stored for no other attempt of any
+    event. An older game of the same two players is never adopted."""
+    since_ms = round((game.created_at - FIND_SLACK).timestamp() * 1000)
+    clock = (event.settings.clock_limit, event.settings.clock_increment)
+    skip: set[str] = set()
+    for _ in range(FIND_TRIES):
+        found = await ctx.lichess.find_created_game(
+            white, black, name=game.challenge_name, since_ms=since_ms, clock=clock, exclude=skip
+        )
+        if found is None:
+            return None
+        owner = await storage_games.game_by_lichess_id(ctx.db, found.game_id)
+        if owner is None or owner.id == game.id:
+            return found.game_id
+        skip.add(found.game_id)
+    return None
 
 
 def _lichess_id(entry: Entry) -> str:

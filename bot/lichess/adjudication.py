@@ -5,8 +5,10 @@
   replaying the moves) follows the event's policy: `replay` (a new game, same colours), `forfeit`
   (both lose) or `review` (held for an organiser).
 - At the no-show deadline, a game nobody moved in is a forfeit: 0 plies, white did not move; 1 ply,
-  black did not move; a game that never started is a double forfeit.
-- An aborted game is re-created once, then judged as a no-show.
+  black did not move. A challenge nobody joined is held for an organiser: it starts only when both
+  players join, and Lichess does not say who did, so nobody can be called absent.
+- An aborted game is re-created once per attempt (an abort of a game that was itself the re-creation of
+  an aborted one is judged as a no-show).
 """
 
 from __future__ import annotations
@@ -125,11 +127,12 @@ def adjudicate(
     """Decide what the event records for `game` (None: Lichess has no such game, it never started).
 
     `deadline_passed`: the event's no-show deadline for this board is over.
-    `recreated_before`: this board's game was already re-created once after an abort.
+    `recreated_before`: this game is itself the re-creation of an aborted game (not of an early draw).
     """
     if game is None or game.status == "created":
         if deadline_passed:
-            return DoubleForfeit("neither player started the game before the deadline")
+            # An open challenge starts only when both join, and Lichess does not say who did: no forfeit.
+            return Review("nobody started the game before the deadline, and Lichess cannot tell who was there")
         return Pending("the game has not started yet")
     try:
         replayed = replay_moves(game.moves, game.initial_fen)

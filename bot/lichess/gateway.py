@@ -244,7 +244,9 @@ class LichessGateway:
                 raise LichessBadRequest(f"Lichess refused {what}: {exc}") from None
             except _Transient:
                 transient += 1
-                found = await self.find_created_game(white, black, name=name, since_ms=since_ms, exclude=exclude)
+                found = await self.find_created_game(
+                    white, black, name=name, since_ms=since_ms, clock=(clock_limit, clock_increment), exclude=exclude
+                )
                 if found is not None:
                     LOG.info("Lichess: %s failed, but Lichess had created %s", what, found.game_id)
                     return found
@@ -261,27 +263,56 @@ class LichessGateway:
         return reply
 
     async def find_created_game(
-        self, white: str, black: str, *, name: str, since_ms: int, exclude: Collection[str] = ()
+        self,
+        white: str,
+        black: str,
+        *,
+        name: str,
+        since_ms: int,
+        until_ms: int | None = None,
+        clock: tuple[int, int] | None = None,
+        exclude: Collection[str] = (),
     ) -> Challenge | None:
-        """A challenge named `name` still pending, or a game white-vs-black created since `since_ms`
-        (ongoing ones included), newest first, skipping the game ids in `exclude` (earlier attempts)."""
+        """This attempt's challenge or game: the bot's pending challenge named `name`, else a game white-vs-black
+        created inside the attempt's window [`since_ms`, `until_ms`] with the attempt's `clock` (limit, increment),
+        newest first, skipping the ids in `exclude` (games stored for any attempt). A game of the same two
+        players from before the window is never taken."""
         mine: Mapping[str, Any] = await self._read("listing the bot's challenges", self._client.challenges.get_mine)
         for item in mine.get("out", []):
             user_ids = [u.lower() for u in (item.get("open") or {}).get("userIds", [])]
             if item.get("name") == name and (not user_ids or user_ids == [white.lower(), black.lower()]):
                 return _challenge_from(item, white, black, name)
         skip = frozenset(exclude)
-        games = await self._read(f"reading {white}'s recent games", lambda: self._games_vs(white, black, since_ms))
+        games = await self._read(
+            f"reading {white}'s recent games", lambda: self._games_vs(white, black, since_ms, until_ms)
+        )
         for game in games:
             data = GameData.from_json(unconvert(game, "createdAt", "lastMoveAt"))
-            if data.white == white.lower() and data.black == black.lower() and data.id not in skip:
-                url = f"{self.base_url}/{data.id}"
-                return Challenge(data.id, url, white, black, name)
+            if data.white != white.lower() or data.black != black.lower() or data.id in skip:
+                continue
+            created_ms = round(data.created_at.timestamp() * 1000)
+            if created_ms < since_ms or (until_ms is not None and created_ms > until_ms):
+                continue
+            if clock is not None and _clock_of(game) != clock:
+                continue
+            url = f"{self.base_url}/{data.id}"
+            return Challenge(data.id, url, white, black, name)
         return None
 
-    def _games_vs(self, white: str, black: str, since_ms: int) -> list[JsonDict]:
+    async def cancel_challenge(self, challenge_id: str) -> bool:
+        """Cancel the bot's challenge (or abort its game while nobody has moved); False if Lichess has no such
+        challenge any more. Safe to repeat."""
+        try:
+            await self._read(
+                f"cancelling the challenge {challenge_id!r}", partial(self._client.challenges.cancel, challenge_id)
+            )
+        except _NotFound:
+            return False
+        return True
+
+    def _games_vs(self, white: str, black: str, since_ms: int, until_ms: int | None = None) -> list[JsonDict]:
         games = self._client.games.export_by_player(
-            white, since=since_ms, vs=black, color="white", max=30, moves=False, ongoing=True
+            white, since=since_ms, until=until_ms, vs=black, color="white", max=30, moves=False, ongoing=True
         )
         return cast(list[JsonDict], list(games))
 
@@ -344,6 +375,14 @@ def _challenge_from(reply: Mapping[str, Any], white: str, black: str, name: str)
         url_white=reply.get("urlWhite"),
         url_black=reply.get("urlBlack"),
     )
+
+
+def _clock_of(game: Mapping[str, Any]) -> tuple[int, int] | None:
+    """A game's clock as (limit, increment) seconds, None for correspondence."""
+    clock = game.get("clock")
+    if not isinstance(clock, Mapping):
+        return None
+    return int(clock.get("initial", -1)), int(clock.get("increment", -1))
 
 
 def _error_text(exc: ResponseError) -> str:

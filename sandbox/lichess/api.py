@@ -130,6 +130,25 @@ async def list_challenges(request: web.Request) -> web.Response:
     return web.json_response({"in": [], "out": out})
 
 
+@routes.post("/api/challenge/{challenge_id}/cancel")
+async def cancel_challenge(request: web.Request) -> web.Response:
+    """`challengeCancel`: the creator cancels a pending challenge, or aborts its game while nobody has moved."""
+    user = me(request)
+    if user is None:
+        return error(401, "No token provided")
+    state = state_of(request)
+    game = state.games.get(request.match_info["challenge_id"])
+    if game is None or user.id not in (game.creator, game.white, game.black):
+        return not_found()
+    if not game.accepted:
+        del state.games[game.id]
+    elif not game.finished and len(game.moves) < 2:
+        game.status = "aborted"
+    else:
+        return error(400, "The game can no longer be cancelled.")
+    return web.json_response({"ok": True})
+
+
 def _exportable(game: Game | None) -> bool:
     return game is not None and game.accepted
 

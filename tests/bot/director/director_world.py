@@ -124,12 +124,15 @@ class World:
 
 
 @asynccontextmanager
-async def make_world(path: Path, *, seed: int = 7, autoplay: bool = True) -> AsyncIterator[World]:
-    """A world on a fresh sandbox and database file."""
-    async with run_sandbox(seed=seed, autoplay=autoplay) as sandbox:
+async def make_world(
+    path: Path, *, seed: int = 7, autoplay: bool = True, lichess_on_clock: bool = False
+) -> AsyncIterator[World]:
+    """A world on a fresh sandbox and database file (`lichess_on_clock`: the sandbox's time is the manual clock's)."""
+    clock = ManualClock()
+    lichess_clock = (lambda: clock.now().timestamp()) if lichess_on_clock else None
+    async with run_sandbox(seed=seed, autoplay=autoplay, clock=lichess_clock) as sandbox:
         db = await open_database(path)
         gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
-        clock = ManualClock()
         announcer = RecordingAnnouncer()
         settings = DirectorSettings(poll_interval=20.0, reminder_before=60.0)
         director = Director(db, gateway, announcer, clock, settings)

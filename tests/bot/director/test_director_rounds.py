@@ -52,7 +52,6 @@ async def test_standings_are_announced_after_every_round(world: World) -> None:
     [
         ("started", 0, Result.BLACK_WINS_FORFEIT, "white"),
         ("started", 1, Result.WHITE_WINS_FORFEIT, "black"),
-        (None, 0, Result.DOUBLE_FORFEIT, "both"),
     ],
 )
 async def test_noshows_forfeit_withdraw_and_ban(

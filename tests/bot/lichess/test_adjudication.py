@@ -154,10 +154,11 @@ def test_black_did_not_move() -> None:
     assert isinstance(decision, ForfeitWin) and decision.winner == "white"
 
 
-def test_nobody_started() -> None:
+def test_a_challenge_nobody_joined_is_held_for_an_organiser() -> None:
+    # An open challenge starts only when both join, and Lichess does not say who did: no forfeit, no no-show.
     assert isinstance(adjudicate(None), Pending)
-    assert isinstance(adjudicate(None, deadline_passed=True), DoubleForfeit)
-    assert isinstance(adjudicate(game("", "created"), deadline_passed=True), DoubleForfeit)
+    assert isinstance(adjudicate(None, deadline_passed=True), Review)
+    assert isinstance(adjudicate(game("", "created"), deadline_passed=True), Review)
 
 
 def test_a_game_under_way_at_the_deadline_is_not_a_no_show() -> None:

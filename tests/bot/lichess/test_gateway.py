@@ -407,3 +407,24 @@ async def test_the_token_never_appears_in_logs_or_errors(sandbox: Sandbox, caplo
     assert all(secret not in text for text in texts)
     assert "HTTP 503" in caplog.text or "503" in caplog.text
     await gw.close()
+
+
+async def test_the_look_up_keeps_to_the_attempts_window_and_clock(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    game_id = _started(sandbox, "carol", "dave", "R3 B1")  # clock 600+5, started now
+    started_ms = round((sandbox.state.games[game_id].started_at or 0.0) * 1000)
+    found = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=started_ms, clock=(600, 5))
+    assert found is not None and found.game_id == game_id
+    later = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=started_ms + 1, clock=(600, 5))
+    assert later is None  # a game from before the attempt is never taken
+    assert await gateway.find_created_game("carol", "dave", name="x", since_ms=started_ms, clock=(180, 2)) is None
+
+
+async def test_cancel_challenge(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    challenge = await create(gateway, name="R6 B1")
+    assert await gateway.cancel_challenge(challenge.game_id) is True
+    assert challenge.game_id not in sandbox.state.games
+    assert await gateway.cancel_challenge(challenge.game_id) is False  # gone: nothing to do
+    played = _started(sandbox, "carol", "dave", "R6 B2")
+    with pytest.raises(LichessBadRequest):
+        await gateway.cancel_challenge(played)  # both moved: no longer the bot's to cancel
+    assert sandbox.state.games[played].status == "started"

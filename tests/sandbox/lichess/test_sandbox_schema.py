@@ -82,6 +82,23 @@ async def test_open_challenge_and_challenge_list(sandbox: Sandbox) -> None:
     assert [c["id"] for c in listed["out"]] == [reply["id"], correspondence["id"]]
 
 
+async def test_cancelling_a_challenge(sandbox: Sandbox) -> None:
+    pending = await open_challenge(sandbox, "alice", "bob", "R1 B1")
+    joined = await open_challenge(sandbox, "carol", "dave", "R1 B2")
+    sandbox.state.start(sandbox.state.games[joined["id"]])
+    for gid in (pending["id"], joined["id"]):
+        status, text = await call(sandbox, "POST", f"/api/challenge/{gid}/cancel")
+        assert status == 200, text
+        check(json.loads(text), schema("/api/challenge/{challengeId}/cancel", "post"))
+    assert pending["id"] not in sandbox.state.games
+    assert sandbox.state.games[joined["id"]].status == "aborted"
+    status, text = await call(sandbox, "POST", f"/api/challenge/{pending['id']}/cancel")
+    assert status == 404
+    check(json.loads(text), schema("/api/challenge/{challengeId}/cancel", "post", "404"))
+    _, listed = await call(sandbox, "GET", "/api/challenge")
+    assert json.loads(listed)["out"] == []
+
+
 async def test_bad_challenge_parameters_give_the_error_shape(sandbox: Sandbox) -> None:
     for extra in ({"rules": "noEarlyDraw,noTakeback"}, {"users": "alice"}, {"rated": "True"}, {"clock.limit": "x"}):
         form = {"clock.limit": "600", "clock.increment": "5", "users": "alice,bob"} | extra

@@ -1,0 +1,231 @@
+"""Games on Lichess over a club's week: a refused game, the look-up of a lost create, replays of aborted games,
+challenges nobody joined, and the bot's challenges cancelled when they can no longer be played."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from storage.games import games_of_round
+from storage.players import get_ban, player_by_discord
+from storage.records import EarlyDrawPolicy, EntryStatus, EventStatus, GameStatus, Result, RoundStatus
+from tests.bot.director.director_world import GUILD, ORGANISER, World, make_world
+
+
+@pytest.fixture
+async def synced_world(tmp_path: Path) -> AsyncIterator[World]:
+    """Autoplay off, and the local Lichess keeps the manual clock's time (games are dated as the bot sees them)."""
+    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, lichess_on_clock=True) as w:
+        yield w
+
+
+def notices(w: World, text: str) -> list[str]:
+    """The notices to the organisers that contain `text`."""
+    return [n[1] for n in w.announcer.of("notice") if text in n[1]]
+
+
+async def fail_creates(w: World, status: int, count: int) -> None:
+    """The next `count` game creations answer `status` (Lichess does nothing)."""
+    await w.control("/sandbox/faults", {"path": "/api/challenge/open", "status": status, "count": count})
+
+
+async def poll_for(w: World, seconds: int, step: int = 20) -> None:
+    """Let the clock run for `seconds`, running the due jobs at every step."""
+    for _ in range(seconds // step):
+        w.clock.advance(step)
+        await w.scheduler.run_due()
+
+
+# --- item 5: one game Lichess refuses ---------------------------------------------------------------------
+
+
+async def test_a_refused_game_holds_its_board_alone_and_the_organisers_are_told_once(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=6, rounds=2)
+    await fail_creates(w, 400, 1)  # Lichess refuses the first game of the round
+    await w.start(event_id)
+    view = await w.director.pairings(event_id)
+    assert view.status is RoundStatus.PLAYING
+    assert view.boards[0].game_id is None and all(b.game_id for b in view.boards[1:])
+    assert len(w.announcer.of("round_paired")) == 1
+    await poll_for(w, 5 * 60)
+    assert len(notices(w, "refused")) == 1 and "/swiss result" in notices(w, "refused")[0]
+    assert (await w.director.pairings(event_id)).boards[0].result is None  # held: no forfeit on that evidence
+    await w.play(event_id, 2, "white")
+    await w.play(event_id, 3, "black")
+    await w.scheduler.run_due()
+    await w.director.set_result(ORGANISER, event_id, 1, 1, "1/2-1/2", "Lichess refused the game")
+    assert await w.next_round(event_id) == 2
+    second = await w.director.pairings(event_id, 2)
+    assert len(second.boards) == 3 and all(b.game_id for b in second.boards)
+    assert len(notices(w, "refused")) == 1
+
+
+async def test_a_closed_account_loses_its_board_by_forfeit_and_the_round_goes_on(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, actors = await w.event(players=4, rounds=2)
+    w.sandbox.state.users["player04"].disabled = True  # closed between /join and the round
+    await w.start(event_id)
+    view = await w.director.pairings(event_id)
+    gone = next(b for b in view.boards if "player04" in (b.white.name, b.black.name))
+    other = next(b for b in view.boards if b is not gone)
+    loser_is_white = gone.white.name == "player04"
+    assert gone.result is (Result.BLACK_WINS_FORFEIT if loser_is_white else Result.WHITE_WINS_FORFEIT)
+    assert other.game_id is not None and len(w.announcer.of("round_paired")) == 1
+    entries = {e.discord_id: e.status for e in await w.director.entries(event_id)}
+    assert entries[actors[3].discord_id] is EntryStatus.WITHDRAWN
+    player = await player_by_discord(w.db, actors[3].discord_id)
+    assert player is not None and await get_ban(w.db, GUILD, player.id) is None  # withdrawn, not banned
+    await poll_for(w, 5 * 60)
+    assert len(notices(w, "account is closed")) == 1
+    await w.play(event_id, other.number, "white")
+    await poll_for(w, 60)
+    assert await w.next_round(event_id) == 2
+    second = await w.director.pairings(event_id, 2)
+    placed = {b.white.name for b in second.boards} | {b.black.name for b in second.boards}
+    assert "player04" not in placed and all(b.game_id for b in second.boards)
+
+
+# --- item 7: a lost create is found by its own challenge, never by the players alone ----------------------
+
+
+async def test_a_failed_create_never_adopts_an_older_game_of_the_same_players(synced_world: World) -> None:
+    w = synced_world
+    event_id, _ = await w.event(players=2, rounds=1, start_at=w.clock.now() + timedelta(days=7))
+    old = w.sandbox.state.create_challenge(
+        white="player01", black="player02", name="casual", clock_limit=180, clock_increment=2,
+        days=None, rated=False, rules=frozenset(), creator="player01", expires_at=None,
+    )  # fmt: skip
+    await w.control(f"/sandbox/games/{old.id}/play", {"winner": "black", "status": "resign", "plies": 40})
+    await fail_creates(w, 502, 4)  # every try of the round's create fails: the row is left 'failed'
+    await w.start(event_id)
+    assert (await w.director.pairings(event_id)).boards[0].game_id is None
+    await poll_for(w, 60)
+    board = (await w.director.pairings(event_id)).boards[0]
+    assert board.result is None and board.game_id not in (None, old.id)
+    assert w.sandbox.state.games[board.game_id].name == "Club Swiss #1 R1 B1 G2"
+
+
+async def test_a_failed_create_never_adopts_a_game_of_another_event(synced_world: World) -> None:
+    w = synced_world
+    first, actors = await w.event(players=2, rounds=1)
+    second, _ = await w.event(players=0, rounds=1, start_at=w.clock.now() + timedelta(minutes=10))
+    for actor in actors:
+        await w.director.join(actor, second)
+    await w.start(first)
+    theirs = (await w.director.pairings(first)).boards[0].game_id
+    assert theirs is not None
+    await fail_creates(w, 502, 4)
+    await w.start(second)
+    await w.play(first, 1, "white")  # the first event's game starts (and ends) after the second's create failed
+    await poll_for(w, 60)
+    assert (await w.director.pairings(first)).boards[0].result is Result.WHITE_WINS
+    board = (await w.director.pairings(second)).boards[0]
+    assert board.game_id not in (None, theirs) and board.result is None
+    assert not notices(w, "rror")
+
+
+# --- item 8: an aborted game is re-created once per attempt ----------------------------------------------
+
+
+async def test_an_aborted_replay_of_an_early_draw_is_created_again(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=1, early_draw_policy=EarlyDrawPolicy.REPLAY)
+    await w.start(event_id)
+    await w.play(event_id, 1, None, status="draw", plies=20)
+    await w.scheduler.run_due()
+    replay = (await w.director.pairings(event_id)).boards[0].game_id
+    await w.play(event_id, 1, None, status="aborted", plies=0)
+    await w.scheduler.run_due()
+    board = (await w.director.pairings(event_id)).boards[0]
+    assert board.result is None and board.game_id not in (None, replay)  # the replay's own re-creation
+    await w.play(event_id, 1, None, status="aborted", plies=0)
+    await w.scheduler.run_due()
+    board = (await w.director.pairings(event_id)).boards[0]
+    assert board.result is Result.BLACK_WINS_FORFEIT  # the re-created game was aborted too
+    attempts = await games_of_round(w.db, event_id, 1)
+    assert [g.status for g in attempts] == [GameStatus.REPLACED, GameStatus.REPLACED, GameStatus.FINISHED]
+
+
+# --- item 9: a challenge nobody joined --------------------------------------------------------------------
+
+
+async def test_a_challenge_nobody_joined_is_held_and_nobody_is_banned(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    await w.play(event_id, 2, "white")
+    await poll_for(w, 10 * 60)
+    board = (await w.director.pairings(event_id)).boards[0]
+    assert board.result is None
+    for entry in await w.director.entries(event_id):
+        assert entry.status is EntryStatus.ACTIVE
+        player = await player_by_discord(w.db, entry.discord_id)
+        assert player is not None and await get_ban(w.db, GUILD, player.id) is None
+    assert not [d for d in w.announcer.of("dm") if "did not play" in d[1]]
+    held = notices(w, "cannot tell who was there")
+    assert len(held) == 1 and "/swiss result" in held[0]
+    assert board.game_id is not None and board.game_id in w.sandbox.state.games
+    await w.director.set_result(ORGANISER, event_id, 1, 1, "+/-", "black never came (told us on Discord)")
+    assert board.game_id not in w.sandbox.state.games  # its challenge is cancelled on Lichess
+    assert await w.next_round(event_id) == 2
+
+
+# --- item 10: the bot's own challenges that can no longer be played ---------------------------------------
+
+
+def cancels(w: World) -> list[str]:
+    """The challenge ids the bot cancelled on the local Lichess."""
+    return [r.path.split("/")[3] for r in w.sandbox.state.requests if r.path.endswith("/cancel")]
+
+
+@pytest.mark.parametrize("end", ["cancel", "finish"])
+async def test_ending_the_event_cancels_its_open_challenges(quiet_world: World, end: str) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=6, rounds=2)
+    await w.start(event_id)
+    await w.play(event_id, 1, "white")
+    await w.scheduler.run_due()
+    ids = [b.game_id for b in (await w.director.pairings(event_id)).boards]
+    if end == "cancel":
+        await w.director.cancel(ORGANISER, event_id)
+    else:
+        await w.director.finish(ORGANISER, event_id)
+    status = (await w.director.event(event_id)).status
+    assert status is (EventStatus.CANCELLED if end == "cancel" else EventStatus.FINISHED)
+    assert ids[0] in w.sandbox.state.games and not any(i in w.sandbox.state.games for i in ids[1:])
+    assert sorted(cancels(w)) == sorted(i for i in ids[1:] if i)
+
+
+async def test_a_removed_players_unplayed_game_is_cancelled_and_forfeited(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=6, rounds=2)
+    await w.start(event_id)
+    board = (await w.director.pairings(event_id)).boards[1]
+    await w.director.remove(ORGANISER, event_id, board.white.name)
+    assert board.game_id not in w.sandbox.state.games and cancels(w) == [board.game_id]
+    assert (await w.director.pairings(event_id)).boards[1].result is Result.BLACK_WINS_FORFEIT
+
+
+async def test_an_organisers_forfeit_cancels_the_boards_challenge(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    game_id = (await w.director.pairings(event_id)).boards[0].game_id
+    await w.director.set_result(ORGANISER, event_id, 1, 1, "-/+", "white withdrew before the game")
+    assert cancels(w) == [game_id] and game_id not in w.sandbox.state.games
+
+
+async def test_a_forfeit_on_a_game_nobody_moved_in_aborts_it_on_lichess(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=2)
+    await w.start(event_id)
+    await w.play(event_id, 1, None, status="started", plies=0)  # both joined, white never moves
+    await poll_for(w, 6 * 60)
+    board = (await w.director.pairings(event_id, 1)).boards[0]
+    assert board.result is Result.BLACK_WINS_FORFEIT
+    assert board.game_id is not None and w.sandbox.state.games[board.game_id].status == "aborted"
+    assert cancels(w) == [board.game_id]
