@@ -74,19 +74,22 @@ async def pairings(ctx: Context, event_id: int, round_number: int | None) -> Rou
         return await _round_view(ctx, event, number)
 
 
-async def my_game(ctx: Context, actor: Actor, event_id: int | None) -> MyGame | None:
-    """The actor's board in the current round of an event (their running event by default)."""
+async def my_game(ctx: Context, actor: Actor, event_id: int | None, guild_id: int | None = None) -> MyGame | None:
+    """The actor's board in the current round of an event (by default their running event of the guild)."""
     async with ctx.db.snapshot():
         player = await linked_player(ctx.db, actor)
         if event_id is None:
             running = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
-            for candidate in reversed(await storage_events.list_events(ctx.db, statuses=running)):
+            found = await storage_events.list_events(ctx.db, guild_id=guild_id, statuses=running)
+            for candidate in reversed(found):
                 if await storage_entries.find_entry(ctx.db, candidate.id, player.id) is not None:
                     event_id = candidate.id
                     break
             else:
                 return None
         event = await get_event(ctx.db, event_id)
+        if guild_id is not None and event.guild_id != guild_id:
+            raise EventNotFound(f"There is no event #{event_id} here.")
         if event.current_round == 0:
             return None
         view = await _round_view(ctx, event, event.current_round)
