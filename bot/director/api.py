@@ -93,8 +93,8 @@ class Director:
     async def entries(self, event_id: int) -> list[Entry]:
         return await views.entries(self.ctx, event_id)
 
-    async def standings(self, event_id: int) -> list[StandingRow]:
-        return await views.standings(self.ctx, event_id)
+    async def standings(self, event_id: int, after_round: int | None = None) -> list[StandingRow]:
+        return await views.standings(self.ctx, event_id, after_round)
 
     async def pairings(self, event_id: int, round_number: int | None = None) -> RoundView:
         return await views.pairings(self.ctx, event_id, round_number)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -47,9 +48,12 @@ async def entries(ctx: Context, event_id: int) -> list[Entry]:
         raise EventNotFound(f"There is no event #{event_id}.") from None
 
 
-async def standings(ctx: Context, event_id: int) -> list[StandingRow]:
-    """The standings now, with the event's tie-breaks (disqualified players unranked, listed last)."""
+async def standings(ctx: Context, event_id: int, after_round: int | None = None) -> list[StandingRow]:
+    """The standings now (or after a round: later rounds left out), with the event's tie-breaks
+    (disqualified players unranked, listed last)."""
     history = await _history(ctx, event_id)
+    if after_round is not None:
+        history = replace(history, rounds=[r for r in history.rounds if r.round.number <= after_round])
     if not _started(history):
         return [StandingRow(None, _ref(e), Fraction(0)) for e in active_entries(history.entries)]
     tournament = results_tournament(history)
