@@ -51,7 +51,9 @@ async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
         else:  # finished, but perhaps stopped before the end was announced
             await _announce_end(ctx, event_id)
     elif event.status not in OVER:  # once over, the final standings say it all
-        await ctx.announcer.standings(as_of_round(event, number), await standings(ctx, event_id, number), False)
+        rows = await standings(ctx, event_id, number)
+        if not await ctx.announced(event_id, ctx.announcer.standings(as_of_round(event, number), rows, False)):
+            return
     await storage_rounds.mark_results_announced(ctx.db, event_id, number, at=ctx.clock.now())
 
 
@@ -105,5 +107,6 @@ async def _announce_end(ctx: Context, event_id: int) -> None:
     if event.status is not EventStatus.FINISHED or event.finish_announced_at is not None:
         return
     reason = event.finish_reason or f"finished after round {event.current_round}"
-    await ctx.announcer.event_finished(event, await standings(ctx, event_id), reason)
+    if not await ctx.announced(event_id, ctx.announcer.event_finished(event, await standings(ctx, event_id), reason)):
+        return
     await storage_events.mark_finish_announced(ctx.db, event_id, at=ctx.clock.now())
