@@ -9,8 +9,17 @@ from bot.director.models import RoundView, StandingRow
 from storage.records import Event
 
 
+class AnnouncementFailed(Exception):
+    """A post that must reach the channel (pairings, standings, the end) did not; the director tries it again later."""
+
+
 class Announcer(Protocol):
-    """What an event's channel (and its organisers) are told."""
+    """What an event's channel (and its organisers) are told.
+
+    `round_paired`, `standings` and `event_finished` raise `AnnouncementFailed` when their post did not reach
+    the channel: the director marks them announced only when they return, and tries again later. The others are
+    best-effort and never raise.
+    """
 
     async def event_opened(self, event: Event) -> None:
         """The event accepts entries."""

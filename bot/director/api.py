@@ -95,14 +95,14 @@ class Director:
     async def entries(self, event_id: int) -> list[Entry]:
         return await views.entries(self.ctx, event_id)
 
-    async def standings(self, event_id: int) -> list[StandingRow]:
-        return await views.standings(self.ctx, event_id)
+    async def standings(self, event_id: int, after_round: int | None = None) -> list[StandingRow]:
+        return await views.standings(self.ctx, event_id, after_round)
 
     async def pairings(self, event_id: int, round_number: int | None = None) -> RoundView:
         return await views.pairings(self.ctx, event_id, round_number)
 
-    async def my_game(self, actor: Actor, event_id: int | None = None) -> MyGame | None:
-        return await views.my_game(self.ctx, actor, event_id)
+    async def my_game(self, actor: Actor, event_id: int | None = None, guild_id: int | None = None) -> MyGame | None:
+        return await views.my_game(self.ctx, actor, event_id, guild_id)
 
     async def crosstable(self, event_id: int) -> Crosstable:
         return await views.crosstable(self.ctx, event_id)

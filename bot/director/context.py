@@ -6,15 +6,18 @@ This module imports no use case, so every use case can take a `Context` without 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from bot.clock import Clock
-from bot.director.announcer import Announcer
+from bot.director.announcer import AnnouncementFailed, Announcer
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from storage.db import Database
 
+log = logging.getLogger(__name__)
 BeforePairingHook = Callable[[int, int], Awaitable[None]]
 
 
@@ -30,10 +33,27 @@ class Context:
     on_change: Callable[[], None] | None = None
     before_pairing: BeforePairingHook | None = None
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
+    _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
 
     def lock(self, event_id: int) -> asyncio.Lock:
         """The event's lock: the use cases that change its rounds run one at a time."""
         return self._locks.setdefault(event_id, asyncio.Lock())
+
+    async def announced(self, event_id: int, post: Awaitable[None]) -> bool:
+        """Run an announcement that must reach the channel; False (and a pause before the event's next try) when
+        the announcer says it did not, so the caller leaves it unmarked for the retry."""
+        try:
+            await post
+        except AnnouncementFailed as exc:
+            log.warning("event %s: %s; trying again later", event_id, exc)
+            self._announce_after[event_id] = self.clock.now() + timedelta(seconds=self.settings.poll_interval)
+            return False
+        self._announce_after.pop(event_id, None)
+        return True
+
+    def announce_due(self, event_id: int, now: datetime) -> datetime:
+        """When the event's pending announcements are next tried (later than now after a failure)."""
+        return max(now, self._announce_after.get(event_id, now))
 
     def changed(self) -> None:
         """Tell the scheduler (`on_change`) that the jobs may have changed."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -50,8 +51,22 @@ async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
         else:  # finished, but perhaps stopped before the end was announced
             await _announce_end(ctx, event_id)
     elif event.status not in OVER:  # once over, the final standings say it all
-        await ctx.announcer.standings(event, await standings(ctx, event_id), False)
+        rows = await standings(ctx, event_id, number)
+        if not await ctx.announced(event_id, ctx.announcer.standings(as_of_round(event, number), rows, False)):
+            return
     await storage_rounds.mark_results_announced(ctx.db, event_id, number, at=ctx.clock.now())
+
+
+def as_of_round(event: Event, number: int) -> Event:
+    """The event as the standings after round `number` show it: announcers label (and key) standings by
+    `current_round`, which must be the last finished round, not a round still being played."""
+    return event if event.current_round == number else replace(event, current_round=number)
+
+
+async def last_finished_round(ctx: Context, event_id: int) -> int:
+    """The number of the last finished round (0 before the first one ends)."""
+    rounds = await storage_rounds.list_rounds(ctx.db, event_id)
+    return max((r.round.number for r in rounds if r.round.status is RoundStatus.FINISHED), default=0)
 
 
 def next_start(event: Event, finished_round: int, now: datetime) -> datetime | None:
@@ -93,5 +108,6 @@ async def _announce_end(ctx: Context, event_id: int) -> None:
     if event.status is not EventStatus.FINISHED or event.finish_announced_at is not None:
         return
     reason = event.finish_reason or f"finished after round {event.current_round}"
-    await ctx.announcer.event_finished(event, await standings(ctx, event_id), reason)
+    if not await ctx.announced(event_id, ctx.announcer.event_finished(event, await standings(ctx, event_id), reason)):
+        return
     await storage_events.mark_finish_announced(ctx.db, event_id, at=ctx.clock.now())

@@ -51,11 +51,11 @@ async def due_jobs(ctx: Context, now: datetime | None) -> list[Job]:
     async with ctx.db.snapshot():
         unannounced = {(r.event_id, r.number) for r in await storage_rounds.rounds_to_announce(ctx.db)}
         for event_id, number in sorted(unannounced):
-            jobs.append(Job(JobKind.ANNOUNCE, event_id, number, now))
+            jobs.append(Job(JobKind.ANNOUNCE, event_id, number, ctx.announce_due(event_id, now)))
         waiting = {event_id for event_id, _ in unannounced}
         for event in await storage_events.finishes_to_announce(ctx.db):
             if event.id not in waiting:  # a last round's announcement carries the end with it
-                jobs.append(Job(JobKind.ANNOUNCE_END, event.id, event.current_round, now))
+                jobs.append(Job(JobKind.ANNOUNCE_END, event.id, event.current_round, ctx.announce_due(event.id, now)))
         active = frozenset(ACTIVE_EVENT_STATUSES)
         for event in await storage_events.list_events(ctx.db, statuses=active):
             if event.id in waiting:

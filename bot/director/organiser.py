@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.director.challenges import cancel_games, open_games
 from bot.director.context import Context
-from bot.director.endings import finish_event, finish_round, next_start
+from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, next_start
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
 from bot.director.models import Actor, Correction, RoundView
 from bot.director.rounds import set_next_round_at, start_round
@@ -244,10 +244,14 @@ async def set_result(
         view = await pairings(ctx, event_id, round_number)
         await ctx.announcer.results_updated(event, view)
         if view.status is RoundStatus.FINISHED or event.status is EventStatus.FINISHED:
-            rows = await standings(ctx, event_id)
-            await ctx.announcer.standings(
-                await get_event(ctx.db, event_id), rows, event.status is EventStatus.FINISHED
-            )
+            # The standings after the last finished round (a later round in play has no standings yet).
+            latest = await get_event(ctx.db, event_id)
+            if event.status is EventStatus.FINISHED:
+                await ctx.announcer.standings(latest, await standings(ctx, event_id), True)
+            else:
+                after = await last_finished_round(ctx, event_id)
+                rows = await standings(ctx, event_id, after)
+                await ctx.announcer.standings(as_of_round(latest, after), rows, False)
         elif view.decided and round_number == event.current_round:
             await finish_round(ctx, event_id, round_number)
     ctx.changed()

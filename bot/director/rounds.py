@@ -225,7 +225,8 @@ async def _announce_round(ctx: Context, event: Event, round_number: int) -> None
     if summary.round.pairings_announced_at is not None:
         return
     view = await pairings(ctx, event.id, round_number)
-    await ctx.announcer.round_paired(event, view)
+    if not await ctx.announced(event.id, ctx.announcer.round_paired(event, view)):
+        return  # not marked: the next poll of the round posts them again
     for board_view in view.boards:
         for me, other, colour in (
             (board_view.white, board_view.black, "white"),

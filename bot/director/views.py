@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -49,9 +50,12 @@ async def entries(ctx: Context, event_id: int) -> list[Entry]:
         raise EventNotFound(f"There is no event #{event_id}.") from None
 
 
-async def standings(ctx: Context, event_id: int) -> list[StandingRow]:
-    """The standings now, with the event's tie-breaks (disqualified players unranked, listed last)."""
+async def standings(ctx: Context, event_id: int, after_round: int | None = None) -> list[StandingRow]:
+    """The standings now (or after a round: later rounds left out), with the event's tie-breaks
+    (disqualified players unranked, listed last)."""
     history = await _history(ctx, event_id)
+    if after_round is not None:
+        history = replace(history, rounds=[r for r in history.rounds if r.round.number <= after_round])
     if not _started(history):
         return [StandingRow(None, _ref(e), Fraction(0)) for e in active_entries(history.entries)]
     tournament = results_tournament(history)
@@ -76,19 +80,22 @@ async def pairings(ctx: Context, event_id: int, round_number: int | None) -> Rou
         return await _round_view(ctx, event, number)
 
 
-async def my_game(ctx: Context, actor: Actor, event_id: int | None) -> MyGame | None:
-    """The actor's board in the current round of an event (their running event by default)."""
+async def my_game(ctx: Context, actor: Actor, event_id: int | None, guild_id: int | None = None) -> MyGame | None:
+    """The actor's board in the current round of an event (by default their running event of the guild)."""
     async with ctx.db.snapshot():
         player = await linked_player(ctx.db, actor)
         if event_id is None:
             running = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
-            for candidate in reversed(await storage_events.list_events(ctx.db, statuses=running)):
+            found = await storage_events.list_events(ctx.db, guild_id=guild_id, statuses=running)
+            for candidate in reversed(found):
                 if await storage_entries.find_entry(ctx.db, candidate.id, player.id) is not None:
                     event_id = candidate.id
                     break
             else:
                 return None
         event = await get_event(ctx.db, event_id)
+        if guild_id is not None and event.guild_id != guild_id:
+            raise EventNotFound(f"There is no event #{event_id} here.")
         if event.current_round == 0:
             return None
         view = await _round_view(ctx, event, event.current_round)

@@ -7,9 +7,11 @@ import logging
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, ParamSpec, Protocol
 
+import aiohttp
 import discord
 
 from bot.config import Config
+from bot.director.announcer import AnnouncementFailed
 from bot.director.models import Crosstable, RoundView, StandingRow
 from bot.discord.options import describe_settings
 from bot.discord.replies import NO_MENTIONS, PING_USERS, bytes_file, text_file, to_embed, to_embeds
@@ -51,6 +53,21 @@ def _guarded(method: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, Coro
             await method(*args, **kwargs)
         except discord.HTTPException as error:
             log.error("announcement %s failed: %s", method.__name__, error)
+
+    return wrapper
+
+
+def _required(method: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, Coroutine[Any, Any, None]]:
+    """An announcement the director retries: Discord's refusal (HTTP error, 5xx or 429 beyond discord.py's own
+    retries, a timeout) becomes `AnnouncementFailed`, so it is not marked as posted."""
+
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            await method(*args, **kwargs)
+        except (discord.DiscordException, aiohttp.ClientError, TimeoutError) as error:
+            log.error("announcement %s failed (to be retried): %s", method.__name__, error)
+            raise AnnouncementFailed(f"{method.__name__}: {error}") from error
 
     return wrapper
 
@@ -120,7 +137,7 @@ class DiscordAnnouncer:
             event, "join", 0, embeds=[to_embed(page)], view=join_view(event.id), allowed_mentions=NO_MENTIONS
         )
 
-    @_guarded
+    @_required
     async def round_paired(self, event: Event, round: RoundView) -> None:
         """The round's boards and links in one message (more only for very large rounds), players pinged once.
 
@@ -142,7 +159,7 @@ class DiscordAnnouncer:
         """Edit the round's message(s) in place with the results so far."""
         await self._post_pages(event, "round", round.number, round_messages(event, round, mention=False))
 
-    @_guarded
+    @_required
     async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
         """The standings as text pages and a PNG; after a correction the same round's message is edited."""
         kind = "final" if final else "standings"
@@ -152,7 +169,7 @@ class DiscordAnnouncer:
             files.append(text_file("standings.txt", standings_lines(rows, event.settings.tiebreaks)))
         await self._post_pages(event, kind, event.current_round, pages, files=files)
 
-    @_guarded
+    @_required
     async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
         """The end: why, the final standings (unless already posted) and the crosstable."""
         channel = await self._channel(event.channel_id)

@@ -10,6 +10,7 @@ import discord
 from bot.discord.actors import actor_for
 from bot.discord.context import BotContext
 from bot.discord.errors import report_error
+from bot.errors import EventNotFound
 
 JOIN_TEMPLATE = r"swiss:join:(?P<event>[0-9]{1,18})"
 
@@ -41,8 +42,11 @@ class JoinButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=JOIN_T
         bot: BotContext = interaction.client
         try:
             await interaction.response.defer(ephemeral=True, thinking=True)
-            entry = await bot.director.join(actor_for(bot.config, interaction), self.event_id)
+            # Only an event of this server: a crafted custom_id must not enter anyone into another club's event.
             event = await bot.director.event(self.event_id)
+            if event.guild_id != interaction.guild_id:
+                raise EventNotFound(f"There is no event #{self.event_id} in this server.")
+            entry = await bot.director.join(actor_for(bot.config, interaction), self.event_id)
             text = f"You are in **{event.name}** as {discord.utils.escape_markdown(entry.name)} ({entry.rating})."
             await interaction.followup.send(text, ephemeral=True)
         except Exception as error:  # a button has no tree error handler: report here

@@ -151,10 +151,15 @@ class MemberCog(commands.Cog, name="Members"):
 
     @app_commands.command(name="mygame", description="Your opponent, colour and game link this round")
     @app_commands.guild_only()
-    async def mygame(self, interaction: Interaction) -> None:
-        """The caller's board in the current round."""
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def mygame(self, interaction: Interaction, event: str | None = None) -> None:
+        """The caller's board in the current round (of this server's events only)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        game = await self.bot.director.my_game(actor_for(self.bot.config, interaction))
+        actor = actor_for(self.bot.config, interaction)
+        found = await self.bot.events.resolve(interaction.guild_id, event) if event else None
+        event_id = found.id if found is not None else None
+        game = await self.bot.director.my_game(actor, event_id, interaction.guild_id)
         text = my_game_text(game) if game else "You have no game right now."
         await interaction.followup.send(text, ephemeral=True)
 

@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from bot.config import ClubConfig, Config, DiscordConfig
+from bot.director.announcer import AnnouncementFailed
 from bot.director.api import Director
 from bot.director.models import Actor, BoardView, PlayerRef, RoundView, StandingRow
 from bot.discord.announcer import DiscordAnnouncer
@@ -164,15 +165,31 @@ async def test_dms_only_when_enabled_and_closed_dms_are_skipped() -> None:
     assert client.users[6].dms == []
 
 
-async def test_a_channel_the_bot_cannot_post_in_is_logged_not_raised(
+async def test_a_channel_the_bot_cannot_post_in_is_logged_and_the_pairings_reported_unposted(
     env: Env, caplog: pytest.LogCaptureFixture
 ) -> None:
     announcer = DiscordAnnouncer(FakeClient(FakeChannel(CHANNEL, fail=True)), env.db, _config())  # type: ignore[arg-type]
     event = await _event(env)
     with caplog.at_level(logging.ERROR, logger="bot.discord.announcer"):
-        await announcer.round_paired(event, _round(event, 2))
-        await announcer.notice(event, "Lichess is slow")
+        with pytest.raises(AnnouncementFailed):  # the director retries pairings, standings and the end
+            await announcer.round_paired(event, _round(event, 2))
+        await announcer.notice(event, "Lichess is slow")  # best-effort: logged only
     assert sum("announcement" in r.getMessage() for r in caplog.records) == 2
+    assert await get_message(env.db, event.id, "round:0", round_number=1) is None
+
+
+async def test_standings_and_the_end_that_discord_refuses_raise_for_a_retry(env: Env) -> None:
+    channel = FakeChannel(CHANNEL, fail=True)
+    announcer = DiscordAnnouncer(FakeClient(channel), env.db, _config())  # type: ignore[arg-type]
+    event = replace(await _event(env), current_round=1)
+    rows = [StandingRow(1, PlayerRef(1, "a", 5, 1500), Fraction(1))]
+    with pytest.raises(AnnouncementFailed):
+        await announcer.standings(event, rows, False)
+    with pytest.raises(AnnouncementFailed):
+        await announcer.event_finished(event, rows, "all rounds played")
+    channel.fail = False
+    await announcer.standings(event, rows, False)
+    assert len(channel.posted) == 1 and await get_message(env.db, event.id, "standings:0", round_number=1)
 
 
 async def test_a_whole_event_announced_by_the_real_director(tmp_path: Path) -> None:

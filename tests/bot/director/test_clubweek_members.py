@@ -1,0 +1,114 @@
+"""Club-week items on members and organisers through the real director, SQLite and local Lichess."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from bot.director.announcer import AnnouncementFailed
+from bot.director.models import RoundView, StandingRow
+from storage import rounds as storage_rounds
+from storage.records import Event
+from tests.bot.director.director_world import ORGANISER, World
+from tests.support.announcer import RecordingAnnouncer
+
+
+async def test_a_correction_during_a_round_updates_the_last_finished_rounds_standings(quiet_world: World) -> None:
+    """Item 11: standings are labelled by the last finished round, each finished round gets its own post."""
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    await w.play_all(event_id, "white")
+    await w.scheduler.run_due()
+    assert await w.next_round(event_id) == 2
+    await w.play(event_id, 1, "black")  # round 2 board 1 decided, board 2 still being played
+    await w.scheduler.run_due()
+    before = len(w.announcer.of("standings"))
+    assert [a[0].current_round for a in w.announcer.of("standings")] == [1]
+
+    r1 = await w.director.pairings(event_id, 1)
+    await w.director.set_result(ORGANISER, event_id, 1, r1.boards[0].number, "0-1", "scoresheet")
+    posted = w.announcer.of("standings")[before:]
+    assert len(posted) == 1
+    event, rows, final = posted[0]
+    assert event.current_round == 1 and not final  # "after round 1", not "after round 2"
+    # Round 2's partial result is not in the standings after round 1: 2 points were played out in all.
+    assert sum((row.points for row in rows), Fraction(0)) == 2
+
+    await w.play(event_id, 2, "white")
+    await w.scheduler.run_due()
+    rounds = [a[0].current_round for a in w.announcer.of("standings")]
+    assert rounds == [1, 1, 2]  # round 2's end has a post of its own
+    assert sum((row.points for row in w.announcer.of("standings")[-1][1]), Fraction(0)) == 4
+
+
+class DiscordDown(RecordingAnnouncer):
+    """Records like the real one, but while `down` the posts the director must retry fail like Discord's 5xx."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+        self.failed: list[str] = []
+
+    async def _refuse(self, name: str) -> None:
+        if self.down:
+            self.failed.append(name)
+            raise AnnouncementFailed(f"{name}: 503 Service Unavailable")
+
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        await self._refuse("round_paired")
+        await super().round_paired(event, round)
+
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        await self._refuse("standings")
+        await super().standings(event, rows, final)
+
+    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
+        await self._refuse("event_finished")
+        await super().event_finished(event, rows, reason)
+
+
+async def test_pairings_standings_and_the_end_lost_to_discord_are_posted_once_it_is_back(quiet_world: World) -> None:
+    """Item 12: only a post that reached Discord is marked announced; the rest is retried."""
+    w = quiet_world
+    down = DiscordDown()
+    w.director.ctx.announcer = down
+    event_id, _ = await w.event(players=4, rounds=2)
+
+    down.down = True
+    await w.start(event_id)
+    assert down.failed == ["round_paired"]
+    r1 = (await storage_rounds.list_rounds(w.db, event_id))[0].round
+    assert r1.pairings_announced_at is None  # not marked: Discord never got it
+    down.down = False
+    w.clock.advance(30)
+    await w.scheduler.run_due()
+    assert len(down.of("round_paired")) == 1
+
+    down.down = True
+    await w.play_all(event_id, "white")
+    await w.scheduler.run_due()
+    assert down.failed[-1] == "standings" and down.of("standings") == []
+    assert (await storage_rounds.list_rounds(w.db, event_id))[0].round.results_announced_at is None
+    w.clock.advance(5)
+    await w.scheduler.run_due()  # Discord still down, and the retry waits a little: not tried again at once
+    assert down.failed.count("standings") == 1
+    down.down = False
+    w.clock.advance(60)
+    await w.scheduler.run_due()
+    assert [a[0].current_round for a in down.of("standings")] == [1]
+
+    await w.next_round(event_id)
+    await w.scheduler.run_due()
+    down.down = True
+    await w.play_all(event_id, "black")
+    await w.scheduler.run_due()
+    assert await w.finished(event_id) and down.of("event_finished") == []
+    assert (await w.director.event(event_id)).finish_announced_at is None
+    down.down = False
+    w.clock.advance(60)
+    await w.scheduler.run_due()
+    await w.scheduler.run_due()
+    assert len(down.of("event_finished")) == 1
+    assert (await w.director.event(event_id)).finish_announced_at is not None
+    assert len(down.of("round_paired")) == 2
