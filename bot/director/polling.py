@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from bot.director.bulk import bulk_game_rows
 from bot.director.context import Context
 from bot.director.endings import finish_round
 from bot.director.lookups import OVER, get_event, get_round, latest_games
@@ -59,6 +60,7 @@ async def _poll(ctx: Context, event_id: int) -> None:
         data = {g.id: g for g in exported}
         now = ctx.clock.now()
         noshow = timedelta(seconds=event.settings.no_show_seconds)
+        clocked = await bulk_game_rows(ctx, event_id, number)  # their clocks find the no-shows, not a deadline
         decisions: list[tuple[BoardRow, GameRow, Decision, Any]] = []
         for board in boards:
             game = live.get(board.id)
@@ -70,7 +72,7 @@ async def _poll(ctx: Context, event_id: int) -> None:
             replayed = any(g.board_id == board.id and g.attempt < game.attempt and g.lichess_id for g in games)
             decision = decide(
                 got,
-                deadline_passed=now >= deadline,
+                deadline_passed=now >= deadline and game.id not in clocked,
                 policy=event.settings.early_draw_policy,
                 early_draw_moves=event.settings.early_draw_moves,
                 recreated_before=replayed,
