@@ -81,6 +81,9 @@ class Director:
     def oauth_enabled(self) -> bool:
         return oauth.oauth_enabled(self.ctx)
 
+    async def prefers_oauth(self, discord_id: int) -> bool:
+        return await oauth.prefers_oauth(self.ctx, discord_id)
+
     async def start_oauth_link(self, actor: Actor) -> str:
         return await oauth.start_oauth_link(self.ctx, actor)
 

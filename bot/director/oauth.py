@@ -83,6 +83,13 @@ async def start_oauth_link(ctx: Context, actor: Actor) -> str:
     return f"{ctx.lichess.base_url}/oauth?{query}"
 
 
+async def prefers_oauth(ctx: Context, discord_id: int) -> bool:
+    """/link without a username opens Lichess's page, unless the member is finishing a bio-code link."""
+    if not oauth_enabled(ctx):
+        return False
+    return await storage_players.pending_link_code(ctx.db, discord_id, at=ctx.clock.now()) is None
+
+
 async def finish_oauth_link(ctx: Context, state: str | None, code: str | None, error: str | None) -> OAuthOutcome:
     """The callback: check the `state`, exchange the code, check the account, link it and store the token."""
     outcome = await _finish(ctx, state or "", code, error)
