@@ -146,6 +146,11 @@ class LichessGateway:
     def __repr__(self) -> str:
         return f"LichessGateway({self.base_url!r})"
 
+    @property
+    def request_lock(self) -> asyncio.Lock:
+        """The lock every request holds: the game stream takes it to open itself and to add ids."""
+        return self._lock
+
     async def close(self) -> None:
         """Close the HTTP session."""
         await asyncio.to_thread(self._session.close)
