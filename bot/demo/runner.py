@@ -35,6 +35,7 @@ from bot.demo.output import write_outputs
 from bot.director.api import Director
 from bot.director.bulk import bot_may_bulk
 from bot.director.models import Actor
+from bot.director.streaming import StreamFeeder
 from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
 from bot.scheduling import Scheduler
@@ -357,12 +358,17 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         scheduler = Scheduler(director, clock)
         await scheduler.start()
         stack.push_async_callback(scheduler.shutdown)
+        feeder = StreamFeeder(director.ctx, BOT_TOKEN, sync_interval=0.3, backoff=0.2)
+        await feeder.start()
+        stack.push_async_callback(feeder.close)
         while (await director.event(event_id)).status not in (EventStatus.FINISHED, EventStatus.CANCELLED):
             if len(scheduler.errors) > MAX_JOB_ERRORS:
                 job, error = scheduler.errors[-1]
                 raise SwissbotError(f"the event is stuck: job {job} keeps failing ({error})")
             await asyncio.sleep(0.2)
         await scheduler.shutdown()
+        await feeder.close()
+        people.say(f"{len(feeder.finished)} game ends came through Lichess's game stream (polling is the fallback)")
 
         event = await director.event(event_id)
         rows = await director.standings(event_id)

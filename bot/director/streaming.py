@@ -31,7 +31,7 @@ class StreamFeeder:
             ctx.lichess.base_url, token, self.game_finished, lock=ctx.lichess.request_lock, backoff=backoff
         )
         self.finished: list[str] = []  # the ids the stream reported finished, in order (the demo shows them)
-        self._events: dict[str, int] = {}
+        self._events: dict[str, int] = {}  # every game id seen live, with its event (never watched twice)
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -52,9 +52,8 @@ class StreamFeeder:
     async def sync(self) -> None:
         """Watch every game being played that the stream does not watch yet."""
         live = await storage_games.live_games(self.ctx.db)
-        new = [game_id for event_id, game_id in live if game_id not in self._events]
-        for event_id, game_id in live:
-            self._events[game_id] = event_id
+        new = [game_id for _, game_id in live if game_id not in self._events]
+        self._events = {game_id: event_id for event_id, game_id in live}  # a game no longer live never comes back
         if new:
             await self.stream.watch(new)
 
@@ -69,6 +68,6 @@ class StreamFeeder:
     async def game_finished(self, game_id: str) -> None:
         """Lichess says this game is over: read its round now."""
         self.finished.append(game_id)
-        event_id = self._events.pop(game_id, None)
+        event_id = self._events.get(game_id)
         if event_id is not None:
             await poll_round(self.ctx, event_id)

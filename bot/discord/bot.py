@@ -62,6 +62,7 @@ class SwissBot(commands.Bot):
         self._checked_channels = False
         self.commands_only = commands_only
         self.scheduler: Scheduler | None = None
+        self.web: Any = None  # bot.web.app.WebServer once started (imported only when [web] is on)
 
     @property
     def director(self) -> Director:
@@ -136,12 +137,18 @@ class SwissBot(commands.Bot):
         director = self._director
         await self.add_commands()
         self.add_dynamic_items(JoinButton)
-        if built and self.config.web.enabled:
+        if built and self.secrets is not None:
+            from bot.director.streaming import StreamFeeder
+
+            feeder = StreamFeeder(director.ctx, self.secrets.lichess_token)
+            await feeder.start()
+            self._owned.append(feeder)
+        if self.config.web.enabled and self.web is None:
             from bot.web.app import WebServer
 
-            web = WebServer(self.config.web, director)
-            await web.start()
-            self._owned.append(web)
+            self.web = WebServer(self.config.web, director)
+            await self.web.start()
+            self._owned.append(self.web)
         if built:
             self.scheduler = Scheduler(director, self.clock)
             await self.scheduler.start()  # it takes director.ctx.on_change to rebuild its jobs
@@ -180,6 +187,7 @@ class SwissBot(commands.Bot):
             except Exception:  # closing must not hide the reason we stop
                 log.exception("could not close %r", resource)
         self._owned.clear()
+        self.web = None
 
 
 def channel_problems(client: discord.Client, config: Config) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from bot.director.api import Director
 from bot.director.bulk import bot_may_bulk
 from bot.director.models import Actor
+from bot.director.streaming import StreamFeeder
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import TokenInfo
 from bot.scheduling import Scheduler
@@ -203,3 +205,26 @@ async def test_a_bulk_written_but_never_sent_is_created_once_after_a_restart(bul
     assert [a.status for a in attempts] == ["failed", "created"]
     assert len(world.sandbox.state.bulks) == 1
     assert all(b.game_id for b in (await world.director.pairings(event_id, 1)).boards)
+
+
+async def test_a_result_arrives_through_the_stream_without_a_poll(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    feeder = StreamFeeder(world.director.ctx, world.sandbox.bot_token, sync_interval=0.05, backoff=0.05)
+    await feeder.start()
+    try:
+        await asyncio.wait_for(feeder.stream.connected.wait(), 10)
+        view = await world.director.pairings(event_id, 1)
+        assert set(feeder.stream.watching) == {b.game_id for b in view.boards}
+        await world.play(event_id, 1, "black")  # a bulk game, played to the end; no scheduler job runs
+
+        async def recorded() -> None:
+            while (await world.director.pairings(event_id, 1)).boards[0].result is None:
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(recorded(), 10)
+        assert feeder.finished == [view.boards[0].game_id]
+        assert (await world.director.pairings(event_id, 1)).boards[0].result is Result.BLACK_WINS
+    finally:
+        await feeder.close()
