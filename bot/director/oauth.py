@@ -117,7 +117,7 @@ async def _finish(ctx: Context, state: str, code: str | None, error: str | None)
         return OAuthOutcome(False, "Lichess is not answering right now: run /link again in a minute.", who)
     try:
         outcome = await _link(ctx, pending.discord_id, pending.display_name, token.token, token.expires_in)
-    except BaseException:
+    except Exception:
         await _revoke_quietly(ctx, token.token)
         raise
     if not outcome.linked:
