@@ -2,9 +2,10 @@
 
 `StreamFeeder` keeps one `bot.lichess.stream.GameStream` watching every game being played (new ids are added
 every `sync_interval` seconds, so a round's games join the stream moments after they are created), and when
-Lichess says a game finished it runs `poll_round` for its event: the round's live games are exported once
-and the finished one is adjudicated and stored like a polled one. The scheduler's polling job keeps running
-at its interval, so when the stream is down (or a game fell out of it) results still come in.
+Lichess says a game finished it runs `poll_round` for its event with just that game: it is exported once
+(its moves are needed for the early-draw rule), adjudicated and stored like a polled one. The scheduler's
+polling job keeps running at its interval, so when the stream is down (or a game fell out of it) results
+still come in.
 """
 
 from __future__ import annotations
@@ -70,4 +71,4 @@ class StreamFeeder:
         self.finished.append(game_id)
         event_id = self._events.get(game_id)
         if event_id is not None:
-            await poll_round(self.ctx, event_id)
+            await poll_round(self.ctx, event_id, only=frozenset({game_id}))
