@@ -61,6 +61,20 @@ class LichessConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The bot's web endpoint (OAuth callback, later the event pages); off while `public_url` is unset."""
+
+    host: str = "127.0.0.1"
+    port: int = 8081
+    public_url: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        """The endpoint runs only when the club gave the address members reach it at."""
+        return self.public_url is not None
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration of a running bot, secrets excluded."""
 
@@ -70,6 +84,7 @@ class Config:
     discord: DiscordConfig = field(default_factory=DiscordConfig)
     lichess: LichessConfig = field(default_factory=LichessConfig)
     director: DirectorSettings = field(default_factory=DirectorSettings)
+    web: WebConfig = field(default_factory=WebConfig)
 
     def club(self, guild_id: int | None) -> ClubConfig | None:
         """The club configured for a guild, if any."""
@@ -210,6 +225,8 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
         raise ConfigError("'lichess.timeout_seconds' must be positive")
     lichess_table.finish()
 
+    web = _read_web(root.table("web"))
+
     clubs = tuple(_read_club(table) for table in root.tables("clubs"))
     guilds = [club.guild_id for club in clubs]
     duplicates = sorted({g for g in guilds if guilds.count(g) > 1})
@@ -230,7 +247,25 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
         discord=discord,
         lichess=lichess,
         director=director,
+        web=web,
     )
+
+
+def _read_web(table: _Table) -> WebConfig:
+    public_url = table.get("public_url", str, "").strip().rstrip("/")
+    web = WebConfig(
+        host=table.get("host", str, "127.0.0.1").strip(),
+        port=table.get("port", int, 8081),
+        public_url=public_url or None,
+    )
+    if web.public_url is not None and not web.public_url.startswith(("http://", "https://")):
+        raise ConfigError("'web.public_url' must start with http:// or https://")
+    if not 0 <= web.port <= 65535:
+        raise ConfigError("'web.port' must be a TCP port (0 to 65535)")
+    if not web.host:
+        raise ConfigError("'web.host' must name an address to listen on")
+    table.finish()
+    return web
 
 
 def load_config(path: Path) -> Config:

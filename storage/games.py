@@ -178,3 +178,15 @@ async def games_being_created(db: Database, *, event_id: int | None = None) -> l
     async with db.snapshot() as conn:
         rows = await fetchall(conn, sql + " ORDER BY g.id", params)
     return [game_from_row(r) for r in rows]
+
+
+async def live_games(db: Database) -> list[tuple[int, str]]:
+    """(event id, Lichess id) of every game being played in a running or paused event (for the game stream)."""
+    async with db.snapshot() as conn:
+        rows = await fetchall(
+            conn,
+            "SELECT b.event_id, g.lichess_id FROM games g JOIN boards b ON b.id = g.board_id"
+            " JOIN events e ON e.id = b.event_id WHERE g.status = 'created' AND e.status IN ('running', 'paused')"
+            " ORDER BY g.id",
+        )
+    return [(int(r[0]), str(r[1])) for r in rows]

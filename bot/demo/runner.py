@@ -1,5 +1,10 @@
 """The demo: a whole event on the local Lichess, with simulated members, a fast clock and the console announcer.
 
+Members link their Lichess accounts through the local Lichess's OAuth page and the bot's real web endpoint (the
+demo plays their browsers), so their games go out as bulk pairings whose clocks start by themselves; one member
+links with the bio code, so its boards show the open-challenge fallback. The local Lichess's clock is kept in
+step with the demo's fast clock (`POST /sandbox/clock`), so the clocks it starts run on event time.
+
 Everything the simulated members do happens at fixed points of the event (before the event starts, or
 just before a given round is paired) and is idempotent, so a run stopped at any moment and started
 again with the same database finishes the same event, pairing for pairing and result for result.
@@ -17,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,16 +32,20 @@ import aiohttp
 from aiohttp import web
 
 from bot.clock import FastClock
-from bot.config import ClubConfig
+from bot.config import ClubConfig, WebConfig
 from bot.demo.console import ConsoleAnnouncer
 from bot.demo.output import write_outputs
 from bot.director.api import Director
+from bot.director.bulk import bot_may_bulk
 from bot.director.models import Actor
+from bot.director.streaming import StreamFeeder
 from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
 from bot.pages.site import make_pages_app
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
+from bot.token_vault import TokenVault
+from bot.web.app import WebServer
 from sandbox.lichess.server import run_sandbox
 from sandbox.lichess.state import BOT_TOKEN
 from storage.db import open_database
@@ -138,6 +147,9 @@ class DemoMembers:
         self.url = url
         self.people = people
         self.out = out
+        # One member links with the code in the Lichess bio (its boards are open challenges); the others
+        # sign in on Lichess (OAuth) when the bot's web endpoint is up.
+        self.bio_member = people[1] if len(people) > 1 else people[0]
         # Scripted moments: the last member joins late, one withdraws before round 3, one asks for a bye.
         self.late = people[-1]
         self.withdrawer = people[len(people) // 3]
@@ -154,13 +166,27 @@ class DemoMembers:
                 raise SwissbotError(f"the local Lichess refused the account {member.username}: {await reply.text()}")
 
     async def link(self, member: Member) -> None:
-        """Create the Lichess account and link it through the bio code, as a real member does."""
+        """Create the Lichess account and link it (OAuth, or the bio code), as a real member does."""
         if await self.director.linked_account(member.actor.discord_id) is not None:
             return
         await self._account(member)
+        if member is not self.bio_member and self.director.oauth_enabled:
+            await self._sign_in(member)
+            return
         challenge = await self.director.start_link(member.actor, member.username)
         await self._account(member, bio=f"Club member. {challenge.code}")
         await self.director.complete_link(member.actor)
+
+    async def _sign_in(self, member: Member) -> None:
+        """Play the member's browser: the bot's link to Lichess's page, approve there, back to the bot's callback."""
+        url = await self.director.start_oauth_link(member.actor)
+        async with self.http.get(f"{url}&sandbox_user={member.username}", allow_redirects=False) as reply:
+            callback = reply.headers.get("Location", "")
+            if reply.status != 302 or not callback:
+                raise SwissbotError(f"the local Lichess did not send {member.username} back: {await reply.text()}")
+        async with self.http.get(callback) as page:
+            if page.status != 200:
+                raise SwissbotError(f"the bot's callback refused {member.username}: {await page.text()}")
 
     async def join(self, event_id: int, member: Member) -> None:
         """Link if needed, then join (once)."""
@@ -253,6 +279,58 @@ async def _until_stopped() -> None:
             loop.remove_signal_handler(signum)
 
 
+async def _keep_sandbox_time(stack: AsyncExitStack, http: aiohttp.ClientSession, url: str, clock: FastClock) -> None:
+    """Move the local Lichess's clock along with the demo's (it only moves forward), so the bulk games' clocks
+    start and fall on event time; nothing happens if the server has no control API."""
+
+    async def step() -> float | None:
+        async with http.post(f"{url}/sandbox/clock", json={"advance": 0}) as reply:
+            if reply.status != 200:
+                return None
+            now_ms = float((await reply.json())["now"])
+        ahead = clock.now().timestamp() - now_ms / 1000
+        if ahead > 0:
+            async with http.post(f"{url}/sandbox/clock", json={"advance": ahead}) as reply:
+                await reply.read()
+        return ahead
+
+    if await step() is None:
+        return
+
+    async def follow() -> None:
+        while True:
+            await asyncio.sleep(0.1)
+            with suppress(aiohttp.ClientError):  # the local Lichess is busy: the next step catches up
+                await step()
+
+    task = asyncio.create_task(follow())
+
+    async def stop() -> None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    stack.push_async_callback(stop)
+
+
+async def _oauth_and_bulk(stack: AsyncExitStack, director: Director, db_path: Path) -> None:
+    """The bot's web endpoint on loopback, the token key (from SWISSBOT_TOKEN_KEY, else a key file beside the
+    demo's database, so a resumed run opens the tokens it stored), and bulk pairing when the bot's token may."""
+    vault = TokenVault.from_env()
+    if vault is None:
+        key_file = db_path.with_name(db_path.name + ".key")
+        if not key_file.exists():
+            tmp = key_file.with_name(key_file.name + ".tmp")
+            tmp.write_text(TokenVault.new_key())
+            os.replace(tmp, key_file)
+        vault = TokenVault(key_file.read_text())
+    endpoint = WebServer(WebConfig(host="127.0.0.1", port=0, public_url="http://127.0.0.1"), director)
+    await endpoint.start()
+    stack.push_async_callback(endpoint.close)
+    director.ctx.vault = vault
+    director.ctx.public_url = endpoint.local_url
+    await bot_may_bulk(director.ctx, BOT_TOKEN)
+
+
 async def _demo_event(director: Director) -> int | None:
     events = await director.list_events(DEMO_GUILD)
     return events[-1].id if events else None
@@ -285,6 +363,8 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         settings = DirectorSettings(poll_interval=15.0, reminder_before=30.0, retry_after=10.0)
         director = Director(db, gateway, announcer, clock, settings)
         http = await stack.enter_async_context(aiohttp.ClientSession())
+        await _keep_sandbox_time(stack, http, url, clock)
+        await _oauth_and_bulk(stack, director, db_path)
         people = DemoMembers(director, http, url, members(opts), out)
         director.ctx.before_pairing = people.before_pairing
 
@@ -301,7 +381,8 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             await director.open_event(ORGANISER, event_id)
             event = await director.event(event_id)
         if event.status is EventStatus.OPEN and event.current_round == 0:
-            people.say("members link their Lichess accounts (bio code) and join")
+            how = "on Lichess's OAuth page" if director.oauth_enabled else "with the bio code"
+            people.say(f"members link their Lichess accounts ({how}; {people.bio_member.username} with the bio code)")
             await people.register(event_id)
             people.say(f"{len(await director.entries(event_id))} players entered; round 1 starts shortly")
 
@@ -312,12 +393,17 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         scheduler = Scheduler(director, clock)
         await scheduler.start()
         stack.push_async_callback(scheduler.shutdown)
+        feeder = StreamFeeder(director.ctx, BOT_TOKEN, sync_interval=0.3, backoff=0.2)
+        await feeder.start()
+        stack.push_async_callback(feeder.close)
         while (await director.event(event_id)).status not in (EventStatus.FINISHED, EventStatus.CANCELLED):
             if len(scheduler.errors) > MAX_JOB_ERRORS:
                 job, error = scheduler.errors[-1]
                 raise SwissbotError(f"the event is stuck: job {job} keeps failing ({error})")
             await asyncio.sleep(0.2)
         await scheduler.shutdown()
+        await feeder.close()
+        people.say(f"{len(feeder.finished)} game ends came through Lichess's game stream (polling is the fallback)")
 
         event = await director.event(event_id)
         rows = await director.standings(event_id)

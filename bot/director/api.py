@@ -5,6 +5,8 @@ announcer, the clock, the settings, one lock per event and the scheduler's `on_c
 to the module that holds the use case, where its docstring is:
 
 - `members`: linking a Lichess account, joining, withdrawing, byes;
+- `oauth`: linking through Lichess's OAuth page, the members' tokens (revoked on unlink, tested before a round);
+- `bulk`: a round's games as bulk pairings (players with valid tokens), found again after a restart;
 - `organiser`: creating, editing and running an event, corrections, sanctions, export;
 - `rounds`: a round's start (pair, store, create the games, announce);
 - `polling`: a round in play (read the games back, adjudicate, no-shows and bans);
@@ -24,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.clock import Clock
-from bot.director import endings, jobs, members, organiser, polling, rounds, views
+from bot.director import endings, jobs, members, oauth, organiser, polling, rounds, views
 from bot.director.announcer import Announcer
 from bot.director.context import Context
 from bot.director.lookups import get_event
@@ -74,6 +76,24 @@ class Director:
 
     async def linked_account(self, discord_id: int) -> LinkedAccount | None:
         return await members.linked_account(self.ctx, discord_id)
+
+    # -- OAuth linking (bot.director.oauth) ------------------------------------------------------
+
+    @property
+    def oauth_enabled(self) -> bool:
+        return oauth.oauth_enabled(self.ctx)
+
+    async def prefers_oauth(self, discord_id: int) -> bool:
+        return await oauth.prefers_oauth(self.ctx, discord_id)
+
+    async def start_oauth_link(self, actor: Actor) -> str:
+        return await oauth.start_oauth_link(self.ctx, actor)
+
+    async def finish_oauth_link(self, state: str | None, code: str | None, error: str | None) -> oauth.OAuthOutcome:
+        return await oauth.finish_oauth_link(self.ctx, state, code, error)
+
+    async def revoke_member_token(self, discord_id: int) -> bool:
+        return await oauth.revoke_member_token(self.ctx, discord_id)
 
     async def join(self, actor: Actor, event_id: int) -> Entry:
         return await members.join(self.ctx, actor, event_id)

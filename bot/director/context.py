@@ -15,6 +15,7 @@ from bot.clock import Clock
 from bot.director.announcer import AnnouncementFailed, Announcer
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
+from bot.token_vault import TokenVault
 from storage.db import Database
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,11 @@ class Context:
     settings: DirectorSettings = field(default_factory=DirectorSettings)
     on_change: Callable[[], None] | None = None
     before_pairing: BeforePairingHook | None = None
+    # OAuth linking and bulk pairing (bot.director.oauth, bot.director.bulk): the web endpoint's public
+    # address, the key that seals members' tokens, and whether the bot's token may create bulk pairings.
+    public_url: str | None = None
+    vault: TokenVault | None = None
+    bulk_pairing: bool = False
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
     _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
 

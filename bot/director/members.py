@@ -166,6 +166,11 @@ async def _account(ctx: Context, username: str) -> LichessUser:
         raise LichessAccountRefused(str(exc)) from None
     except LichessError as exc:
         raise LichessUnavailable() from exc
+    return check_account(user)
+
+
+def check_account(user: LichessUser) -> LichessUser:
+    """The account, refused (`LichessAccountRefused`) when it is closed, flagged or a BOT."""
     if user.disabled:
         raise LichessAccountRefused(f"The Lichess account {user.username} is closed.")
     if user.tos_violation:

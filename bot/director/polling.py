@@ -6,6 +6,7 @@ import json
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from bot.director.bulk import bulk_game_rows
 from bot.director.challenges import cancel_games
 from bot.director.context import Context
 from bot.director.endings import finish_round
@@ -28,14 +29,17 @@ if TYPE_CHECKING:
     pass
 
 
-async def poll_round(ctx: Context, event_id: int) -> None:
-    """Read the round's games, adjudicate, store results; when all are in, standings and next round."""
+async def poll_round(ctx: Context, event_id: int, only: frozenset[str] | None = None) -> None:
+    """Read the round's games, adjudicate, store results; when all are in, standings and next round.
+
+    `only`: read just these Lichess games (the game stream says they finished), not every live one.
+    """
     async with ctx.lock(event_id):
-        await _poll(ctx, event_id)
+        await _poll(ctx, event_id, only)
     ctx.changed()
 
 
-async def _poll(ctx: Context, event_id: int) -> None:
+async def _poll(ctx: Context, event_id: int, only: frozenset[str] | None = None) -> None:
     """One look at the last round: its missing games created, its live games decided, finished when all are."""
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
@@ -52,6 +56,8 @@ async def _poll(ctx: Context, event_id: int) -> None:
     latest = latest_games(games)
     boards = [b for b in summary.boards if b.result is None]
     live = {b.id: latest[b.id] for b in boards if b.id in latest and latest[b.id].status is GameStatus.CREATED}
+    if only is not None:
+        live = {board_id: game for board_id, game in live.items() if game.lichess_id in only}
     if rnd.started_at is not None and live:
         try:
             exported = await ctx.lichess.export_games([g.lichess_id for g in live.values() if g.lichess_id])
@@ -61,6 +67,7 @@ async def _poll(ctx: Context, event_id: int) -> None:
         data = {g.id: g for g in exported}
         now = ctx.clock.now()
         noshow = timedelta(seconds=event.settings.no_show_seconds)
+        clocked = await bulk_game_rows(ctx, event_id, number)  # their clocks find the no-shows, not a deadline
         decisions: list[tuple[BoardRow, GameRow, Decision, Any]] = []
         for board in boards:
             game = live.get(board.id)
@@ -72,7 +79,7 @@ async def _poll(ctx: Context, event_id: int) -> None:
             replayed = _recreated_after_abort(games, game)
             decision = decide(
                 got,
-                deadline_passed=now >= deadline,
+                deadline_passed=now >= deadline and game.id not in clocked,
                 policy=event.settings.early_draw_policy,
                 early_draw_moves=event.settings.early_draw_moves,
                 recreated_before=replayed,

@@ -49,8 +49,8 @@ def decide(
         loser = "black" if verdict.winner == "white" else "white"
         result = Result.WHITE_WINS_FORFEIT if verdict.winner == "white" else Result.BLACK_WINS_FORFEIT
         return Decision(result, (loser,), detail=verdict.reason)
-    if isinstance(verdict, DoubleForfeit):  # never a no-show: nobody is withdrawn or banned for it
-        return Decision(Result.DOUBLE_FORFEIT, detail=verdict.reason)
+    if isinstance(verdict, DoubleForfeit):  # a no-show only when a clock ran for each: else nobody is banned
+        return Decision(Result.DOUBLE_FORFEIT, ("white", "black") if verdict.no_show else (), detail=verdict.reason)
     if isinstance(verdict, Replay):
         return Decision(None, replay=True, detail=verdict.reason)
     if isinstance(verdict, Review):

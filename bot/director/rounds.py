@@ -6,6 +6,7 @@ import asyncio
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
 from bot.director.endings import finish_event
 from bot.director.lookups import active_entries, get_event, get_round, latest_games
@@ -122,9 +123,11 @@ def board_subject(round_number: int, board_no: int) -> str:
 
 
 async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
-    """Create the Lichess game of every undecided board that lacks one; start the round when every board has
-    one or is held. A game Lichess refuses holds (or forfeits) that board alone; trouble on Lichess's side
-    leaves the rest for the next attempt."""
+    """Create the Lichess game of every undecided board that lacks one (bulk pairings first, then open
+    challenges); start the round when every board has one or is held. A game Lichess refuses holds (or forfeits)
+    that board alone; trouble on Lichess's side, or a bulk pairing not confirmed yet, leaves the rest for the
+    next attempt."""
+    waiting = await ensure_bulk_games(ctx, event_id, round_number)  # bulk pairings first (bot.director.bulk)
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
         people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
@@ -139,6 +142,9 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
             continue
         game = latest.get(board.id)
         if game is not None and game.status in (GameStatus.CREATED, GameStatus.FINISHED):
+            continue
+        if board.id in waiting:  # an unconfirmed bulk pairing holds it: looked up again next time
+            trouble = trouble or f"board {board.board_no}: its bulk pairing is not confirmed yet"
             continue
         subject = board_subject(round_number, board.board_no)
         if game is not None and game.status is GameStatus.FAILED and await storage_audit.logged(

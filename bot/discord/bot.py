@@ -62,6 +62,7 @@ class SwissBot(commands.Bot):
         self._checked_channels = False
         self.commands_only = commands_only
         self.scheduler: Scheduler | None = None
+        self.web: Any = None  # bot.web.app.WebServer once started (imported only when [web] is on)
 
     @property
     def director(self) -> Director:
@@ -99,7 +100,31 @@ class SwissBot(commands.Bot):
         announcer = DiscordAnnouncer(self, db, self.config)
         director = Director(db, lichess, announcer, self.clock, self.config.director)
         announcer.director = director
+        await self.setup_linking(director)
         return director
+
+    async def setup_linking(self, director: Director) -> None:
+        """OAuth linking and bulk pairing: the token key, the public address, the bot token's scope (said at start)."""
+        from bot.director.bulk import bot_may_bulk
+        from bot.token_vault import TOKEN_KEY_ENV, TokenVault, VaultError
+
+        try:
+            director.ctx.vault = TokenVault.from_env()
+        except VaultError as exc:
+            raise ConfigError(str(exc)) from None
+        director.ctx.public_url = self.config.web.public_url
+        if director.ctx.vault is None:
+            log.warning(
+                "%s is not set: the bot stores no member's Lichess token, so /link uses the bio code and every"
+                " board is an open challenge",
+                TOKEN_KEY_ENV,
+            )
+        elif director.ctx.public_url is None:
+            log.warning("[web] public_url is not set: /link uses the bio code (no OAuth callback to come back to)")
+        if self.secrets is not None and director.ctx.vault is not None:
+            problem = await bot_may_bulk(director.ctx, self.secrets.lichess_token)
+            if problem:
+                log.warning("bulk pairing is off: %s", problem)
 
     async def setup_hook(self) -> None:
         """At login: the director, the commands, the Join button for every event (rebuilt from its id)."""
@@ -112,6 +137,18 @@ class SwissBot(commands.Bot):
         director = self._director
         await self.add_commands()
         self.add_dynamic_items(JoinButton)
+        if built and self.secrets is not None:
+            from bot.director.streaming import StreamFeeder
+
+            feeder = StreamFeeder(director.ctx, self.secrets.lichess_token)
+            await feeder.start()
+            self._owned.append(feeder)
+        if self.config.web.enabled and self.web is None:
+            from bot.web.app import WebServer
+
+            self.web = WebServer(self.config.web, director)
+            await self.web.start()
+            self._owned.append(self.web)
         if built:
             self.scheduler = Scheduler(director, self.clock)
             await self.scheduler.start()  # it takes director.ctx.on_change to rebuild its jobs
@@ -150,6 +187,7 @@ class SwissBot(commands.Bot):
             except Exception:  # closing must not hide the reason we stop
                 log.exception("could not close %r", resource)
         self._owned.clear()
+        self.web = None
 
 
 def channel_problems(client: discord.Client, config: Config) -> list[str]:

@@ -9,6 +9,8 @@
   players join, and Lichess does not say who did, so nobody can be called absent.
 - An aborted game is re-created once per attempt (an abort of a game that was itself the re-creation of
   an aborted one is judged as a no-show).
+- A game lost on time without a move (a bulk pairing's clocks start by themselves) is a no-show: black
+  flagging at ply 1 is black's; at ply 0 nobody moved, a double no-show, as Lichess Swiss does.
 """
 
 from __future__ import annotations
@@ -49,10 +51,11 @@ class ForfeitWin:
 
 @dataclass(frozen=True)
 class DoubleForfeit:
-    """Both players lose by forfeit."""
+    """Both players lose by forfeit; `no_show` when both are known to have been absent (a clock ran for each)."""
 
     reason: str
     kind: Literal["double_forfeit"] = "double_forfeit"
+    no_show: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,8 @@ def adjudicate(
             return Replay("aborted", "the game was aborted; it is created again once")
         return _no_show(replayed.plies, "the re-created game was aborted too")
     winner: Color | None = "white" if game.winner == "white" else "black" if game.winner == "black" else None
+    if game.status == "outoftime" and replayed.plies < 2:
+        return _lost_on_time_without_a_move(replayed.plies)
     if game.status == "noStart" and winner:
         return ForfeitWin(winner, "the opponent did not make a first move")
     if winner:
@@ -164,6 +169,17 @@ def _no_show(plies: int, when: str) -> Decision:
     if plies == 1:
         return ForfeitWin("white", f"black did not move ({when})")
     return DoubleForfeit(f"the game was not played ({when})")
+
+
+def _lost_on_time_without_a_move(plies: int) -> Decision:
+    """A game whose clocks started by themselves (a bulk pairing's) and whose side to move never moved.
+
+    As Lichess Swiss: black flagging after white's first move is black's no-show; white flagging at the
+    first move means nobody moved, a double no-show (black never had a move to make).
+    """
+    if plies == 1:
+        return ForfeitWin("white", "black lost on time without a move")
+    return DoubleForfeit("neither player moved: the game was lost on time without a move", no_show=True)
 
 
 def _draw(game: GameData, replayed: Replayed, policy: EarlyDrawPolicy, min_moves: int) -> Decision:

@@ -41,3 +41,21 @@ class LichessUserNotFound(LichessNotFound):
     def __init__(self, username: str) -> None:
         super().__init__(f"No Lichess account is named {username!r}.")
         self.username = username
+
+
+class LichessTokensRefused(LichessBadRequest):
+    """Lichess refused a bulk pairing because of some players' tokens (`{"tokens": {token: why}}`).
+
+    `tokens` maps each refused token to Lichess's reason; the message names no token.
+    """
+
+    def __init__(self, tokens: dict[str, str]) -> None:
+        super().__init__(f"Lichess refused {len(tokens)} player token(s) in the bulk pairing.")
+        self.tokens = tokens
+
+    def __repr__(self) -> str:
+        return f"LichessTokensRefused({len(self.tokens)} token(s))"
+
+
+class LichessOAuthRefused(LichessBadRequest):
+    """Lichess refused an OAuth exchange or a member's token (invalid code, revoked token, ...)."""

@@ -24,16 +24,33 @@ from bot.lichess import LICHESS_URL, TOKEN_ENV
 from bot.lichess.errors import (
     LichessAuthError,
     LichessBadRequest,
+    LichessOAuthRefused,
     LichessRateLimited,
+    LichessTokensRefused,
     LichessUnavailable,
     LichessUserNotFound,
 )
-from bot.lichess.payloads import Challenge, GameData, JsonDict, LichessUser, parse_user, unconvert, valid_username
+from bot.lichess.payloads import (
+    AccessToken,
+    BulkPairing,
+    Challenge,
+    GameData,
+    JsonDict,
+    LichessUser,
+    TokenInfo,
+    parse_bulk,
+    parse_token_info,
+    parse_user,
+    unconvert,
+    valid_username,
+)
 from storage.records import DEFAULT_RULES
 
 LOG = logging.getLogger(__name__)
 
 EXPORT_BATCH = 300  # POST /api/games/export/_ids silently drops ids past 300
+TOKEN_TEST_BATCH = 1000  # POST /api/token/test answers the first 1000 tokens
+BULK_MAX_GAMES = 500  # POST /api/bulk-pairing: at most 1000 tokens
 
 T = TypeVar("T")
 
@@ -130,6 +147,11 @@ class LichessGateway:
     def __repr__(self) -> str:
         return f"LichessGateway({self.base_url!r})"
 
+    @property
+    def request_lock(self) -> asyncio.Lock:
+        """The lock every request holds: the game stream takes it to open itself and to add ids."""
+        return self._lock
+
     async def close(self) -> None:
         """Close the HTTP session."""
         await asyncio.to_thread(self._session.close)
@@ -174,6 +196,11 @@ class LichessGateway:
             LOG.warning("Lichess: HTTP %d on %s", status, what)
             return _Transient(f"{what}: HTTP {status}")
         message = _error_text(exc)
+        cause = exc.cause
+        if status == 400 and isinstance(cause, dict) and isinstance(cause.get("tokens"), dict):
+            return LichessTokensRefused({str(k): str(v) for k, v in cause["tokens"].items()})
+        if status == 400 and isinstance(cause, dict) and isinstance(cause.get("duplicateUsers"), list):
+            return LichessBadRequest(f"Lichess refused {what}: a player appears twice")
         if status == 404:
             return _NotFound(message)
         if status in (401, 403):
@@ -363,6 +390,137 @@ class LichessGateway:
         except _NotFound:
             raise LichessAuthError("Lichess does not know the bot's account.") from None
         return parse_user(data)
+
+    # --- OAuth and bulk pairing: requests that carry players' tokens -------------------------------
+
+    def _raw(
+        self, method: str, path: str, *, data: Mapping[str, Any] | str | None = None, token: str | None = None
+    ) -> Any:
+        """One request outside berserk, whose requestor logs request bodies at DEBUG level: these bodies
+        hold players' tokens and PKCE verifiers, which must never reach a log."""
+        headers = {"Accept": "application/json"}
+        if isinstance(data, str):
+            headers["Content-Type"] = "text/plain"
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            response = self._session.request(method, self.base_url + path, data=data, headers=headers)
+        except requests.RequestException as exc:
+            raise ApiError(RuntimeError(type(exc).__name__)) from None
+        if not response.ok:
+            raise ResponseError(response)
+        return response.json() if response.content else None
+
+    async def _write(self, what: str, call: Callable[[], T]) -> T:
+        """A request that changes something: 429 waits and tries again (Lichess did nothing); a transient
+        failure is not retried (its fate is unknown) but raised as `LichessUnavailable`."""
+        limited = 0
+        while True:
+            try:
+                return await self._once(what, call)
+            except _RateLimited:
+                limited += 1
+                if limited >= self.rate_limit_attempts:
+                    raise LichessRateLimited() from None
+            except _Transient:
+                raise LichessUnavailable() from None
+            except _NotFound as exc:
+                raise LichessBadRequest(f"Lichess refused {what}: {exc}") from None
+
+    async def exchange_code(self, code: str, verifier: str, redirect_uri: str, client_id: str) -> AccessToken:
+        """`POST /api/token`: an OAuth authorisation code (PKCE) for the member's token."""
+        fields = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "code_verifier": verifier,
+            "redirect_uri": redirect_uri,
+            "client_id": client_id,
+        }
+        try:
+            reply = await self._write("exchanging an OAuth code", partial(self._raw, "POST", "/api/token", data=fields))
+        except (LichessBadRequest, LichessAuthError) as exc:
+            raise LichessOAuthRefused(f"Lichess refused the authorisation code ({_no_token(str(exc))}).") from None
+        if not isinstance(reply, dict) or not str(reply.get("access_token", "")):
+            raise LichessOAuthRefused("Lichess answered the code exchange without a token.")
+        expires = reply.get("expires_in")
+        return AccessToken(str(reply["access_token"]), int(expires) if expires is not None else None)
+
+    async def account_of(self, token: str) -> LichessUser:
+        """`GET /api/account` with a member's token: whose token it is."""
+        try:
+            data = await self._read(
+                "reading a member's account", partial(self._raw, "GET", "/api/account", token=token)
+            )
+        except LichessAuthError:
+            raise LichessOAuthRefused("Lichess does not accept the member's token.") from None
+        return parse_user(data)
+
+    async def revoke_token(self, token: str) -> None:
+        """`DELETE /api/token` with a member's token: Lichess forgets it (an already dead token is fine)."""
+        try:
+            await self._write("revoking a member's token", partial(self._raw, "DELETE", "/api/token", token=token))
+        except LichessAuthError:
+            return  # already revoked or expired: the goal is reached
+
+    async def test_tokens(self, tokens: Sequence[str]) -> dict[str, TokenInfo | None]:
+        """`POST /api/token/test`, 1000 tokens per request: each token's owner and scopes, None if dead."""
+        unique = list(dict.fromkeys(tokens))
+        out: dict[str, TokenInfo | None] = {}
+        for start in range(0, len(unique), TOKEN_TEST_BATCH):
+            batch = unique[start : start + TOKEN_TEST_BATCH]
+            reply = await self._read(
+                f"testing {len(batch)} tokens", partial(self._raw, "POST", "/api/token/test", data=",".join(batch))
+            )
+            answers = reply if isinstance(reply, dict) else {}
+            for token in batch:
+                out[token] = parse_token_info(answers.get(token))
+        return out
+
+    async def create_bulk(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        clock_limit: int,
+        clock_increment: int,
+        rated: bool,
+        rules: Sequence[str],
+        start_clocks_at_ms: int,
+        message: str,
+    ) -> BulkPairing:
+        """`POST /api/bulk-pairing` (all or nothing) with (white token, black token) pairs; at most 500 games.
+
+        berserk 0.14's `bulk_pairings.create` passes `payload=` to requests and raises TypeError (reference
+        §1): this is the one place the bot creates bulks, sending the spec's form itself. A 400 that names
+        tokens is `LichessTokensRefused`; a lost reply is `LichessUnavailable` and never retried here: the
+        caller looks the bulk up with `list_bulks` first.
+        """
+        if not pairs or len(pairs) > BULK_MAX_GAMES:
+            raise ValueError(f"a bulk pairing holds 1 to {BULK_MAX_GAMES} games, not {len(pairs)}")
+        fields = _form(
+            {
+                "players": ",".join(f"{white}:{black}" for white, black in pairs),
+                "clock.limit": clock_limit,
+                "clock.increment": clock_increment,
+                "rated": rated,
+                "rules": ",".join(rules),
+                "startClocksAt": start_clocks_at_ms,
+                "message": message,
+            }
+        )
+        what = f"creating a bulk pairing of {len(pairs)} games"
+        reply = await self._write(what, partial(self._raw, "POST", "/api/bulk-pairing", data=fields))
+        return parse_bulk(reply)
+
+    async def list_bulks(self) -> list[BulkPairing]:
+        """`GET /api/bulk-pairing`: the bot's bulks (a JSON array per the spec, `{"bulks": [...]}` per lila)."""
+        reply = await self._read("listing the bot's bulk pairings", partial(self._raw, "GET", "/api/bulk-pairing"))
+        items = reply.get("bulks", []) if isinstance(reply, dict) else reply or []
+        return [parse_bulk(item) for item in items]
+
+
+def _no_token(text: str) -> str:
+    """An error text with anything that looks like a Lichess token cut out."""
+    return " ".join("<token>" if word.startswith(("lio_", "lip_", "liu_")) else word for word in text.split())
 
 
 def _challenge_from(reply: Mapping[str, Any], white: str, black: str, name: str) -> Challenge:

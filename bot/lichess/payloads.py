@@ -143,3 +143,64 @@ def parse_user(data: Mapping[str, Any]) -> LichessUser:
         created_at=from_ms(created) if created is not None else None,
         raw=raw,
     )
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """What `POST /api/token/test` says of a valid token: its owner, its scopes, when it expires."""
+
+    user_id: str
+    scopes: frozenset[str]
+    expires: datetime | None
+
+
+@dataclass(frozen=True)
+class AccessToken:
+    """A token Lichess issued by OAuth (`POST /api/token`); the token itself never shows in a repr."""
+
+    token: str = field(repr=False)
+    expires_in: int | None = None
+
+
+@dataclass(frozen=True)
+class BulkGameRef:
+    """One game of a bulk pairing: its final id and its two players' user ids."""
+
+    id: str
+    white: str
+    black: str
+
+
+@dataclass(frozen=True)
+class BulkPairing:
+    """A bulk pairing as Lichess shows it (`BulkPairing` in the spec)."""
+
+    id: str
+    games: tuple[BulkGameRef, ...]
+    start_clocks_at: int | None
+    paired_at: int | None
+    raw: Mapping[str, Any] = field(repr=False, compare=False)
+
+
+def parse_token_info(data: Any) -> TokenInfo | None:
+    """One answer of `POST /api/token/test` (None: no such token, revoked or expired)."""
+    if not isinstance(data, Mapping) or not data.get("userId"):
+        return None
+    scopes = frozenset(s.strip() for s in str(data.get("scopes") or "").split(",") if s.strip())
+    expires = data.get("expires")
+    return TokenInfo(str(data["userId"]).lower(), scopes, from_ms(expires) if expires is not None else None)
+
+
+def parse_bulk(data: Mapping[str, Any]) -> BulkPairing:
+    """A `BulkPairing` from its JSON."""
+    games = tuple(
+        BulkGameRef(str(g["id"]), str(g.get("white", "")).lower(), str(g.get("black", "")).lower())
+        for g in data.get("games") or ()
+    )
+    return BulkPairing(
+        id=str(data["id"]),
+        games=games,
+        start_clocks_at=to_ms(data.get("startClocksAt")),
+        paired_at=to_ms(data.get("pairedAt")),
+        raw=dict(data),
+    )

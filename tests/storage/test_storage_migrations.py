@@ -25,6 +25,10 @@ TABLES = {
     "bans",
     "event_messages",
     "audit_log",
+    "oauth_states",
+    "player_tokens",
+    "bulks",
+    "bulk_games",
 }
 
 

@@ -54,11 +54,24 @@ class MemberCog(commands.Cog, name="Members"):
     )
     @app_commands.guild_only()
     @app_commands.rename(username="lichess-username")
-    @app_commands.describe(username="Your Lichess username; leave empty to finish a link you started")
+    @app_commands.describe(
+        username="Your Lichess username (bio code); leave empty to sign in on Lichess, or to finish a code link"
+    )
     async def link(self, interaction: Interaction, username: app_commands.Range[str, 2, 30] | None = None) -> None:
         """Start a link (a one-time code for the Lichess bio) or complete it (read the bio back)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         actor = actor_for(self.bot.config, interaction)
+        if not username and await self.bot.director.prefers_oauth(actor.discord_id):
+            url = await self.bot.director.start_oauth_link(actor)
+            view = discord.ui.View()
+            view.add_item(discord.ui.Button(style=discord.ButtonStyle.link, label="Link on Lichess", url=url))
+            minutes = round(self.bot.director.ctx.settings.link_code_lifetime / 60)
+            text = (
+                f"Sign in on Lichess and allow the bot to create your games (the button works once, for {minutes}"
+                " minutes). No code in your bio is needed; `/link your-username` still uses the bio code."
+            )
+            await interaction.followup.send(text, ephemeral=True, view=view)
+            return
         if username:
             challenge = await self.bot.director.start_link(actor, username.strip())
             expires = discord.utils.format_dt(challenge.expires_at, "R")

@@ -1,5 +1,6 @@
 """Killed with SIGKILL at random moments and restarted on the same database, the demo finishes the same event
-(identical pairings and results) as an uninterrupted run, and never creates a Lichess game twice.
+(identical pairings and results) as an uninterrupted run, and never creates a Lichess game twice, with bulk
+pairing on (the demo's members link by OAuth; a bulk cut by a kill is found again by its players and clock start).
 
 The sandbox (`swissbot sandbox --autoplay`) runs as its own process and outlives the killed bot, which is
 `swissbot demo --lichess-url URL --db FILE` run as a subprocess.
@@ -147,6 +148,15 @@ def test_killed_demo_finishes_the_same_event(tmp_path: Path) -> None:
     assert len(killed_in) == KILLS
     assert len({r for r in killed_in if r > 0}) >= 3, f"the kills did not spread over the rounds: {killed_in}"
     print("kills in rounds", killed_in)
-    names = [g["name"] for g in games]
+    names = [g["name"] for g in games if g["source"] != "api"]
     assert len(names) == len(set(names)), "a Lichess game was created twice"
+    # bulk pairing is on (the demo's members link by OAuth): no two bulk games share their players, and every
+    # bulk on Lichess is one the database knows
+    bulk_games = [g for g in games if g["source"] == "api"]
+    assert bulk_games, "no round went out as a bulk pairing"
+    pairs = [frozenset((str(g["white"]), str(g["black"]))) for g in bulk_games]
+    assert len(pairs) == len(set(pairs)), "a bulk game was created twice"
+    with sqlite3.connect(db) as conn:
+        known = {row[0] for row in conn.execute("SELECT lichess_id FROM bulks WHERE status = 'created'")}
+    assert {str(g["bulk"]) for g in bulk_games} == known
     assert trf_rounds(out / "tournament.trf") == reference

@@ -102,7 +102,7 @@ def test_a_decisive_game_gives_its_result() -> None:
     assert adjudicate(game(SCHOLARS_MATE, "mate", "white")) == Played("1-0", "white won (mate)")
     decision = adjudicate(game(AGREED_EARLY, "resign", "black"))
     assert isinstance(decision, Played) and decision.result == "0-1"
-    flagged = adjudicate(game("e4", "outoftime", "white"), deadline_passed=True)
+    flagged = adjudicate(game("e4 e5 d4", "outoftime", "white"), deadline_passed=True)
     assert isinstance(flagged, Played) and flagged.result == "1-0"
 
 
@@ -182,3 +182,18 @@ def test_replay_moves_counts_plies_and_final_position() -> None:
     replayed = replay_moves(STALEMATE_MOVE_20)
     assert (replayed.plies, replayed.stalemate, replayed.checkmate) == (39, True, False)
     assert replay_moves("e2e4 e7e5").plies == 2  # UCI is read too
+
+
+def test_black_lost_on_time_without_a_move_is_blacks_no_show() -> None:
+    decision = adjudicate(game("e4", "outoftime", "white"))
+    assert decision == ForfeitWin("white", "black lost on time without a move")
+
+
+def test_nobody_moved_before_the_flag_is_a_double_no_show() -> None:
+    decision = adjudicate(game("", "outoftime", "black"))
+    assert isinstance(decision, DoubleForfeit) and "lost on time without a move" in decision.reason
+
+
+def test_a_flag_after_both_moved_is_an_ordinary_loss_on_time() -> None:
+    assert adjudicate(game("e4 e5", "outoftime", "black")) == Played("0-1", "black won (outoftime)")
+    assert adjudicate(game(SCHOLARS_MATE[:-1].rsplit(" ", 1)[0], "outoftime", "white")).kind == "played"

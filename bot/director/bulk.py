@@ -1,0 +1,205 @@
+"""A round's games as bulk pairings: the boards whose two players gave the bot a valid token.
+
+Lichess creates a bulk's games directly for both players (no challenge to accept) and starts their clocks
+by itself at `startClocksAt` (the round's start + the event's no-show grace), so an absent player loses on
+time and no invented deadline is needed. A bulk is all or nothing: the tokens are tested first
+(`oauth.valid_tokens`); if Lichess still refuses some, their boards fall back to open challenges and the
+bulk is sent once more without them. Other boards keep the open challenge (`rounds.ensure_games`).
+
+Restart safety: the bulk and a 'creating' attempt per board are written in one transaction before the
+request, the bulk's id and game ids in one transaction after it. A bulk still 'creating' (a kill, a lost
+reply) is looked for among the bot's bulks on Lichess by its players and clock start, and is created again
+only when Lichess has none.
+
+Lichess's limits, respected here: at most 500 games a bulk (`BULK_MAX_GAMES`); 500 games per 10 minutes,
+20 scheduled bulks and 1000 scheduled games per account. A bulk Lichess refuses as a whole (a 429 after the
+gateway's pauses, a queue full) did nothing there: its boards get the open challenge. The bot's own token
+needs `challenge:bulk` (`ctx.bulk_pairing`, checked at start).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import timedelta
+
+from bot.director import oauth
+from bot.director.context import Context
+from bot.director.lookups import get_event, get_round
+from bot.errors import InvalidState
+from bot.lichess.errors import LichessBadRequest, LichessError, LichessRateLimited, LichessTokensRefused
+from bot.lichess.gateway import BULK_MAX_GAMES
+from bot.lichess.payloads import BulkPairing, TokenInfo
+from storage import bulks as storage_bulks
+from storage import entries as storage_entries
+from storage import games as storage_games
+from storage.bulks import BulkAttempt, BulkBoard
+from storage.records import BoardRow, Event, GameRow, GameStatus
+
+LOG = logging.getLogger(__name__)
+
+BULK_RULES = ("noAbort", "noRematch", "noGiveTime", "noClaimWin", "noEarlyDraw")
+BULK_TRIES = 2  # a board goes to at most two bulks (the retry after a refused token), then to the fallback
+
+
+async def bot_may_bulk(ctx: Context, bot_token: str) -> str | None:
+    """Why the bot's token cannot create bulk pairings (None: it can); sets `ctx.bulk_pairing`."""
+    try:
+        info: TokenInfo | None = (await ctx.lichess.test_tokens([bot_token])).get(bot_token)
+    except LichessError as exc:
+        ctx.bulk_pairing = False
+        return f"could not check the bot's token ({exc}); every board is an open challenge"
+    ctx.bulk_pairing = info is not None and "challenge:bulk" in info.scopes
+    if not ctx.bulk_pairing:
+        return "the bot's Lichess token lacks the challenge:bulk scope: every board is an open challenge"
+    return None
+
+
+def bulk_game_name(event: Event, round_number: int, board: int, attempt: int) -> str:
+    """The attempt's name in the database (a bulk game has no challenge name on Lichess): unique per attempt."""
+    return f"{event.name[:80]} #{event.id} R{round_number} B{board} bulk G{attempt}"
+
+
+async def bulk_game_rows(ctx: Context, event_id: int, round_number: int) -> set[int]:
+    """The game attempt rows of a round that are bulk games (their clocks start by themselves)."""
+    return {g.game_row_id for b in await storage_bulks.bulks_of_round(ctx.db, event_id, round_number) for g in b.games}
+
+
+async def ensure_bulk_games(ctx: Context, event_id: int, round_number: int) -> set[int]:
+    """Resolve the round's unconfirmed bulks, then pair the eligible boards in bulks; the board ids still waiting
+    for an unconfirmed bulk (the open-challenge path must leave them alone)."""
+    attempts = await storage_bulks.bulks_of_round(ctx.db, event_id, round_number)
+    pending = [b for b in attempts if b.status == "creating"]
+    if pending:
+        try:
+            await _resolve(ctx, pending)
+        except LichessError as exc:
+            LOG.warning("bulk pairing: could not look up %d unconfirmed bulk(s): %s", len(pending), exc)
+            return {g.board_id for b in pending for g in b.games}
+    if not ctx.bulk_pairing or ctx.vault is None:
+        return set()
+    event = await get_event(ctx.db, event_id)
+    for _ in range(BULK_TRIES):
+        boards = await _eligible(ctx, event, round_number)
+        if not boards:
+            return set()
+        try:
+            refused = await _create(ctx, event, round_number, boards)
+        except LichessError as exc:
+            LOG.warning("bulk pairing: round %d of event %d not confirmed: %s", round_number, event_id, exc)
+            left = await storage_bulks.bulks_of_round(ctx.db, event_id, round_number)
+            return {g.board_id for b in left if b.status == "creating" for g in b.games}
+        if not refused:
+            return set()
+    return set()
+
+
+async def _resolve(ctx: Context, pending: Sequence[BulkAttempt]) -> None:
+    """Find each unconfirmed bulk among the bot's bulks on Lichess (same players, same clock start)."""
+    listed = await ctx.lichess.list_bulks()
+    now = ctx.clock.now()
+    for attempt in pending:
+        found = next((b for b in listed if _same(attempt, b)), None)
+        if found is None:
+            LOG.info("bulk pairing: attempt %d is not on Lichess; its boards are paired again", attempt.id)
+            await storage_bulks.bulk_failed(ctx.db, attempt.id, at=now)
+            continue
+        LOG.info("bulk pairing: attempt %d was created on Lichess as %s", attempt.id, found.id)
+        await storage_bulks.bulk_created(ctx.db, attempt.id, found.id, _game_ids(attempt, found), at=now)
+
+
+def _same(attempt: BulkAttempt, bulk: BulkPairing) -> bool:
+    ours = {(g.white, g.black) for g in attempt.games}
+    theirs = {(g.white, g.black) for g in bulk.games}
+    starts = round(attempt.start_clocks_at.timestamp() * 1000)
+    return ours == theirs and bulk.start_clocks_at == starts
+
+
+def _game_ids(attempt: BulkAttempt, bulk: BulkPairing) -> dict[int, str]:
+    by_players = {(g.white, g.black): g.id for g in bulk.games}
+    return {g.game_row_id: by_players[(g.white, g.black)] for g in attempt.games}
+
+
+async def _eligible(ctx: Context, event: Event, round_number: int) -> list[tuple[BoardRow, str, str, int]]:
+    """Undecided boards never created but in bulks (fewer than `BULK_TRIES`), whose two players have valid
+    tokens: (board, white token, black token, the attempt number)."""
+    summary = await get_round(ctx.db, event, round_number)
+    games = await storage_games.games_of_round(ctx.db, event.id, round_number)
+    in_bulks = await bulk_game_rows(ctx, event.id, round_number)
+    by_board: dict[int, list[GameRow]] = {}
+    for game in games:
+        by_board.setdefault(game.board_id, []).append(game)
+    candidates = []
+    for board in summary.boards:
+        tries = by_board.get(board.id, [])
+        if board.result is not None or any(g.status is not GameStatus.FAILED or g.id not in in_bulks for g in tries):
+            continue
+        if len(tries) < BULK_TRIES:
+            candidates.append((board, len(tries) + 1))
+    if not candidates:
+        return []
+    ids = {p for board, _ in candidates for p in (board.white_id, board.black_id)}
+    tokens = await oauth.valid_tokens(ctx, ids, context=f"{event.name} round {round_number}")
+    return [
+        (board, tokens[board.white_id], tokens[board.black_id], attempt)
+        for board, attempt in candidates
+        if board.white_id in tokens and board.black_id in tokens
+    ]
+
+
+async def _create(
+    ctx: Context, event: Event, round_number: int, boards: Sequence[tuple[BoardRow, str, str, int]]
+) -> bool:
+    """Send the boards in bulks of at most 500 games; True if Lichess refused some tokens (the caller retries)."""
+    people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event.id)}
+    summary = await get_round(ctx.db, event, round_number)
+    begin = summary.round.started_at or summary.round.paired_at
+    start_clocks = max(begin, ctx.clock.now()) + timedelta(seconds=event.settings.no_show_seconds)
+    refused = False
+    for start in range(0, len(boards), BULK_MAX_GAMES):
+        chunk = boards[start : start + BULK_MAX_GAMES]
+        rows = []
+        for board, _, _, attempt in chunk:
+            white, black = people[board.white_id].lichess_id, people[board.black_id].lichess_id
+            if white is None or black is None:
+                raise InvalidState("a paired player has no linked Lichess account")
+            name = bulk_game_name(event, round_number, board.board_no, attempt)
+            rows.append(BulkBoard(board.id, name, white, black))
+        now = ctx.clock.now()
+        attempt_row = await storage_bulks.begin_bulk(
+            ctx.db, event.id, round_number, rows, start_clocks_at=start_clocks, at=now
+        )
+        try:
+            reply = await ctx.lichess.create_bulk(
+                [(w, b) for _, w, b, _ in chunk],
+                clock_limit=event.settings.clock_limit,
+                clock_increment=event.settings.clock_increment,
+                rated=event.settings.rated,
+                rules=BULK_RULES,
+                start_clocks_at_ms=round(start_clocks.timestamp() * 1000),
+                message=(
+                    f"{event.name[:100]} round {round_number}: your game with {{opponent}} is ready: {{game}}"
+                    f" (the clocks start by themselves at {start_clocks:%H:%M} UTC)."
+                ),
+            )
+        except LichessTokensRefused as exc:
+            await storage_bulks.bulk_failed(ctx.db, attempt_row.id, at=ctx.clock.now())
+            bad = {
+                pid
+                for board, w, b, _ in chunk
+                for pid, token in ((board.white_id, w), (board.black_id, b))
+                if token in exc.tokens
+            }
+            await oauth.invalidate(ctx, bad, context=f"{event.name} round {round_number}")
+            refused = True
+            continue
+        except (LichessRateLimited, LichessBadRequest) as exc:
+            # Lichess did nothing: a 429 is tried again at the next poll; a refusal (a queue full) goes to
+            # the open challenge once both tries are used
+            await storage_bulks.bulk_failed(ctx.db, attempt_row.id, at=ctx.clock.now())
+            await ctx.announcer.notice(event, f"Round {round_number}: Lichess refused a bulk pairing ({exc}).")
+            raise
+        await storage_bulks.bulk_created(
+            ctx.db, attempt_row.id, reply.id, _game_ids(attempt_row, reply), at=ctx.clock.now()
+        )
+    return refused

@@ -1,0 +1,230 @@
+"""Bulk pairing through the real director, gateway and SQLite against the local Lichess on the test's clock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import aiohttp
+import pytest
+
+from bot.director.api import Director
+from bot.director.bulk import bot_may_bulk
+from bot.director.models import Actor
+from bot.director.streaming import StreamFeeder
+from bot.lichess.gateway import LichessGateway
+from bot.lichess.payloads import TokenInfo
+from bot.scheduling import Scheduler
+from bot.settings import DirectorSettings
+from bot.token_vault import TokenVault
+from sandbox.lichess.server import run_sandbox
+from storage import bulks as storage_bulks
+from storage.db import open_database
+from storage.records import EntryStatus, Result
+from tests.bot.director.director_world import World
+from tests.support.announcer import RecordingAnnouncer
+from tests.support.clock import ManualClock
+
+
+@pytest.fixture
+async def bulk_world(tmp_path: Path) -> AsyncIterator[World]:
+    """A world whose local Lichess runs on the test's clock, with OAuth and bulk pairing on; autoplay off."""
+    clock = ManualClock()
+    async with run_sandbox(seed=5, autoplay=False, clock=lambda: clock.now().timestamp()) as sandbox:
+        db = await open_database(tmp_path / "swiss.sqlite3")
+        gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
+        announcer = RecordingAnnouncer()
+        director = Director(db, gateway, announcer, clock, DirectorSettings(poll_interval=20.0, reminder_before=60.0))
+        director.ctx.public_url = "http://bot.test"
+        director.ctx.vault = TokenVault(TokenVault.new_key())
+        assert await bot_may_bulk(director.ctx, sandbox.bot_token) is None
+        try:
+            yield World(sandbox, db, gateway, clock, announcer, director, Scheduler(director, clock))
+        finally:
+            await gateway.close()
+            await db.close()
+
+
+async def oauth_member(world: World, name: str, rating: int, discord_id: int) -> Actor:
+    """A member who links through Lichess's OAuth page (the test plays the browser)."""
+    actor = Actor(discord_id, name)
+    world.sandbox.add_user(name, rating=rating)
+    url = await world.director.start_oauth_link(actor)
+    async with aiohttp.ClientSession() as http, http.get(f"{url}&sandbox_user={name}", allow_redirects=False) as r:
+        query = parse_qs(urlsplit(r.headers["Location"]).query)
+    outcome = await world.director.finish_oauth_link(query["state"][0], query["code"][0], None)
+    assert outcome.linked, outcome.sentence
+    return actor
+
+
+async def requests_to(world: World, method: str, path: str) -> int:
+    async with aiohttp.ClientSession() as http, http.get(f"{world.sandbox.url}/sandbox/requests") as reply:
+        seen: list[dict[str, Any]] = await reply.json()
+    return sum(1 for r in seen if r["method"] == method and r["path"] == path)
+
+
+async def sandbox_games(world: World) -> list[dict[str, Any]]:
+    async with aiohttp.ClientSession() as http, http.get(f"{world.sandbox.url}/sandbox/games") as reply:
+        games: list[dict[str, Any]] = await reply.json()
+    return games
+
+
+async def six_player_event(world: World) -> int:
+    """Ranks 1, 4 and 2, 5 link by OAuth, 3 and 6 by the bio code: Dutch round 1 pairs 1-4, 2-5, 3-6."""
+    event_id, _ = await world.event(rounds=2)
+    ratings = [2000, 1900, 1800, 1700, 1600, 1500]
+    for rank, rating in enumerate(ratings, start=1):
+        name = f"p{rank}"
+        if rank in (3, 6):
+            actor = await world.member(name, rating=rating, discord_id=9000 + rank)
+        else:
+            actor = await oauth_member(world, name, rating, 9000 + rank)
+        await world.director.join(actor, event_id)
+    return event_id
+
+
+async def test_boards_with_two_tokens_go_out_as_one_bulk_and_the_rest_as_open_challenges(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    view = await world.director.pairings(event_id, 1)
+    assert all(b.game_id for b in view.boards)
+    assert await requests_to(world, "POST", "/api/bulk-pairing") == 1
+    games = {g["id"]: g for g in await sandbox_games(world)}
+    kinds = {b.number: games[b.game_id]["source"] for b in view.boards if b.game_id}
+    assert kinds == {1: "api", 2: "api", 3: "friend"}
+    bulk_ids = {games[b.game_id]["bulk"] for b in view.boards[:2] if b.game_id}
+    assert len(bulk_ids) == 1
+    (bulk,) = world.sandbox.state.bulks.values()
+    assert set(bulk.rules) == {"noAbort", "noRematch", "noGiveTime", "noClaimWin", "noEarlyDraw"}
+    event = await world.director.event(event_id)
+    assert event.settings.start_at is not None
+    expected_start = event.settings.start_at.timestamp() + event.settings.no_show_seconds
+    assert bulk.start_clocks_at is not None and abs(bulk.start_clocks_at - expected_start) < 1
+    attempts = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    assert [(a.status, a.lichess_id, len(a.games)) for a in attempts] == [("created", bulk.id, 2)]
+    # the players got Lichess's message with their game and opponent
+    async with aiohttp.ClientSession() as http, http.get(f"{world.sandbox.url}/sandbox/messages") as reply:
+        messages = await reply.json()
+    assert len(messages) == 4 and all("round 1: your game with" in m["text"] for m in messages)
+
+
+async def test_the_clock_finds_the_no_shows_of_bulk_games(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    view = await world.director.pairings(event_id, 1)
+    one, two, three = view.boards
+    # board 1: white moves, black never answers; board 2: nobody moves; board 3 (open challenge) is played
+    await world.control(f"/sandbox/games/{one.game_id}/play", {"winner": None, "status": "started", "plies": 1})
+    await world.play(event_id, 3, "white")
+    event = await world.director.event(event_id)
+
+    async def decided() -> bool:
+        return all(b.result is not None for b in (await world.director.pairings(event_id, 1)).boards)
+
+    await world.run_until(decided, step=60.0)
+    assert event.settings.start_at is not None
+    flags = event.settings.start_at + timedelta(seconds=event.settings.no_show_seconds + event.settings.clock_limit)
+    assert world.clock.now() >= flags  # decided by the flags, not before
+    results = {b.number: b.result for b in (await world.director.pairings(event_id, 1)).boards}
+    assert results[1] is Result.WHITE_WINS_FORFEIT
+    assert results[2] is Result.DOUBLE_FORFEIT
+    assert results[3] is Result.WHITE_WINS
+    statuses = {e.name: e.status for e in await world.director.entries(event_id)}
+    absent = {one.black.name, two.white.name, two.black.name}
+    assert {n for n, s in statuses.items() if s is EntryStatus.ABSENT} == absent
+    assert one.white.name not in absent and three.white.name not in absent
+
+
+async def test_a_token_lichess_still_refuses_moves_its_board_to_the_fallback(
+    bulk_world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    revoked = next(t for t in world.sandbox.state.tokens if t.startswith("lio_"))
+    owner = world.sandbox.state.tokens[revoked].user
+    await world.gateway.revoke_token(revoked)
+    real_test = world.gateway.test_tokens
+
+    async def stale_test(tokens: list[str]) -> dict[str, TokenInfo | None]:
+        # the test said yes a moment before Lichess revoked the token
+        answers = await real_test(tokens)
+        if revoked in answers:
+            answers[revoked] = TokenInfo(owner, frozenset({"challenge:write"}), None)
+        return answers
+
+    monkeypatch.setattr(world.gateway, "test_tokens", stale_test)
+    await world.start(event_id)
+    assert await requests_to(world, "POST", "/api/bulk-pairing") == 2  # refused, then once more without it
+    attempts = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    assert [a.status for a in attempts] == ["failed", "created"]
+    assert len(attempts[1].games) == 1
+    view = await world.director.pairings(event_id, 1)
+    games = {g["id"]: g for g in await sandbox_games(world)}
+    assert sorted(games[b.game_id]["source"] for b in view.boards if b.game_id) == ["api", "friend", "friend"]
+    player = next(a for a in await world.director.entries(event_id) if a.lichess_id == owner)
+    assert any("run /link again" in text for who, text in world.announcer.of("dm") if who == player.discord_id)
+
+
+async def test_a_lost_reply_is_found_again_and_never_created_twice(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    # Lichess creates the bulk, the reply is lost: the bulk stays unconfirmed
+    await world.control("/sandbox/faults", {"path": "/api/bulk-pairing", "status": 502, "count": 1, "after": True})
+    await world.start(event_id)
+    attempts = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    assert [a.status for a in attempts] == ["creating"]
+    assert len(world.sandbox.state.bulks) == 1
+    world.clock.advance(20)
+    await world.scheduler.run_due()  # the poll looks it up by its players and clock start
+    attempts = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    (bulk,) = world.sandbox.state.bulks.values()
+    assert [(a.status, a.lichess_id) for a in attempts] == [("created", bulk.id)]
+    assert {g.lichess_id for g in attempts[0].games} == {g.id for g in bulk.games}
+    assert await requests_to(world, "POST", "/api/bulk-pairing") == 1
+    view = await world.director.pairings(event_id, 1)
+    assert all(b.game_id for b in view.boards)
+
+
+async def test_a_bulk_written_but_never_sent_is_created_once_after_a_restart(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    # the bot dies between writing the attempt and sending it: the request never reaches Lichess
+    await world.control("/sandbox/faults", {"path": "/api/bulk-pairing", "status": 502, "count": 1})
+    await world.start(event_id)
+    assert [a.status for a in await storage_bulks.bulks_of_round(world.db, event_id, 1)] == ["creating"]
+    assert world.sandbox.state.bulks == {}
+    world.clock.advance(20)
+    await world.scheduler.run_due()
+    attempts = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    assert [a.status for a in attempts] == ["failed", "created"]
+    assert len(world.sandbox.state.bulks) == 1
+    assert all(b.game_id for b in (await world.director.pairings(event_id, 1)).boards)
+
+
+async def test_a_result_arrives_through_the_stream_without_a_poll(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    feeder = StreamFeeder(world.director.ctx, world.sandbox.bot_token, sync_interval=0.05, backoff=0.05)
+    await feeder.start()
+    try:
+        await asyncio.wait_for(feeder.stream.connected.wait(), 10)
+        view = await world.director.pairings(event_id, 1)
+        assert set(feeder.stream.watching) == {b.game_id for b in view.boards}
+        await world.play(event_id, 1, "black")  # a bulk game, played to the end; no scheduler job runs
+
+        async def recorded() -> None:
+            while (await world.director.pairings(event_id, 1)).boards[0].result is None:
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(recorded(), 10)
+        assert feeder.finished == [view.boards[0].game_id]
+        assert (await world.director.pairings(event_id, 1)).boards[0].result is Result.BLACK_WINS
+    finally:
+        await feeder.close()
