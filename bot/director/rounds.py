@@ -115,6 +115,7 @@ def challenge_name(event: Event, round_number: int, board: int, attempt: int) ->
 
 
 REFUSED = "game.refused"  # audit action: Lichess refused a board's game; the board is held for an organiser
+TROUBLE = "games.trouble"  # audit action: Lichess failed to create a round's games (the organisers told once)
 
 
 def board_subject(round_number: int, board_no: int) -> str:
@@ -164,9 +165,16 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
     for board, why in refused:
         await _refused(ctx, event, board, people, why)
     if trouble is not None:
-        await ctx.announcer.notice(
-            event, f"Lichess did not create every game of round {round_number} ({trouble}); retrying shortly."
-        )
+        subject = f"round:{round_number}"
+        if not await storage_audit.logged(ctx.db, event_id=event_id, action=TROUBLE, subject=subject):
+            await storage_audit.record_action(
+                ctx.db, at=ctx.clock.now(), actor=SYSTEM_ACTOR.name, action=TROUBLE, subject=subject,
+                event_id=event_id, reason=trouble,
+            )  # fmt: skip
+            await ctx.announcer.notice(
+                event,
+                f"Lichess did not create every game of round {round_number} ({trouble}); retrying at every poll.",
+            )
         return
     if summary.round.status is RoundStatus.PAIRED:
         await storage_rounds.mark_round_started(ctx.db, event_id, round_number, at=ctx.clock.now())

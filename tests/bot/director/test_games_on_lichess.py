@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from storage.games import games_of_round
@@ -229,3 +230,18 @@ async def test_a_forfeit_on_a_game_nobody_moved_in_aborts_it_on_lichess(quiet_wo
     assert board.result is Result.BLACK_WINS_FORFEIT
     assert board.game_id is not None and w.sandbox.state.games[board.game_id].status == "aborted"
     assert cancels(w) == [board.game_id]
+
+
+async def test_a_lichess_outage_at_the_round_start_is_told_once(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=1)
+    await fail_creates(w, 503, 500)  # Lichess fails every create until it is back
+    await w.start(event_id)
+    await poll_for(w, 4 * 60)
+    assert (await w.director.pairings(event_id)).status is RoundStatus.PAIRED
+    async with aiohttp.ClientSession() as http, http.delete(f"{w.sandbox.url}/sandbox/faults") as reply:
+        assert reply.status < 300  # Lichess is back
+    await poll_for(w, 60)
+    view = await w.director.pairings(event_id)
+    assert view.status is RoundStatus.PLAYING and all(b.game_id for b in view.boards)
+    assert len(notices(w, "did not create every game")) == 1

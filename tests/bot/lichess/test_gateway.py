@@ -411,10 +411,11 @@ async def test_the_token_never_appears_in_logs_or_errors(sandbox: Sandbox, caplo
 
 async def test_the_look_up_keeps_to_the_attempts_window_and_clock(sandbox: Sandbox, gateway: LichessGateway) -> None:
     game_id = _started(sandbox, "carol", "dave", "R3 B1")  # clock 600+5, started now
-    started_ms = round((sandbox.state.games[game_id].started_at or 0.0) * 1000)
+    started_ms = int((sandbox.state.games[game_id].started_at or 0.0) * 1000)  # at or just before the start
     found = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=started_ms, clock=(600, 5))
     assert found is not None and found.game_id == game_id
-    later = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=started_ms + 1, clock=(600, 5))
+    after = started_ms + 1000
+    later = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=after, clock=(600, 5))
     assert later is None  # a game from before the attempt is never taken
     assert await gateway.find_created_game("carol", "dave", name="x", since_ms=started_ms, clock=(180, 2)) is None
 
