@@ -21,15 +21,13 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
 import aiohttp
-from aiohttp import web
 
 from bot.clock import FastClock
 from bot.config import ClubConfig, WebConfig
@@ -41,11 +39,11 @@ from bot.director.models import Actor
 from bot.director.streaming import StreamFeeder
 from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
-from bot.pages.site import make_pages_app
+from bot.pages.site import page_routes
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
-from bot.web.app import WebServer
+from bot.web.app import WebServer, default_route_modules
 from sandbox.lichess.server import run_sandbox
 from sandbox.lichess.state import BOT_TOKEN
 from storage.db import open_database
@@ -253,19 +251,6 @@ def demo_clock(db_path: Path, speed: float) -> FastClock:
     return FastClock(speed, start=event_start + timedelta(seconds=max(0.0, time.time() - wall_start) * speed))
 
 
-@asynccontextmanager
-async def serve_pages(director: Director, port: int) -> AsyncIterator[str]:
-    """The demo club's event pages on 127.0.0.1:`port` (0: any free port); yields their base URL."""
-    club = ClubConfig(DEMO_GUILD, "organisers", DEMO_CHANNEL, name="swissbot demo club", public=True)
-    runner = web.AppRunner(make_pages_app(director, [club], refresh_seconds=2.0))
-    await runner.setup()
-    try:
-        await web.TCPSite(runner, "127.0.0.1", port).start()
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
-
-
 async def _until_stopped() -> None:
     """Wait for Ctrl-C (SIGINT) or SIGTERM: the demo then ends normally, its event being over."""
     stop = asyncio.Event()
@@ -312,9 +297,10 @@ async def _keep_sandbox_time(stack: AsyncExitStack, http: aiohttp.ClientSession,
     stack.push_async_callback(stop)
 
 
-async def _oauth_and_bulk(stack: AsyncExitStack, director: Director, db_path: Path) -> None:
-    """The bot's web endpoint on loopback, the token key (from SWISSBOT_TOKEN_KEY, else a key file beside the
-    demo's database, so a resumed run opens the tokens it stored), and bulk pairing when the bot's token may."""
+async def _oauth_and_bulk(stack: AsyncExitStack, director: Director, db_path: Path, serve: int | None) -> str:
+    """The bot's web endpoint on loopback (on port `serve` with the demo club's public event pages, when
+    given), the token key (from SWISSBOT_TOKEN_KEY, else a key file beside the demo's database, so a resumed
+    run opens the tokens it stored), and bulk pairing when the bot's token may; the endpoint's address."""
     vault = TokenVault.from_env()
     if vault is None:
         key_file = db_path.with_name(db_path.name + ".key")
@@ -323,12 +309,18 @@ async def _oauth_and_bulk(stack: AsyncExitStack, director: Director, db_path: Pa
             tmp.write_text(TokenVault.new_key())
             os.replace(tmp, key_file)
         vault = TokenVault(key_file.read_text())
-    endpoint = WebServer(WebConfig(host="127.0.0.1", port=0, public_url="http://127.0.0.1"), director)
+    routes = None
+    if serve is not None:
+        club = ClubConfig(DEMO_GUILD, "organisers", DEMO_CHANNEL, name="swissbot demo club", public=True)
+        routes = [*default_route_modules(), page_routes([club], refresh_seconds=2.0)]
+    config = WebConfig(host="127.0.0.1", port=serve or 0, public_url="http://127.0.0.1")
+    endpoint = WebServer(config, director, routes)
     await endpoint.start()
     stack.push_async_callback(endpoint.close)
     director.ctx.vault = vault
     director.ctx.public_url = endpoint.local_url
     await bot_may_bulk(director.ctx, BOT_TOKEN)
+    return endpoint.local_url
 
 
 async def _demo_event(director: Director) -> int | None:
@@ -364,7 +356,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         director = Director(db, gateway, announcer, clock, settings)
         http = await stack.enter_async_context(aiohttp.ClientSession())
         await _keep_sandbox_time(stack, http, url, clock)
-        await _oauth_and_bulk(stack, director, db_path)
+        pages = await _oauth_and_bulk(stack, director, db_path, opts.serve)
         people = DemoMembers(director, http, url, members(opts), out)
         director.ctx.before_pairing = people.before_pairing
 
@@ -387,7 +379,6 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             people.say(f"{len(await director.entries(event_id))} players entered; round 1 starts shortly")
 
         if opts.serve is not None:
-            pages = await stack.enter_async_context(serve_pages(director, opts.serve))
             people.say(f"the event's pages, live: {pages}/events/{event_id}")
 
         scheduler = Scheduler(director, clock)

@@ -144,9 +144,11 @@ class SwissBot(commands.Bot):
             await feeder.start()
             self._owned.append(feeder)
         if self.config.web.enabled and self.web is None:
-            from bot.web.app import WebServer
+            from bot.pages.site import page_routes
+            from bot.web.app import WebServer, default_route_modules
 
-            self.web = WebServer(self.config.web, director)
+            routes = [*default_route_modules(), page_routes(self.config.clubs)]
+            self.web = WebServer(self.config.web, director, routes)
             await self.web.start()
             self._owned.append(self.web)
         if built:

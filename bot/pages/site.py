@@ -1,4 +1,4 @@
-"""The event pages as an aiohttp application: the bot's web endpoint and `swissbot demo --serve` mount it.
+"""The event pages: a route module of the bot's web endpoint (`page_routes`), which `swissbot demo --serve` runs too.
 
 Only public clubs' events are shown (`[[clubs]] public = true`); everything else, unknown ids and bad paths
 answer the 404 page. Pages show what members see in Discord (Lichess names, ratings, results, links),
@@ -25,6 +25,8 @@ from bot.director.models import RoundView, StandingRow
 from bot.errors import SwissbotError
 from bot.pages.chart import Series, score_chart
 from bot.rendering.text import RESULT_LABELS, STATUS_MARKS, format_points, format_tiebreak
+from bot.web.app import RouteModule, make_app
+from bot.web.keys import DIRECTOR
 from pairing.crosstable import CrosstableCell
 from pairing.model import Outcome, RecordKind
 from storage.records import Entry, Event, EventStatus
@@ -78,28 +80,38 @@ class Site:
 
 
 SITE = web.AppKey("site", Site)
+TEMPLATES = web.AppKey("pages_templates", jinja2.Environment)  # the pages' own Jinja2 environment
+
+
+def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -> RouteModule:
+    """The route module that adds the pages to the bot's web application (`bot.web.app.make_app`)."""
+
+    def add_routes(app: web.Application) -> None:
+        app[SITE] = Site(app[DIRECTOR], tuple(clubs), refresh_seconds)
+        environment = aiohttp_jinja2.setup(
+            app,
+            app_key=TEMPLATES,
+            loader=jinja2.PackageLoader("bot.pages", "templates"),
+            autoescape=jinja2.select_autoescape(default=True),
+            undefined=jinja2.StrictUndefined,
+        )
+        environment.filters["points"] = format_points
+        app.middlewares.append(_errors)
+        app.router.add_get("/", index)
+        app.router.add_get(r"/events/{id:\d+}", _cached(event_page))
+        app.router.add_get(r"/events/{id:\d+}/rounds/{number:\d+}", _cached(round_page))
+        app.router.add_get(r"/events/{id:\d+}/crosstable", _cached(crosstable_page))
+        app.router.add_get(r"/events/{id:\d+}/players/{number:\d+}", _cached(player_page))
+        app.router.add_get(r"/events/{id:\d+}.{fmt:trf|pgn|json}", download)
+
+    return add_routes
 
 
 def make_pages_app(
     director: Director, clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0
 ) -> web.Application:
-    """The pages' application (mount it at the root of the web endpoint)."""
-    app = web.Application(middlewares=[_errors])
-    app[SITE] = Site(director, tuple(clubs), refresh_seconds)
-    environment = aiohttp_jinja2.setup(
-        app,
-        loader=jinja2.PackageLoader("bot.pages", "templates"),
-        autoescape=jinja2.select_autoescape(default=True),
-        undefined=jinja2.StrictUndefined,
-    )
-    environment.filters["points"] = format_points
-    app.router.add_get("/", index)
-    app.router.add_get(r"/events/{id:\d+}", _cached(event_page))
-    app.router.add_get(r"/events/{id:\d+}/rounds/{number:\d+}", _cached(round_page))
-    app.router.add_get(r"/events/{id:\d+}/crosstable", _cached(crosstable_page))
-    app.router.add_get(r"/events/{id:\d+}/players/{number:\d+}", _cached(player_page))
-    app.router.add_get(r"/events/{id:\d+}.{fmt:trf|pgn|json}", download)
-    return app
+    """The bot's web application with the pages as its only route module (tests, the benchmark)."""
+    return make_app(director, [page_routes(clubs, refresh_seconds=refresh_seconds)])
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -153,13 +165,13 @@ def _page(request: web.Request, template: str, context: dict[str, Any], *, statu
     site = request.app[SITE]
     fragment = request.headers.get(FRAGMENT_HEADER) == "1"
     context = {"live": False, "event": None, **context, "refresh_ms": round(site.refresh_seconds * 1000)}
-    main = aiohttp_jinja2.render_string(template, request, {**context, "fragment": True})
+    main = aiohttp_jinja2.render_string(template, request, {**context, "fragment": True}, app_key=TEMPLATES)
     version = hashlib.sha1(main.encode()).hexdigest()[:16]
     if fragment:
         response = web.Response(text=main, content_type="text/html", status=status)
     else:
         context = {**context, "fragment": False, "version": version}
-        response = aiohttp_jinja2.render_template(template, request, context, status=status)
+        response = aiohttp_jinja2.render_template(template, request, context, status=status, app_key=TEMPLATES)
     response.headers[VERSION_HEADER] = version
     response.headers["Cache-Control"] = "no-cache"
     return response
