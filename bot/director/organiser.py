@@ -225,7 +225,21 @@ async def remove(ctx: Context, actor: Actor, event_id: int, player: str) -> Entr
 async def disqualify(ctx: Context, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
     """Take a player out of the ranking (everyone's scores unchanged)."""
     _organiser(actor)
-    return await _set_entry(ctx, actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
+    entry = await _set_entry(ctx, actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
+    event = await get_event(ctx.db, event_id)
+    why = f" ({reason.strip()})" if reason and reason.strip() else ""
+    if event.status is EventStatus.FINISHED:
+        # The final standings in the channel are edited in place (posted again if deleted).
+        rows = await standings(ctx, event_id)
+        if await ctx.announced(event_id, ctx.announcer.standings(event, rows, True)):
+            await ctx.announcer.bulletin(event, f"{entry.name} is disqualified{why}: the final standings are updated.")
+        else:
+            await ctx.announcer.notice(
+                event, f"{entry.name} is disqualified, but the final standings could not be updated on Discord."
+            )
+    elif event.status is not EventStatus.CANCELLED:
+        await ctx.announcer.bulletin(event, f"{entry.name} is disqualified{why}.")
+    return entry
 
 
 async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
@@ -259,7 +273,12 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
     """Cancel the event."""
     _organiser(actor)
     allowed = (EventStatus.DRAFT, *ACTIVE_EVENT_STATUSES)
-    return await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
+    was = (await get_event(ctx.db, event_id)).status
+    cancelled = await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
+    if was is not EventStatus.DRAFT:  # a draft was never shown in the channel
+        played = f" after {cancelled.current_round} round(s)" if cancelled.current_round else ""
+        await ctx.announcer.bulletin(cancelled, f"the event is cancelled by the organisers{played}.")
+    return cancelled
 
 
 async def export(ctx: Context, event_id: int, fmt: str) -> bytes:

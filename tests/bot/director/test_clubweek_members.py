@@ -112,3 +112,30 @@ async def test_pairings_standings_and_the_end_lost_to_discord_are_posted_once_it
     assert len(down.of("event_finished")) == 1
     assert (await w.director.event(event_id)).finish_announced_at is not None
     assert len(down.of("round_paired")) == 2
+
+
+async def test_cancelling_an_event_is_announced_in_its_channel(quiet_world: World) -> None:
+    """Item 14: /swiss cancel tells the channel."""
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    await w.director.cancel(ORGANISER, event_id)
+    (said,) = w.announcer.of("bulletin")
+    assert said[0].status.value == "cancelled" and "cancelled" in said[1] and "after 1 round" in said[1]
+
+
+async def test_a_disqualification_after_the_end_updates_the_final_standings(quiet_world: World) -> None:
+    """Item 14: a disqualification after the end is announced and the final standings follow it."""
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=1)
+    await w.start(event_id)
+    await w.play_all(event_id, "white")
+    await w.run_until(lambda: w.finished(event_id))
+    winner = next(row for row in w.announcer.of("event_finished")[0][1] if row.rank == 1)
+    await w.director.disqualify(ORGANISER, event_id, winner.player.name, "fair play")
+    event, rows, final = w.announcer.of("standings")[-1]
+    assert final and event.status.value == "finished"
+    assert rows[-1].player.name == winner.player.name and rows[-1].rank is None
+    assert all(row.player.name != winner.player.name for row in rows if row.rank == 1)
+    (said,) = w.announcer.of("bulletin")
+    assert winner.player.name in said[1] and "disqualified" in said[1] and "fair play" in said[1]
