@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bot.director.context import Context
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, get_event, linked_player, sentence
-from bot.director.models import Actor, LinkChallenge, LinkedAccount
+from bot.director.models import SYSTEM_ACTOR, Actor, LinkChallenge, LinkedAccount
 from bot.errors import (
     AlreadyJoined,
     AlreadyLinked,
@@ -99,11 +99,9 @@ async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
         raise Banned(ban.until)
     assert player.lichess_id is not None
     user = await _account(ctx, player.lichess_id)
-    rating = user.ratings.get(event.settings.speed, 1500)
-    low, high = event.settings.rating_min, event.settings.rating_max
-    if (low is not None and rating < low) or (high is not None and rating > high):
-        limits = f"{low if low is not None else '…'} to {high if high is not None else '…'}"
-        raise RatingOutOfRange(f"Your {event.settings.speed} rating {rating} is outside {limits} for {event.name}.")
+    refusal, rating = entry_condition(event, user)
+    if refusal is not None:
+        raise RatingOutOfRange(f"{refusal} for {event.name}.")
     if event.settings.team:
         try:
             member = await ctx.lichess.is_team_member(event.settings.team, user.id)
@@ -151,6 +149,63 @@ async def request_bye(ctx: Context, actor: Actor, event_id: int, round_number: i
         raise ByeLimitReached(sentence(str(exc))) from None
     ctx.changed()
     return target
+
+
+def entry_condition(event: Event, user: LichessUser, *, you: str = "Your") -> tuple[str | None, int]:
+    """Lichess's entry conditions on the rating at the event's speed: (why the player is refused or None, the
+    rating that seeds them). With rating limits, no rating or a provisional one at that speed is refused; a
+    minimum of rated games at that speed is checked too. With neither, an unrated player seeds at 1500."""
+    speed = event.settings.speed
+    rating = user.ratings.get(speed)
+    low, high = event.settings.rating_min, event.settings.rating_max
+    needed = event.settings.min_rated_games
+    games = user.rated_games.get(speed, 0)
+    if needed and games < needed:
+        return f"{you} {games} rated {speed} game(s) are fewer than the {needed} required", rating or 1500
+    if low is None and high is None:
+        return None, rating if rating is not None else 1500
+    if rating is None:
+        return f"{you} account has no {speed} rating on Lichess, which the rating limits need", 1500
+    if speed in user.provisional:
+        return f"{you} {speed} rating {rating} is provisional (play more rated {speed} games first)", rating
+    if (low is not None and rating < low) or (high is not None and rating > high):
+        limits = f"{low if low is not None else '…'} to {high if high is not None else '…'}"
+        return f"{you} {speed} rating {rating} is outside {limits}", rating
+    return None, rating
+
+
+async def check_entries_at_start(ctx: Context, event_id: int) -> None:
+    """At the start, as Lichess does: each entrant's entry conditions again (a player who no longer meets
+    them is withdrawn and told) and the ratings of now, which seed the event."""
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        entries = [e for e in await storage_entries.list_entries(ctx.db, event_id) if e.status is EntryStatus.ACTIVE]
+    now = ctx.clock.now()
+    for entry in entries:
+        if entry.lichess_id is None or entry.number is not None:
+            continue
+        try:
+            user = await ctx.lichess.get_user(entry.lichess_id)
+        except LichessUserNotFound:
+            user = None
+        except LichessError as exc:
+            raise LichessUnavailable() from exc
+        refusal: str | None
+        if user is None or user.disabled or user.tos_violation:
+            refusal, rating = "The Lichess account is closed or flagged", entry.rating
+        else:
+            refusal, rating = entry_condition(event, user, you="The")
+        if refusal is None:
+            await storage_entries.set_entry_rating(
+                ctx.db, event_id, entry.player_id, rating, at=now, actor=SYSTEM_ACTOR.name, reason="rating at the start"
+            )
+            continue
+        await storage_entries.set_entry_status(
+            ctx.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=SYSTEM_ACTOR.name, reason=refusal
+        )
+        text = f"{entry.name} is withdrawn at the start: {refusal[0].lower()}{refusal[1:]}."
+        await ctx.announcer.notice(event, text)
+        await ctx.announcer.dm(entry.discord_id, f"{event.name}: you are withdrawn at the start. {refusal}.")
 
 
 async def _account(ctx: Context, username: str) -> LichessUser:

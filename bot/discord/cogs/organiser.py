@@ -49,6 +49,9 @@ SETTING_HELP = {
     "early_draw": "What a draw before move 30 counts as",
     "noshow": "Minutes a player has to start the game before losing by forfeit",
     "reminder": "Minutes before a round when players are reminded (0: no reminder)",
+    "min_games": "Rated games at the event's speed a player needs on Lichess to join",
+    "late_join_bye": "A player who joins after round 1 gets a half-point bye for one missed round",
+    "lichess_sb": "Compute SB as Lichess does (unplayed rounds count against a virtual opponent)",
 }
 RENAMES = {
     "fixed_times": "fixed-times",
@@ -56,6 +59,9 @@ RENAMES = {
     "rating_max": "rating-max",
     "max_byes": "max-byes",
     "early_draw": "early-draw",
+    "min_games": "min-rated-games",
+    "late_join_bye": "late-join-bye",
+    "lichess_sb": "lichess-sb",
 }
 
 
@@ -137,6 +143,9 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         noshow: app_commands.Range[float, 1.0, 120.0] | None = None,
         reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,
         channel: discord.TextChannel | None = None,
+        min_games: app_commands.Range[int, 0, 10000] | None = None,
+        late_join_bye: bool | None = None,
+        lichess_sb: bool | None = None,
     ) -> None:
         """Create a draft event with these settings."""
         actor = await self._defer(interaction)
@@ -185,6 +194,9 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         early_draw: EarlyDraw | None = None,
         noshow: app_commands.Range[float, 1.0, 120.0] | None = None,
         reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,
+        min_games: app_commands.Range[int, 0, 10000] | None = None,
+        late_join_bye: bool | None = None,
+        lichess_sb: bool | None = None,
     ) -> None:
         """Edit the given settings of an event."""
         actor, found = await self._begin(interaction, event)

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+import pytest
+
 from bot.director.announcer import AnnouncementFailed
 from bot.director.models import RoundView, StandingRow
+from bot.errors import RatingOutOfRange
 from storage import rounds as storage_rounds
-from storage.records import Event
+from storage.records import EntryStatus, Event
 from tests.bot.director.director_world import ORGANISER, World
 from tests.support.announcer import RecordingAnnouncer
 
@@ -139,3 +142,40 @@ async def test_a_disqualification_after_the_end_updates_the_final_standings(quie
     assert all(row.player.name != winner.player.name for row in rows if row.rank == 1)
     (said,) = w.announcer.of("bulletin")
     assert winner.player.name in said[1] and "disqualified" in said[1] and "fair play" in said[1]
+
+
+async def test_rating_limits_need_an_established_rating_at_the_events_speed(quiet_world: World) -> None:
+    """Item 15: no rating at the speed is refused (not 1500), so is a provisional one, and too few rated games."""
+    w = quiet_world
+    event_id, _ = await w.event(players=0, rating_max=1899)  # 3+2: blitz
+    unrated = await w.member("unrated", rating=2500)
+    w.sandbox.state.users["unrated"].ratings = {"rapid": 2500}  # never played blitz
+    with pytest.raises(RatingOutOfRange, match="no blitz rating"):
+        await w.director.join(unrated, event_id)
+    newcomer = await w.member("newcomer", rating=1400, provisional=True)
+    with pytest.raises(RatingOutOfRange, match="provisional"):
+        await w.director.join(newcomer, event_id)
+    regular = await w.member("regular", rating=1800)
+    assert (await w.director.join(regular, event_id)).rating == 1800
+
+    games_event, _ = await w.event(players=0, min_rated_games=60)
+    with pytest.raises(RatingOutOfRange, match="50 rated blitz game"):  # the local Lichess gives everyone 50
+        await w.director.join(regular, games_event)
+
+
+async def test_entry_conditions_are_checked_again_at_the_start_and_seed_by_todays_ratings(quiet_world: World) -> None:
+    """Item 15: a player over the limit by the start is withdrawn; seeding uses the ratings at the start."""
+    w = quiet_world
+    event_id, _ = await w.event(players=0, rating_max=1899)
+    names = ["climber", "steady1", "steady2", "riser", "steady3"]
+    actors = [await w.member(name, rating=1800 - 10 * i) for i, name in enumerate(names)]
+    for actor in actors:
+        await w.director.join(actor, event_id)
+    w.sandbox.state.users["climber"].ratings["blitz"] = 1950
+    w.sandbox.state.users["riser"].ratings["blitz"] = 1890
+    await w.start(event_id)
+    entries = {e.name: e for e in await w.director.entries(event_id)}
+    assert entries["climber"].status is EntryStatus.WITHDRAWN and entries["climber"].number is None
+    assert entries["riser"].rating == 1890 and entries["riser"].number == 1  # seeded by the rating at the start
+    assert any("climber is withdrawn at the start" in args[1] for args in w.announcer.of("notice"))
+    assert (await w.director.event(event_id)).current_round == 1
