@@ -7,13 +7,14 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from bot.director.context import Context
-from bot.director.lookups import ACTIVE_EVENT_STATUSES, get_event, linked_player, sentence
+from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, get_event, linked_player, sentence
 from bot.director.models import SYSTEM_ACTOR, Actor, LinkChallenge, LinkedAccount
 from bot.errors import (
     AlreadyJoined,
     AlreadyLinked,
     Banned,
     ByeLimitReached,
+    InvalidState,
     JoiningClosed,
     LichessAccountRefused,
     LinkCodeMissing,
@@ -25,6 +26,7 @@ from bot.lichess.errors import LichessError, LichessUnavailable, LichessUserNotF
 from bot.lichess.payloads import LichessUser
 from storage import entries as storage_entries
 from storage import errors as storage_errors
+from storage import events as storage_events
 from storage import players as storage_players
 from storage.records import Entry, EntryStatus, Event, EventStatus
 
@@ -109,7 +111,8 @@ async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
             raise LichessUnavailable() from exc
         if not member:
             raise NotTeamMember(f"{event.name} is for members of the Lichess team {event.settings.team}.")
-    late_bye = 1 if current is None and event.status is not EventStatus.OPEN and event.current_round >= 1 else None
+    late = current is None and event.status is not EventStatus.OPEN and event.current_round >= 1
+    late_bye = 1 if late and event.settings.late_join_bye else None
     try:
         entry = await storage_entries.join_event(
             ctx.db, event_id, player.id, rating, at=now, actor=actor.audit_name, late_bye_round=late_bye
@@ -126,7 +129,12 @@ async def withdraw(ctx: Context, actor: Actor, event_id: int) -> Entry:
     """Leave an event: not paired again, points kept; may rejoin while joining is open."""
     now = ctx.clock.now()
     async with ctx.db.transaction():
-        entry = await _active_entry(ctx, actor, await get_event(ctx.db, event_id))
+        event = await get_event(ctx.db, event_id)
+        if event.status in OVER:
+            raise InvalidState(
+                f"{event.name} is {event.status.value}: there is nothing to withdraw from, and your results stay."
+            )
+        entry = await _active_entry(ctx, actor, event)
         left = await storage_entries.set_entry_status(
             ctx.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=actor.audit_name
         )
@@ -206,6 +214,41 @@ async def check_entries_at_start(ctx: Context, event_id: int) -> None:
         text = f"{entry.name} is withdrawn at the start: {refusal[0].lower()}{refusal[1:]}."
         await ctx.announcer.notice(event, text)
         await ctx.announcer.dm(entry.discord_id, f"{event.name}: you are withdrawn at the start. {refusal}.")
+
+
+async def cancel_bye(ctx: Context, actor: Actor, event_id: int, round_number: int | None) -> int:
+    """Take back a requested bye for a round not yet paired (the next one by default); returns the round."""
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        entry = await _active_entry(ctx, actor, event)
+        requested = sorted(
+            b.round for b in await storage_entries.bye_requests(ctx.db, event_id, player_id=entry.player_id)
+        )
+    coming = [r for r in requested if r > event.current_round]
+    target = round_number if round_number is not None else (coming[0] if coming else event.current_round + 1)
+    try:
+        cancelled = await storage_entries.cancel_bye(
+            ctx.db, event_id, entry.player_id, target, at=ctx.clock.now(), actor=actor.audit_name
+        )
+    except storage_errors.ByeNotAllowed as exc:
+        raise ByeLimitReached(sentence(str(exc))) from None
+    if not cancelled:
+        raise NotEntered(f"You have no bye requested for round {target} of {event.name}.")
+    ctx.changed()
+    return target
+
+
+async def unlink(ctx: Context, actor: Actor) -> str:
+    """Remove the member's Lichess link (refused while they play in an event); returns the account's name."""
+    async with ctx.db.transaction():
+        player = await linked_player(ctx.db, actor)
+        live = frozenset(ACTIVE_EVENT_STATUSES)
+        for event in await storage_events.list_events(ctx.db, statuses=live):
+            entry = await storage_entries.find_entry(ctx.db, event.id, player.id)
+            if entry is not None and entry.status is EntryStatus.ACTIVE:
+                raise InvalidState(f"You are playing in {event.name}: withdraw from it first (/withdraw), then unlink.")
+        await storage_players.unlink_account(ctx.db, actor.discord_id, at=ctx.clock.now(), actor=actor.audit_name)
+    return player.lichess_name or player.lichess_id or ""
 
 
 async def _account(ctx: Context, username: str) -> LichessUser:

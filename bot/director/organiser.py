@@ -216,6 +216,36 @@ async def forbid(ctx: Context, actor: Actor, event_id: int, a: str, b: str) -> N
         )
 
 
+async def allow(ctx: Context, actor: Actor, event_id: int, a: str, b: str) -> None:
+    """Lift a forbidden pair: the two players may be paired together again."""
+    _organiser(actor)
+    async with ctx.db.transaction():
+        await get_event(ctx.db, event_id)
+        first = await _player_in_event(ctx, event_id, a)
+        second = await _player_in_event(ctx, event_id, b)
+        lifted = await storage_entries.remove_forbidden_pair(
+            ctx.db, event_id, first.player_id, second.player_id, at=ctx.clock.now(), actor=actor.audit_name
+        )
+    if not lifted:
+        raise InvalidState(f"{first.name} and {second.name} are not a forbidden pair.")
+
+
+async def reinstate(ctx: Context, actor: Actor, event_id: int, player: str) -> Entry:
+    """Bring back a withdrawn, removed or no-show player (any round: the organiser's call, not a late join)."""
+    _organiser(actor)
+    event = await get_event(ctx.db, event_id)
+    if event.status in OVER:
+        raise InvalidState(f"{event.name} is {event.status.value}.")
+    entry = await _player_in_event(ctx, event_id, player)
+    if entry.status is EntryStatus.ACTIVE:
+        raise InvalidState(f"{entry.name} is playing in {event.name} already.")
+    if entry.status is EntryStatus.DISQUALIFIED:
+        raise InvalidState(f"{entry.name} is disqualified from {event.name}; a disqualification is not undone.")
+    if entry.number is None and event.current_round:
+        raise InvalidState(f"{entry.name} left {event.name} before its start: they can join again (/join).")
+    return await _set_entry(ctx, actor, event_id, player, EntryStatus.ACTIVE, "reinstated by an organiser")
+
+
 async def remove(ctx: Context, actor: Actor, event_id: int, player: str) -> Entry:
     """Remove a player from the event (not paired again, cannot rejoin)."""
     _organiser(actor)
