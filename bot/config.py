@@ -21,6 +21,9 @@ DISCORD_TOKEN_ENV = "DISCORD_TOKEN"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
+MIN_LICHESS_PAUSE = 60.0  # Lichess: "wait a full minute" after a 429
+
+
 class ConfigError(ValueError):
     """The configuration file or the environment is not usable; the message says why."""
 
@@ -210,6 +213,11 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
         raise ConfigError(f"guild {duplicates[0]} appears in more than one [[clubs]] table")
 
     director = _read_dataclass(DirectorSettings, root.table("director"))
+    if director.lichess_pause < MIN_LICHESS_PAUSE:
+        raise ConfigError(
+            f"'director.lichess_pause' must be at least {MIN_LICHESS_PAUSE:g} seconds: "
+            "Lichess asks for a minute's pause after a 429"
+        )
     root.finish()
     return Config(
         database=database if database.is_absolute() else base_dir / database,

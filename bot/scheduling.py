@@ -72,9 +72,12 @@ class Scheduler:
             if not self._rebuild_again:
                 return
 
+    def wall_delay(self, due: datetime) -> float:
+        """Wall seconds from now until a job due at `due` is run (at most MAX_WALL_DELAY: a long wait is re-planned)."""
+        return min(self.clock.wall_seconds(due), MAX_WALL_DELAY)
+
     def _wall_time(self, due: datetime) -> datetime:
-        delay = min(self.clock.wall_seconds(due), MAX_WALL_DELAY)
-        return datetime.now(UTC) + timedelta(seconds=delay)
+        return datetime.now(UTC) + timedelta(seconds=self.wall_delay(due))
 
     async def rebuild(self) -> None:
         """Make APScheduler hold exactly the jobs the database implies."""

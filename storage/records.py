@@ -184,7 +184,8 @@ class EventSettings:
         if schedule is Schedule.MANUAL:
             return replace(self, round_interval=None, round_times=())
         if schedule is Schedule.INTERVAL:
-            return replace(self, round_interval=self.round_interval or interval, round_times=())
+            kept = self.round_interval if self.round_interval is not None else interval  # 0 stays 0 (and is refused)
+            return replace(self, round_interval=kept, round_times=())
         return replace(self, round_interval=None)
 
     @property

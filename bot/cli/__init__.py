@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "run": "run the Discord bot",
     "sync": "sync the slash commands to Discord (DISCORD_TOKEN from the environment)",
     "commands": "print the slash commands the bot registers (no Discord needed)",
+    "scenario": "run scripted club events (scenario files) through the real director on a scripted clock",
 }
 
 

@@ -27,7 +27,7 @@ async def finish_round(ctx: Context, event_id: int, number: int) -> None:
         if summary.round.status is not RoundStatus.FINISHED:
             await storage_rounds.finish_round(ctx.db, event_id, number, at=now, actor=SYSTEM_ACTOR.name)
             if number < event.settings.rounds:
-                await storage_events.set_next_round_at(ctx.db, event_id, _next_start(event, number, now))
+                await storage_events.set_next_round_at(ctx.db, event_id, next_start(event, number, now))
     await _announce_results(ctx, event_id, number)
 
 
@@ -69,7 +69,8 @@ async def last_finished_round(ctx: Context, event_id: int) -> int:
     return max((r.round.number for r in rounds if r.round.status is RoundStatus.FINISHED), default=0)
 
 
-def _next_start(event: Event, finished_round: int, now: datetime) -> datetime | None:
+def next_start(event: Event, finished_round: int, now: datetime) -> datetime | None:
+    """When the round after `finished_round` (finished at `now`) starts under the event's schedule (None: manual)."""
     s = event.settings
     if s.schedule is Schedule.INTERVAL and s.round_interval is not None:
         return now + timedelta(seconds=s.round_interval)

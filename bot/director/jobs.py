@@ -83,7 +83,10 @@ async def due_jobs(ctx: Context, now: datetime | None) -> list[Job]:
 
 
 async def run_job(ctx: Context, job: Job) -> None:
-    """Run one scheduler job."""
+    """Run one scheduler job; a round start or a reminder run before its time does nothing (the scheduler
+    wakes up at most every `MAX_WALL_DELAY` and plans again)."""
+    if job.kind in (JobKind.START_ROUND, JobKind.REMIND) and not await _round_due(ctx, job):
+        return
     if job.kind is JobKind.START_ROUND:
         await start_round(ctx, job.event_id, job.round_number)
     elif job.kind is JobKind.POLL:
@@ -96,6 +99,23 @@ async def run_job(ctx: Context, job: Job) -> None:
         await announce_end(ctx, job.event_id)
     else:
         await remind(ctx, job.event_id, job.round_number)
+
+
+async def _round_due(ctx: Context, job: Job) -> bool:
+    """The job's round is due now: its start (or its reminder's time) has come, or the round is already paired."""
+    now = ctx.clock.now()
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, job.event_id)
+        paired = len(await storage_rounds.list_rounds(ctx.db, job.event_id))
+    if job.kind is JobKind.START_ROUND and job.round_number <= paired:
+        return True  # a paired round's missing games are created at once
+    start = event.next_round_at
+    if start is None:
+        return False
+    if job.kind is JobKind.REMIND:
+        lead = _reminder_lead(ctx, event)
+        return lead is not None and start - lead <= now
+    return start <= now
 
 
 async def _reminded(ctx: Context, event_id: int, round_number: int) -> bool:

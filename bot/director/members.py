@@ -14,6 +14,7 @@ from bot.errors import (
     AlreadyLinked,
     Banned,
     ByeLimitReached,
+    InvalidSetting,
     InvalidState,
     JoiningClosed,
     LichessAccountRefused,
@@ -23,7 +24,7 @@ from bot.errors import (
     RatingOutOfRange,
 )
 from bot.lichess.errors import LichessError, LichessUnavailable, LichessUserNotFound
-from bot.lichess.payloads import LichessUser
+from bot.lichess.payloads import LichessUser, valid_username
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
 
 async def start_link(ctx: Context, actor: Actor, lichess_username: str) -> LinkChallenge:
     """Issue a one-time code for the player to put in their Lichess profile bio."""
+    lichess_username = lichess_username.strip().lstrip("@")
+    if not valid_username(lichess_username):
+        shown = lichess_username if len(lichess_username) <= 40 else lichess_username[:39] + "…"
+        raise InvalidSetting(f"'{shown}' is not a Lichess username: 2 to 30 letters, digits, _ or -.")
     user = await _account(ctx, lichess_username)
     now = ctx.clock.now()
     async with ctx.db.transaction():

@@ -3,17 +3,19 @@ pairs, removing, disqualifying, unbanning, finishing, cancelling and exporting a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.director.context import Context
-from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round
+from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, next_start
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
 from bot.director.models import Actor, Correction, RoundView
 from bot.director.rounds import set_next_round_at, start_round
 from bot.director.views import pairings, standings
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
+from bot.lichess.payloads import valid_username
 from pairing.tiebreak_codes import parse_tiebreak
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -40,6 +42,19 @@ _RESULT_ALIASES = {
     "-/-": Result.DOUBLE_FORFEIT,
     "--": Result.DOUBLE_FORFEIT,
 }
+
+
+MAX_DISCORD_ID = 2**63 - 1  # Discord ids are 64-bit snowflakes (and SQLite integers)
+TEAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,59}")  # the part after lichess.org/team/
+SHORT_CLOCK_LIMITS = frozenset({0, 15, 30, 45, 60, 90})  # seconds; above these Lichess takes whole minutes
+MAX_CLOCK_LIMIT = 180 * 60
+MAX_CLOCK_INCREMENT = 180
+
+
+def lichess_takes_clock(limit: int, increment: int) -> bool:
+    """Lichess creates a game with this clock (limit and increment in seconds)."""
+    limit_ok = limit in SHORT_CLOCK_LIMITS or (limit % 60 == 0 and 0 < limit <= MAX_CLOCK_LIMIT)
+    return limit_ok and 0 <= increment <= MAX_CLOCK_INCREMENT
 
 
 def parse_result(text: str) -> Result:
@@ -87,8 +102,44 @@ async def edit_event(ctx: Context, actor: Actor, event_id: int, settings: EventS
         updated = await edit(ctx.db, event_id, settings, at=ctx.clock.now(), actor=actor.audit_name)
     except storage_errors.WrongStatus as exc:
         raise InvalidState(sentence(str(exc))) from None
+    if _schedule(event.settings) != _schedule(updated.settings):
+        updated = await _reschedule(ctx, event_id)
+    if updated.current_round and updated.settings.rounds <= updated.current_round:
+        updated = await _end_if_played(ctx, event_id)
     ctx.changed()
     return updated
+
+
+async def _end_if_played(ctx: Context, event_id: int) -> Event:
+    """Rounds cut to those already paired: once the last of them is finished, the event ends (final standings)."""
+    async with ctx.lock(event_id):
+        event = await get_event(ctx.db, event_id)
+        rounds = await storage_rounds.list_rounds(ctx.db, event_id)
+        if event.status in ACTIVE_EVENT_STATUSES and rounds and rounds[-1].round.status is RoundStatus.FINISHED:
+            await storage_events.set_next_round_at(ctx.db, event_id, None)
+            await finish_event(ctx, event_id, f"all {event.settings.rounds} rounds played")
+    return await get_event(ctx.db, event_id)
+
+
+def _schedule(settings: EventSettings) -> tuple[object, ...]:
+    """What decides when rounds start."""
+    return (settings.start_at, settings.round_interval, settings.round_times)
+
+
+async def _reschedule(ctx: Context, event_id: int) -> Event:
+    """After a schedule edit, the next round's start under the new schedule: the start time before round 1,
+    else counted from the end of the last round (a round in play sets it when it ends)."""
+    async with ctx.db.transaction():
+        event = await get_event(ctx.db, event_id)
+        if event.status is EventStatus.DRAFT or event.status in OVER:
+            return event
+        if event.current_round == 0:
+            return await storage_events.set_next_round_at(ctx.db, event_id, event.settings.start_at)
+        last = (await storage_rounds.list_rounds(ctx.db, event_id))[-1].round
+        if last.status is not RoundStatus.FINISHED or last.number >= event.settings.rounds:
+            return event
+        when = next_start(event, last.number, last.finished_at or ctx.clock.now())
+        return await storage_events.set_next_round_at(ctx.db, event_id, when)
 
 
 async def open_event(ctx: Context, actor: Actor, event_id: int) -> Event:
@@ -276,11 +327,13 @@ async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
     """Lift a no-show ban (by Lichess name or Discord id); a later no-show still doubles it."""
     _organiser(actor)
     async with ctx.db.transaction():
-        found = await storage_players.player_by_lichess(ctx.db, player.strip().lstrip("@"))
-        if found is None and player.strip().isdigit():
-            found = await storage_players.player_by_discord(ctx.db, int(player.strip()))
+        text = player.strip().lstrip("@")
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        found = await storage_players.player_by_lichess(ctx.db, text) if valid_username(text) else None
+        if found is None and text.isdigit() and 0 < int(text) <= MAX_DISCORD_ID:
+            found = await storage_players.player_by_discord(ctx.db, int(text))
         if found is None:
-            raise NotEntered(f"{player} is not a linked member.")
+            raise NotEntered(f"{shown} is not a linked member (give a Lichess username or a Discord id).")
         lifted = await storage_players.lift_ban(
             ctx.db, guild_id, found.id, at=ctx.clock.now(), actor=actor.audit_name
         )
@@ -323,6 +376,15 @@ async def export(ctx: Context, event_id: int, fmt: str) -> bytes:
 def _validate(settings: EventSettings) -> None:
     """The director's own limits first (rounds, system, tie-break codes), then storage's checks."""
     problems = []
+    if not lichess_takes_clock(settings.clock_limit, settings.clock_increment):
+        problems.append(
+            f"Lichess refuses a {settings.clock_limit} s + {settings.clock_increment} s clock: the time is 0, 15, 30, "
+            f"45, 60 or 90 seconds or a whole number of minutes up to {MAX_CLOCK_LIMIT // 60}, and the increment "
+            f"0 to {MAX_CLOCK_INCREMENT} seconds"
+        )
+    if settings.team is not None and TEAM_ID.fullmatch(settings.team) is None:
+        shown = settings.team if len(settings.team) <= 40 else settings.team[:39] + "…"
+        problems.append(f"'{shown}' is not a Lichess team id (the part after lichess.org/team/)")
     if not 1 <= settings.rounds <= 50:
         problems.append("rounds must be between 1 and 50")
     if settings.system != "dutch":

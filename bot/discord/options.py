@@ -19,14 +19,28 @@ def parse_when(text: str) -> datetime:
     value = text.strip().removesuffix("UTC").removesuffix("Z").strip()
     match = DISCORD_TIMESTAMP.match(value)
     if match or value.isdigit():
-        seconds = int(match.group(1)) if match else int(value)
-        return datetime.fromtimestamp(seconds, UTC)
+        digits = match.group(1) if match else value
+        try:
+            return datetime.fromtimestamp(int(digits), UTC)
+        except (OverflowError, OSError, ValueError):
+            raise InvalidSetting(
+                f"'{clip(text)}' is not a time we can use: it is out of range. Write YYYY-MM-DD HH:MM (UTC) "
+                "or paste a Discord timestamp."
+            ) from None
     for fmt in TIME_FORMATS:
         try:
             return datetime.strptime(value, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
-    raise InvalidSetting(f"'{text}' is not a time: write YYYY-MM-DD HH:MM (UTC) or paste a Discord timestamp.")
+    raise InvalidSetting(
+        f"'{clip(text)}' is not a time we can use: write YYYY-MM-DD HH:MM (UTC) or paste a Discord timestamp."
+    )
+
+
+def clip(text: str, limit: int = 40) -> str:
+    """User input quoted back, cut short (a reply is one line)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def parse_times(text: str) -> tuple[datetime, ...]:

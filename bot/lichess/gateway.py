@@ -28,7 +28,7 @@ from bot.lichess.errors import (
     LichessUnavailable,
     LichessUserNotFound,
 )
-from bot.lichess.payloads import Challenge, GameData, JsonDict, LichessUser, parse_user, unconvert
+from bot.lichess.payloads import Challenge, GameData, JsonDict, LichessUser, parse_user, unconvert, valid_username
 from storage.records import DEFAULT_RULES
 
 LOG = logging.getLogger(__name__)
@@ -303,6 +303,8 @@ class LichessGateway:
 
     async def get_user(self, username: str) -> LichessUser:
         """A user's public data; `LichessUserNotFound` if there is no such account."""
+        if not valid_username(username):  # never let a typed name walk into another URL path
+            raise LichessUserNotFound(username)
         try:
             data = await self._read(
                 f"reading the user {username!r}", lambda: self._client.users.get_public_data(username)
@@ -313,6 +315,8 @@ class LichessGateway:
 
     async def is_team_member(self, team_id: str, username: str) -> bool:
         """Whether `username` belongs to the team `team_id` (the bot should be a member too)."""
+        if not valid_username(username):
+            return False
         try:
             teams = await self._read(
                 f"reading the teams of {username!r}", lambda: self._client.teams.teams_of_player(username)

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+USERNAME = re.compile(r"[A-Za-z0-9_-]{2,30}")  # Lichess usernames (the only text the bot puts into a URL path)
+
+
+def valid_username(text: str) -> bool:
+    """`text` can be a Lichess username: 2 to 30 letters, digits, _ or -."""
+    return USERNAME.fullmatch(text) is not None
+
 
 SPEEDS = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 

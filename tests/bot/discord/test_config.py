@@ -86,6 +86,16 @@ def test_director_section_builds_director_settings(tmp_path: Path) -> None:
     assert config.director.ban_policy == BanPolicy(first_hours=12.0)
 
 
+@pytest.mark.parametrize("pause", ["0", "59.5"])
+def test_a_lichess_pause_under_a_minute_is_refused(tmp_path: Path, pause: str) -> None:
+    with pytest.raises(ConfigError, match="lichess_pause' must be at least 60 seconds"):
+        load_config(_write(tmp_path, MINIMAL + f"[director]\nlichess_pause = {pause}\n"))
+
+
+def test_a_lichess_pause_of_a_minute_or_more_is_taken(tmp_path: Path) -> None:
+    assert load_config(_write(tmp_path, MINIMAL + "[director]\nlichess_pause = 60\n")).director.lichess_pause == 60.0
+
+
 @pytest.mark.parametrize(
     ("text", "key"),
     [

@@ -1,0 +1,53 @@
+"""`swissbot scenario FILE.toml...`: run scripted events through the real director on a scripted clock."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+from bot.cli import COMMANDS
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `scenario` subcommand."""
+    parser = sub.add_parser(
+        "scenario",
+        help=COMMANDS["scenario"],
+        description="Run each scenario file (docs/scenarios.md): members, commands, games, outages and restarts "
+        "at scripted times, through the real director, scheduler, SQLite and the in-process local Lichess. "
+        "Prints what the channel shows; exits 1 on the first expectation that fails, 2 on a malformed file.",
+    )
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE.toml", help="scenario files")
+    parser.add_argument("--quiet", action="store_true", help="print only the verdict of each file")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every file in order; stop at the first that fails."""
+    from bot.scenario.format import ScenarioError, load
+    from bot.scenario.runner import ExpectationFailed, run_scenario
+
+    logging.basicConfig(level=logging.CRITICAL)
+    for path in args.files:
+        try:
+            scenario = load(path)
+        except ScenarioError as exc:
+            print(f"swissbot scenario: {exc}", file=sys.stderr)
+            return 2
+        out = open(os.devnull, "w") if args.quiet else sys.stdout  # noqa: SIM115
+        print(f"== scenario {scenario.name} ({path}) ==", file=out)
+        try:
+            asyncio.run(run_scenario(scenario, out))
+        except ExpectationFailed as exc:
+            out.flush()
+            print(f"FAILED {exc}", file=sys.stderr)
+            return 1
+        finally:
+            if out is not sys.stdout:
+                out.close()
+        print(f"ok {path}")
+    return 0

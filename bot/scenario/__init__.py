@@ -1,0 +1,1 @@
+"""`swissbot scenario`: scripted events run through the real director, scheduler, storage and local Lichess."""

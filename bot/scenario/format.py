@@ -1,0 +1,420 @@
+"""A scenario file (TOML): read, checked key by key and type by type, every error naming its line."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.config import ConfigError, parse_config
+from bot.settings import DirectorSettings
+
+DEFAULT_START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday morning
+SETTING_OPTIONS: dict[str, tuple[type, ...]] = {
+    "minutes": (int, float),
+    "increment": (int,),
+    "rated": (bool,),
+    "system": (str,),
+    "start": (str, int),
+    "schedule": (str,),
+    "interval": (int, float),
+    "fixed_times": (str,),
+    "rating_min": (int,),
+    "rating_max": (int,),
+    "team": (str,),
+    "tiebreaks": (str,),
+    "max_byes": (int,),
+    "accelerated": (bool,),
+    "early_draw": (str,),
+    "noshow": (int, float),
+    "reminder": (int, float),
+}
+Kinds = tuple[type, ...]
+EVENT: dict[str, Kinds] = {"event": (str, int)}
+ORGANISER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "create": {"name": (str,), "rounds": (int,), **SETTING_OPTIONS},
+    "edit": {**EVENT, "name": (str,), "rounds": (int,), **SETTING_OPTIONS},
+    "open": EVENT,
+    "start": EVENT,
+    "pause": EVENT,
+    "resume": EVENT,
+    "next-round": EVENT,
+    "result": {**EVENT, "round": (int,), "board": (int,), "result": (str,), "reason": (str,)},
+    "forbid": {**EVENT, "player_a": (str,), "player_b": (str,)},
+    "remove": {**EVENT, "player": (str,)},
+    "disqualify": {**EVENT, "player": (str,), "reason": (str,)},
+    "unban": {"player": (str,)},
+    "finish": EVENT,
+    "cancel": EVENT,
+    "export": {**EVENT, "format": (str,)},
+}
+MEMBER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "link": {"username": (str,)},
+    "join": EVENT,
+    "withdraw": EVENT,
+    "bye": {**EVENT, "round": (int,)},
+    "mygame": EVENT,
+    "standings": EVENT,
+    "pairings": {**EVENT, "round": (int,)},
+}
+REQUIRED_OPTIONS = {
+    "create": ("name", "rounds"),
+    "result": ("round", "board", "result", "reason"),
+    "forbid": ("player_a", "player_b"),
+    "remove": ("player",),
+    "disqualify": ("player", "reason"),
+    "unban": ("player",),
+}
+COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (str,)}
+ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
+    "wait": {},
+    "restart": {},
+    "play": {
+        "round": (int,),
+        "board": (int,),
+        "result": (str,),
+        "winner": (str,),
+        "status": (str,),
+        "plies": (int,),
+        "reason": (str,),
+    },
+    "lichess": {"fault": (dict,), "clear": (bool,)},
+    "account": {
+        "name": (str,),
+        "disabled": (bool,),
+        "rating": (int,),
+        "provisional": (bool,),
+        "tos_violation": (bool,),
+        "title": (str,),
+        "bio": (str,),
+    },
+    "discord": {"down": (bool,)},
+    "storage": {"trouble": (str,)},
+    "expect": {
+        "board": (dict,),
+        "player": (dict,),
+        "event": (dict,),
+        "posted": (str, dict),
+        "not_posted": (str,),
+        "standings": (list,),
+        "trf_contains": (str,),
+        "trf_lacks": (str,),
+    },
+}
+EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
+    "board": {"round": (int,), "board": (int,), "result": (str,), "white": (str,), "black": (str,), "game": (bool,)},
+    "player": {"name": (str,), "status": (str,)},
+    "event": {"status": (str,), "round": (int,), "next_round": (str,)},
+    "posted": {"text": (str,), "times": (int,)},
+    "fault": {"path": (str,), "status": (int,), "count": (int,), "delay": (int, float), "after": (bool,)},
+}
+STORAGE_TROUBLE = ("locked", "full", "readonly", "ok")
+PLAY_RESULTS = {"1-0": ("white", "resign"), "0-1": ("black", "resign"), "1/2-1/2": (None, "draw")}
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])")
+_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S")
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be run: the message names the file and the line."""
+
+
+@dataclass(frozen=True)
+class Member:
+    """A club member: a Lichess account (rating at every speed) and a Discord id; linked unless told otherwise."""
+
+    name: str
+    rating: int
+    discord_id: int
+    linked: bool
+    organiser: bool
+    join: bool
+    account: Mapping[str, Any]
+    line: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of the timeline: at `at`, `do` something (a command, an action or an expectation)."""
+
+    index: int
+    line: int
+    at: datetime
+    do: str
+    values: Mapping[str, Any]
+
+    @property
+    def where(self) -> str:
+        """`step N (line L)`."""
+        return f"step {self.index} (line {self.line})"
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """A command's options."""
+        found: Mapping[str, Any] = self.values.get("options", {})
+        return found
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A whole scenario file."""
+
+    path: Path
+    name: str
+    start: datetime
+    seed: int
+    autoplay: bool
+    director: DirectorSettings
+    event: Mapping[str, Any] | None
+    open_event: bool
+    members: tuple[Member, ...]
+    steps: tuple[Step, ...] = field(default=())
+
+
+def parse_time(text: str) -> datetime:
+    """A UTC time written `YYYY-MM-DD HH:MM[:SS]`."""
+    for fmt in _TIME_FORMATS:
+        try:
+            return datetime.strptime(text.strip().removesuffix("UTC").strip(), fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    raise ValueError(f"'{text}' is not a time (YYYY-MM-DD HH:MM, UTC)")
+
+
+def parse_duration(text: str) -> timedelta:
+    """`1d2h30m10s`-style durations (any of the parts)."""
+    compact = text.replace(" ", "")
+    parts = _DURATION.findall(compact)
+    if not parts or "".join(n + u for n, u in parts) != compact:
+        raise ValueError(f"'{text}' is not a duration (e.g. 90s, 5m, 2h, 1d2h)")
+    unit = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+    return timedelta(seconds=sum(float(n) * unit[u] for n, u in parts))
+
+
+def parse_at(text: str, previous: datetime) -> datetime:
+    """`+<duration>` after the previous step, or an absolute UTC time."""
+    if text.strip().startswith("+"):
+        return previous + parse_duration(text.strip()[1:])
+    return parse_time(text)
+
+
+def header_lines(source: str, header: str) -> list[int]:
+    """The line numbers (1-based) of every `[[header]]` (or `[header]`) in the source."""
+    pattern = re.compile(rf"^\s*\[\[?\s*{re.escape(header)}\s*\]\]?\s*(#.*)?$")
+    return [number for number, line in enumerate(source.splitlines(), 1) if pattern.match(line)]
+
+
+def load(path: Path) -> Scenario:
+    """Read and check a scenario file (ScenarioError with the file and line on any problem)."""
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        data = tomllib.loads(source)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    return _Reader(path, source).scenario(data)
+
+
+class _Reader:
+    def __init__(self, path: Path, source: str) -> None:
+        self.path = path
+        self.source = source
+
+    def fail(self, line: int | None, message: str) -> ScenarioError:
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return ScenarioError(f"{where}: {message}")
+
+    def line_of(self, header: str, index: int = 0) -> int | None:
+        lines = header_lines(self.source, header)
+        return lines[index] if index < len(lines) else None
+
+    def check(
+        self, table: Mapping[str, Any], allowed: Mapping[str, tuple[type, ...]], where: str, line: int | None
+    ) -> None:
+        for key, value in table.items():
+            if key not in allowed:
+                raise self.fail(line, f"{where}: unknown key '{key}' (one of: {', '.join(sorted(allowed))})")
+            kinds = allowed[key]
+            wrong_bool = isinstance(value, bool) and bool not in kinds
+            if wrong_bool or not isinstance(value, kinds):
+                names = " or ".join(k.__name__.replace("dict", "table").replace("list", "array") for k in kinds)
+                raise self.fail(line, f"{where}: '{key}' must be {names}, got {type(value).__name__}")
+
+    def scenario(self, data: dict[str, Any]) -> Scenario:
+        top = {
+            "scenario": (dict,),
+            "director": (dict,),
+            "event": (dict,),
+            "member": (list,),
+            "step": (list,),
+        }
+        self.check(data, top, "the file", None)
+        head = data.get("scenario", {})
+        head_line = self.line_of("scenario")
+        self.check(
+            head, {"name": (str,), "start": (str,), "seed": (int,), "autoplay": (bool,)}, "[scenario]", head_line
+        )
+        try:
+            start = parse_time(head["start"]) if "start" in head else DEFAULT_START
+        except ValueError as exc:
+            raise self.fail(head_line, f"[scenario]: start: {exc}") from None
+        director_line = self.line_of("director")
+        try:
+            director = parse_config({"director": data.get("director", {})}, self.path.parent).director
+        except (ConfigError, ValueError, TypeError) as exc:
+            raise self.fail(director_line, f"[director]: {exc}") from None
+        event: dict[str, Any] | None = None
+        open_event = True
+        if "event" in data:
+            event = dict(data["event"])
+            event_line = self.line_of("event")
+            open_event = bool(event.pop("open", True))
+            self.check(event, ORGANISER_COMMANDS["create"], "[event]", event_line)
+            for key in REQUIRED_OPTIONS["create"]:
+                if key not in event:
+                    raise self.fail(event_line, f"[event]: missing '{key}'")
+        members = tuple(self.member(i, m) for i, m in enumerate(data.get("member", [])))
+        names = [m.name.lower() for m in members]
+        for member in members:
+            if names.count(member.name.lower()) > 1:
+                raise self.fail(member.line, f"member '{member.name}' appears twice")
+        steps: list[Step] = []
+        previous = start
+        for index, raw in enumerate(data.get("step", []), 1):
+            step = self.step(index, raw, previous, {m.name.lower() for m in members})
+            steps.append(step)
+            previous = step.at
+        return Scenario(
+            path=self.path,
+            name=str(head.get("name", self.path.stem)),
+            start=start,
+            seed=int(head.get("seed", 7)),
+            autoplay=bool(head.get("autoplay", False)),
+            director=director,
+            event=event,
+            open_event=open_event,
+            members=members,
+            steps=tuple(steps),
+        )
+
+    def member(self, index: int, raw: Any) -> Member:
+        line = self.line_of("member", index)
+        if not isinstance(raw, dict):
+            raise self.fail(line, "[[member]] must be a table")
+        allowed = {
+            "name": (str,),
+            "rating": (int,),
+            "discord_id": (int,),
+            "linked": (bool,),
+            "organiser": (bool,),
+            "join": (bool,),
+            "provisional": (bool,),
+            "disabled": (bool,),
+            "tos_violation": (bool,),
+            "title": (str,),
+            "teams": (list,),
+        }
+        self.check(raw, allowed, "[[member]]", line)
+        if "name" not in raw:
+            raise self.fail(line, "[[member]]: missing 'name' (the Lichess username)")
+        account = {k: raw[k] for k in ("provisional", "disabled", "tos_violation", "title") if k in raw}
+        if "teams" in raw:
+            account["teams"] = tuple(str(t) for t in raw["teams"])
+        return Member(
+            name=raw["name"],
+            rating=int(raw.get("rating", 1500)),
+            discord_id=int(raw.get("discord_id", 10_001 + index)),
+            linked=bool(raw.get("linked", True)),
+            organiser=bool(raw.get("organiser", False)),
+            join=bool(raw.get("join", True)),
+            account=account,
+            line=line or 0,
+        )
+
+    def step(self, index: int, raw: Any, previous: datetime, members: set[str]) -> Step:
+        line = self.line_of("step", index - 1)
+        where = f"step {index}"
+        if not isinstance(raw, dict):
+            raise self.fail(line, f"{where} must be a table")
+        do = raw.get("do")
+        if not isinstance(do, str):
+            raise self.fail(
+                line, f"{where}: missing 'do' (a command such as 'join', or one of {', '.join(ACTION_KEYS)})"
+            )
+        commands = {**ORGANISER_COMMANDS, **MEMBER_COMMANDS}
+        if do in commands:
+            allowed: dict[str, tuple[type, ...]] = dict(COMMAND_KEYS)
+        elif do in ACTION_KEYS:
+            allowed = dict(ACTION_KEYS[do])
+        else:
+            known = ", ".join([*commands, *ACTION_KEYS])
+            raise self.fail(line, f"{where}: unknown 'do = \"{do}\"' (one of: {known})")
+        values = {k: v for k, v in raw.items() if k not in ("at", "do", "note")}
+        self.check(values, allowed, f"{where} ({do})", line)
+        at = raw.get("at", "+0s")
+        if not isinstance(at, str):
+            raise self.fail(line, f"{where}: 'at' must be a string ('+2h' or 'YYYY-MM-DD HH:MM')")
+        try:
+            when = parse_at(at, previous)
+        except ValueError as exc:
+            raise self.fail(line, f"{where}: at: {exc}") from None
+        if when < previous:
+            raise self.fail(line, f"{where}: at {when:%Y-%m-%d %H:%M:%S} is before the previous step")
+        if do in commands:
+            self.command(do, values, where, line, members)
+        elif do == "expect":
+            self.expect(values, where, line)
+        elif do == "play" and not ("board" in values and ("result" in values or "status" in values)):
+            raise self.fail(line, f"{where}: play needs 'board' and 'result' (1-0, 0-1, 1/2-1/2) or 'status'")
+        elif do == "play" and "result" in values and values["result"] not in PLAY_RESULTS:
+            raise self.fail(line, f"{where}: result must be one of {', '.join(PLAY_RESULTS)}")
+        elif do == "lichess":
+            self.check(values.get("fault", {}), EXPECT_TABLES["fault"], f"{where} fault", line)
+        elif do == "account" and "name" not in values:
+            raise self.fail(line, f"{where}: account needs the 'name' of the Lichess account")
+        elif do == "discord" and "down" not in values:
+            raise self.fail(line, f"{where}: discord needs 'down = true' or 'down = false'")
+        elif do == "storage" and values.get("trouble") not in STORAGE_TROUBLE:
+            raise self.fail(line, f"{where}: storage needs 'trouble', one of {', '.join(STORAGE_TROUBLE)}")
+        return Step(index=index, line=line or 0, at=when, do=do, values=values)
+
+    def command(self, do: str, values: Mapping[str, Any], where: str, line: int | None, members: set[str]) -> None:
+        allowed = ORGANISER_COMMANDS.get(do) or MEMBER_COMMANDS[do]
+        self.check(values.get("options", {}), allowed, f"{where} ({do}) options", line)
+        for key in REQUIRED_OPTIONS.get(do, ()):
+            if key not in values.get("options", {}):
+                raise self.fail(line, f"{where} ({do}): missing option '{key}'")
+        by = values.get("by")
+        if do in MEMBER_COMMANDS and by is None:
+            raise self.fail(line, f"{where} ({do}): 'by' must name the member who runs it")
+        if by is not None and by.lower() not in members and by != "organiser":
+            raise self.fail(line, f"{where} ({do}): 'by = \"{by}\"' is no [[member]] (or 'organiser')")
+        if "reply" in values and "refused" in values:
+            raise self.fail(line, f"{where} ({do}): give 'reply' or 'refused', not both")
+
+    def expect(self, values: Mapping[str, Any], where: str, line: int | None) -> None:
+        if not values:
+            raise self.fail(line, f"{where}: expect needs at least one expectation")
+        for key in ("board", "player", "event"):
+            if key in values:
+                self.check(values[key], EXPECT_TABLES[key], f"{where} expect.{key}", line)
+        if isinstance(values.get("posted"), dict):
+            self.check(values["posted"], EXPECT_TABLES["posted"], f"{where} expect.posted", line)
+            if "text" not in values["posted"]:
+                raise self.fail(line, f"{where} expect.posted: missing 'text'")
+        if "board" in values and not {"round", "board"} <= set(values["board"]):
+            raise self.fail(line, f"{where} expect.board: needs 'round' and 'board'")
+        if "player" in values and "name" not in values["player"]:
+            raise self.fail(line, f"{where} expect.player: needs 'name'")
+        if "standings" in values and not all(isinstance(n, str) for n in values["standings"]):
+            raise self.fail(line, f"{where} expect.standings: an array of player names, first place first")
+        if "event" in values and "next_round" in values["event"] and values["event"]["next_round"] != "none":
+            try:
+                parse_time(values["event"]["next_round"])
+            except ValueError as exc:
+                raise self.fail(line, f"{where} expect.event.next_round: {exc}") from None

@@ -1,0 +1,73 @@
+"""Every scenario in tests/scenarios runs to its end; a wrong expectation and a malformed file are reported."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.scenario.format import ScenarioError, load
+from bot.scenario.runner import run_scenario
+from tests.support.paths import ROOT
+
+SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
+BASIC = ROOT / "tests" / "scenarios" / "basic-week.toml"
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+async def test_scenario_holds(path: Path) -> None:
+    out = io.StringIO()
+    await run_scenario(load(path), out)
+    assert "expectations hold" in out.getvalue()
+
+
+def test_a_wrong_expectation_exits_non_zero_naming_file_step_and_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = BASIC.read_text().replace(
+        'board = { round = 1, board = 1, result = "1-0" }', 'board = { round = 1, board = 1, result = "0-1" }'
+    )
+    assert wrong != BASIC.read_text()
+    path = tmp_path / "wrong.toml"
+    path.write_text(wrong)
+    line = next(n for n, text in enumerate(wrong.splitlines(), 1) if 'result = "0-1" }' in text) - 3
+    assert main(["scenario", "--quiet", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}: step 5 (line {line})" in err
+    assert "expected round 1 board 1 result 0-1; found 1-0" in err
+
+
+def test_a_refusal_that_does_not_come_is_a_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = BASIC.read_text() + '\n[[step]]\ndo = "join"\nby = "alice"\nrefused = "already"\n'
+    path = tmp_path / "join.toml"
+    path.write_text(text.replace('reply = "Result: 1/2-1/2"', 'reply = "Result: 1-0"'))
+    assert main(["scenario", "--quiet", str(path)]) == 1
+    assert "expected the reply 'Result: 1-0'; found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('[scenario]\nname = "x"\n\n[[step]]\ndo = "expect"\nevent = { status = 3 }\n', 4, "'status' must be str"),
+        ('[scenario]\nname = "x"\n[[step]]\ndo = "jump"\n', 3, "unknown 'do = \"jump\"'"),
+        ('[[step]]\ndo = "wait"\n\n[[step]]\nat = "+2 fortnights"\ndo = "wait"\n', 4, "is not a duration"),
+        ('[[member]]\nname = "a"\nratin = 3\n', 1, "unknown key 'ratin'"),
+        ('[scenario]\nname = "x"\nseed = \n', 3, "not valid TOML"),
+        ('[director]\nlichess_pause = "soon"\n', 1, "lichess_pause"),
+        ('[[step]]\ndo = "join"\n', 1, "'by' must name the member"),
+        ('[director]\nlichess_pause = 0\n', 1, "lichess_pause' must be at least 60 seconds"),
+    ],
+)
+def test_a_malformed_file_is_an_error_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, message: str
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError) as caught:
+        load(path)
+    assert message in str(caught.value)
+    assert f"{path}:{line}" in str(caught.value) or f"line {line}" in str(caught.value)
+    assert main(["scenario", str(path)]) == 2
+    assert str(path) in capsys.readouterr().err
