@@ -165,6 +165,33 @@ async def join_event(
         return new
 
 
+async def set_entry_rating(
+    db: Database, event_id: int, player_id: int, rating: int, *, at: datetime, actor: str, reason: str | None = None
+) -> Entry:
+    """Update an entry's rating (before the start: the ratings at the start seed the event); audited."""
+    async with db.transaction() as conn:
+        old = await load_entry(conn, event_id, player_id)
+        if old.rating == rating:
+            return old
+        if old.number is not None:
+            raise WrongStatus("starting numbers are given: the rating that seeded them stays")
+        await execute(
+            conn, "UPDATE entries SET rating = ? WHERE event_id = ? AND player_id = ?", (rating, event_id, player_id)
+        )
+        await audit.append(
+            conn,
+            at=at,
+            actor=actor,
+            action="entry.rating",
+            subject=f"player:{player_id}",
+            event_id=event_id,
+            before=old.rating,
+            after=rating,
+            reason=reason,
+        )
+        return await load_entry(conn, event_id, player_id)
+
+
 async def _number_late_entry(
     conn: Connection, event: Event, player_id: int, next_round: int, late_bye_round: int | None
 ) -> None:

@@ -112,6 +112,8 @@ def _columns(settings: EventSettings) -> dict[str, object]:
         "late_join_bye": int(settings.late_join_bye),
         "acceleration": int(settings.acceleration),
         "initial_colour": settings.initial_colour.value,
+        "min_rated_games": settings.min_rated_games,
+        "lichess_sb": int(settings.lichess_sb),
     }
 
 
@@ -142,6 +144,8 @@ def event_from_row(row: Row) -> Event:
         late_join_bye=bool(row["late_join_bye"]),
         acceleration=bool(row["acceleration"]),
         initial_colour=Colour(row["initial_colour"]),
+        min_rated_games=row["min_rated_games"],
+        lichess_sb=bool(row["lichess_sb"]),
     )
     return Event(
         id=int(row["id"]),

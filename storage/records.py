@@ -167,6 +167,8 @@ class EventSettings:
     late_join_bye: bool = True
     acceleration: bool = False
     initial_colour: Colour = Colour.WHITE
+    min_rated_games: int | None = None  # rated games at the event's speed a player needs to join (None: any)
+    lichess_sb: bool = False  # SB as Lichess computes it (unplayed rounds against a virtual opponent)
 
     @property
     def schedule(self) -> Schedule:

@@ -67,6 +67,10 @@ class ConsoleAnnouncer:
         """Print the end."""
         self._print("", f"== {event.name} finished: {reason} ==", *format_standings(rows, event.settings.tiebreaks))
 
+    async def bulletin(self, event: Event, text: str) -> None:
+        """Print a line for the event's channel."""
+        self._print(f"** {event.name}: {text}")
+
     async def notice(self, event: Event, text: str) -> None:
         """Print an organiser notice."""
         self._print(f"[organiser] {event.name}: {text}")

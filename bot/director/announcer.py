@@ -41,6 +41,10 @@ class Announcer(Protocol):
         """The event is over: final standings and why it ended."""
         ...
 
+    async def bulletin(self, event: Event, text: str) -> None:
+        """A line for everyone in the event's channel (a cancellation, a disqualification)."""
+        ...
+
     async def notice(self, event: Event, text: str) -> None:
         """Something an organiser should know (Lichess trouble, a correction's consequences)."""
         ...

@@ -104,6 +104,15 @@ class Director:
     async def request_bye(self, actor: Actor, event_id: int, round_number: int | None = None) -> int:
         return await members.request_bye(self.ctx, actor, event_id, round_number)
 
+    async def cancel_bye(self, actor: Actor, event_id: int, round_number: int | None = None) -> int:
+        return await members.cancel_bye(self.ctx, actor, event_id, round_number)
+
+    async def unlink(self, actor: Actor) -> str:
+        """Unlink the member's account (`members.unlink`), then forget and revoke their OAuth token, if any."""
+        name = await members.unlink(self.ctx, actor)
+        await oauth.revoke_member_token(self.ctx, actor.discord_id)
+        return name
+
     # -- queries (bot.director.views) -----------------------------------------------------------
 
     async def list_events(self, guild_id: int, statuses: Sequence[EventStatus] | None = None) -> list[Event]:
@@ -169,6 +178,12 @@ class Director:
 
     async def forbid(self, actor: Actor, event_id: int, a: str, b: str) -> None:
         await organiser.forbid(self.ctx, actor, event_id, a, b)
+
+    async def allow(self, actor: Actor, event_id: int, a: str, b: str) -> None:
+        await organiser.allow(self.ctx, actor, event_id, a, b)
+
+    async def reinstate(self, actor: Actor, event_id: int, player: str) -> Entry:
+        return await organiser.reinstate(self.ctx, actor, event_id, player)
 
     async def remove(self, actor: Actor, event_id: int, player: str) -> Entry:
         return await organiser.remove(self.ctx, actor, event_id, player)

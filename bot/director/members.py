@@ -7,14 +7,15 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from bot.director.context import Context
-from bot.director.lookups import ACTIVE_EVENT_STATUSES, get_event, linked_player, sentence
-from bot.director.models import Actor, LinkChallenge, LinkedAccount
+from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, get_event, linked_player, sentence
+from bot.director.models import SYSTEM_ACTOR, Actor, LinkChallenge, LinkedAccount
 from bot.errors import (
     AlreadyJoined,
     AlreadyLinked,
     Banned,
     ByeLimitReached,
     InvalidSetting,
+    InvalidState,
     JoiningClosed,
     LichessAccountRefused,
     LinkCodeMissing,
@@ -26,6 +27,7 @@ from bot.lichess.errors import LichessError, LichessUnavailable, LichessUserNotF
 from bot.lichess.payloads import LichessUser, valid_username
 from storage import entries as storage_entries
 from storage import errors as storage_errors
+from storage import events as storage_events
 from storage import players as storage_players
 from storage.records import Entry, EntryStatus, Event, EventStatus
 
@@ -104,11 +106,9 @@ async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
         raise Banned(ban.until)
     assert player.lichess_id is not None
     user = await _account(ctx, player.lichess_id)
-    rating = user.ratings.get(event.settings.speed, 1500)
-    low, high = event.settings.rating_min, event.settings.rating_max
-    if (low is not None and rating < low) or (high is not None and rating > high):
-        limits = f"{low if low is not None else '…'} to {high if high is not None else '…'}"
-        raise RatingOutOfRange(f"Your {event.settings.speed} rating {rating} is outside {limits} for {event.name}.")
+    refusal, rating = entry_condition(event, user)
+    if refusal is not None:
+        raise RatingOutOfRange(f"{refusal} for {event.name}.")
     if event.settings.team:
         try:
             member = await ctx.lichess.is_team_member(event.settings.team, user.id)
@@ -116,7 +116,8 @@ async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
             raise LichessUnavailable() from exc
         if not member:
             raise NotTeamMember(f"{event.name} is for members of the Lichess team {event.settings.team}.")
-    late_bye = 1 if current is None and event.status is not EventStatus.OPEN and event.current_round >= 1 else None
+    late = current is None and event.status is not EventStatus.OPEN and event.current_round >= 1
+    late_bye = 1 if late and event.settings.late_join_bye else None
     try:
         entry = await storage_entries.join_event(
             ctx.db, event_id, player.id, rating, at=now, actor=actor.audit_name, late_bye_round=late_bye
@@ -133,7 +134,12 @@ async def withdraw(ctx: Context, actor: Actor, event_id: int) -> Entry:
     """Leave an event: not paired again, points kept; may rejoin while joining is open."""
     now = ctx.clock.now()
     async with ctx.db.transaction():
-        entry = await _active_entry(ctx, actor, await get_event(ctx.db, event_id))
+        event = await get_event(ctx.db, event_id)
+        if event.status in OVER:
+            raise InvalidState(
+                f"{event.name} is {event.status.value}: there is nothing to withdraw from, and your results stay."
+            )
+        entry = await _active_entry(ctx, actor, event)
         left = await storage_entries.set_entry_status(
             ctx.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=actor.audit_name
         )
@@ -156,6 +162,98 @@ async def request_bye(ctx: Context, actor: Actor, event_id: int, round_number: i
         raise ByeLimitReached(sentence(str(exc))) from None
     ctx.changed()
     return target
+
+
+def entry_condition(event: Event, user: LichessUser, *, you: str = "Your") -> tuple[str | None, int]:
+    """Lichess's entry conditions on the rating at the event's speed: (why the player is refused or None, the
+    rating that seeds them). With rating limits, no rating or a provisional one at that speed is refused; a
+    minimum of rated games at that speed is checked too. With neither, an unrated player seeds at 1500."""
+    speed = event.settings.speed
+    rating = user.ratings.get(speed)
+    low, high = event.settings.rating_min, event.settings.rating_max
+    needed = event.settings.min_rated_games
+    games = user.rated_games.get(speed, 0)
+    if needed and games < needed:
+        return f"{you} {games} rated {speed} game(s) are fewer than the {needed} required", rating or 1500
+    if low is None and high is None:
+        return None, rating if rating is not None else 1500
+    if rating is None:
+        return f"{you} account has no {speed} rating on Lichess, which the rating limits need", 1500
+    if speed in user.provisional:
+        return f"{you} {speed} rating {rating} is provisional (play more rated {speed} games first)", rating
+    if (low is not None and rating < low) or (high is not None and rating > high):
+        limits = f"{low if low is not None else '…'} to {high if high is not None else '…'}"
+        return f"{you} {speed} rating {rating} is outside {limits}", rating
+    return None, rating
+
+
+async def check_entries_at_start(ctx: Context, event_id: int) -> None:
+    """At the start, as Lichess does: each entrant's entry conditions again (a player who no longer meets
+    them is withdrawn and told) and the ratings of now, which seed the event."""
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        entries = [e for e in await storage_entries.list_entries(ctx.db, event_id) if e.status is EntryStatus.ACTIVE]
+    now = ctx.clock.now()
+    for entry in entries:
+        if entry.lichess_id is None or entry.number is not None:
+            continue
+        try:
+            user = await ctx.lichess.get_user(entry.lichess_id)
+        except LichessUserNotFound:
+            user = None
+        except LichessError as exc:
+            raise LichessUnavailable() from exc
+        refusal: str | None
+        if user is None or user.disabled or user.tos_violation:
+            refusal, rating = "The Lichess account is closed or flagged", entry.rating
+        else:
+            refusal, rating = entry_condition(event, user, you="The")
+        if refusal is None:
+            await storage_entries.set_entry_rating(
+                ctx.db, event_id, entry.player_id, rating, at=now, actor=SYSTEM_ACTOR.name, reason="rating at the start"
+            )
+            continue
+        await storage_entries.set_entry_status(
+            ctx.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=SYSTEM_ACTOR.name, reason=refusal
+        )
+        text = f"{entry.name} is withdrawn at the start: {refusal[0].lower()}{refusal[1:]}."
+        await ctx.announcer.notice(event, text)
+        await ctx.announcer.dm(entry.discord_id, f"{event.name}: you are withdrawn at the start. {refusal}.")
+
+
+async def cancel_bye(ctx: Context, actor: Actor, event_id: int, round_number: int | None) -> int:
+    """Take back a requested bye for a round not yet paired (the next one by default); returns the round."""
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        entry = await _active_entry(ctx, actor, event)
+        requested = sorted(
+            b.round for b in await storage_entries.bye_requests(ctx.db, event_id, player_id=entry.player_id)
+        )
+    coming = [r for r in requested if r > event.current_round]
+    target = round_number if round_number is not None else (coming[0] if coming else event.current_round + 1)
+    try:
+        cancelled = await storage_entries.cancel_bye(
+            ctx.db, event_id, entry.player_id, target, at=ctx.clock.now(), actor=actor.audit_name
+        )
+    except storage_errors.ByeNotAllowed as exc:
+        raise ByeLimitReached(sentence(str(exc))) from None
+    if not cancelled:
+        raise NotEntered(f"You have no bye requested for round {target} of {event.name}.")
+    ctx.changed()
+    return target
+
+
+async def unlink(ctx: Context, actor: Actor) -> str:
+    """Remove the member's Lichess link (refused while they play in an event); returns the account's name."""
+    async with ctx.db.transaction():
+        player = await linked_player(ctx.db, actor)
+        live = frozenset(ACTIVE_EVENT_STATUSES)
+        for event in await storage_events.list_events(ctx.db, statuses=live):
+            entry = await storage_entries.find_entry(ctx.db, event.id, player.id)
+            if entry is not None and entry.status is EntryStatus.ACTIVE:
+                raise InvalidState(f"You are playing in {event.name}: withdraw from it first (/withdraw), then unlink.")
+        await storage_players.unlink_account(ctx.db, actor.discord_id, at=ctx.clock.now(), actor=actor.audit_name)
+    return player.lichess_name or player.lichess_id or ""
 
 
 async def _account(ctx: Context, username: str) -> LichessUser:

@@ -272,6 +272,36 @@ async def forbid(ctx: Context, actor: Actor, event_id: int, a: str, b: str) -> N
         )
 
 
+async def allow(ctx: Context, actor: Actor, event_id: int, a: str, b: str) -> None:
+    """Lift a forbidden pair: the two players may be paired together again."""
+    _organiser(actor)
+    async with ctx.db.transaction():
+        await get_event(ctx.db, event_id)
+        first = await _player_in_event(ctx, event_id, a)
+        second = await _player_in_event(ctx, event_id, b)
+        lifted = await storage_entries.remove_forbidden_pair(
+            ctx.db, event_id, first.player_id, second.player_id, at=ctx.clock.now(), actor=actor.audit_name
+        )
+    if not lifted:
+        raise InvalidState(f"{first.name} and {second.name} are not a forbidden pair.")
+
+
+async def reinstate(ctx: Context, actor: Actor, event_id: int, player: str) -> Entry:
+    """Bring back a withdrawn, removed or no-show player (any round: the organiser's call, not a late join)."""
+    _organiser(actor)
+    event = await get_event(ctx.db, event_id)
+    if event.status in OVER:
+        raise InvalidState(f"{event.name} is {event.status.value}.")
+    entry = await _player_in_event(ctx, event_id, player)
+    if entry.status is EntryStatus.ACTIVE:
+        raise InvalidState(f"{entry.name} is playing in {event.name} already.")
+    if entry.status is EntryStatus.DISQUALIFIED:
+        raise InvalidState(f"{entry.name} is disqualified from {event.name}; a disqualification is not undone.")
+    if entry.number is None and event.current_round:
+        raise InvalidState(f"{entry.name} left {event.name} before its start: they can join again (/join).")
+    return await _set_entry(ctx, actor, event_id, player, EntryStatus.ACTIVE, "reinstated by an organiser")
+
+
 async def remove(ctx: Context, actor: Actor, event_id: int, player: str) -> Entry:
     """Remove a player from the event (not paired again, cannot rejoin); a game of theirs that nobody has played
     yet is cancelled on Lichess and lost by forfeit."""
@@ -307,7 +337,21 @@ async def _forfeit_unplayed(ctx: Context, actor: Actor, event_id: int, entry: En
 async def disqualify(ctx: Context, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
     """Take a player out of the ranking (everyone's scores unchanged)."""
     _organiser(actor)
-    return await _set_entry(ctx, actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
+    entry = await _set_entry(ctx, actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
+    event = await get_event(ctx.db, event_id)
+    why = f" ({reason.strip()})" if reason and reason.strip() else ""
+    if event.status is EventStatus.FINISHED:
+        # The final standings in the channel are edited in place (posted again if deleted).
+        rows = await standings(ctx, event_id)
+        if await ctx.announced(event_id, ctx.announcer.standings(event, rows, True)):
+            await ctx.announcer.bulletin(event, f"{entry.name} is disqualified{why}: the final standings are updated.")
+        else:
+            await ctx.announcer.notice(
+                event, f"{entry.name} is disqualified, but the final standings could not be updated on Discord."
+            )
+    elif event.status is not EventStatus.CANCELLED:
+        await ctx.announcer.bulletin(event, f"{entry.name} is disqualified{why}.")
+    return entry
 
 
 async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
@@ -345,11 +389,15 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
     """Cancel the event; the bot's challenges of the round in play are cancelled on Lichess."""
     _organiser(actor)
     allowed = (EventStatus.DRAFT, *ACTIVE_EVENT_STATUSES)
+    was = (await get_event(ctx.db, event_id)).status
     async with ctx.lock(event_id):
-        event = await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
-        if event.current_round >= 1:
-            await cancel_games(ctx, await open_games(ctx, event_id, event.current_round))
-    return event
+        cancelled = await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
+        if cancelled.current_round >= 1:
+            await cancel_games(ctx, await open_games(ctx, event_id, cancelled.current_round))
+    if was is not EventStatus.DRAFT:  # a draft was never shown in the channel
+        played = f" after {cancelled.current_round} round(s)" if cancelled.current_round else ""
+        await ctx.announcer.bulletin(cancelled, f"the event is cancelled by the organisers{played}.")
+    return cancelled
 
 
 async def export(ctx: Context, event_id: int, fmt: str) -> bytes:

@@ -10,6 +10,7 @@ from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
 from bot.director.endings import finish_event
 from bot.director.lookups import active_entries, get_event, get_round, latest_games
+from bot.director.members import check_entries_at_start
 from bot.director.models import SYSTEM_ACTOR
 from bot.director.views import pairings
 from bot.errors import InvalidState
@@ -72,6 +73,8 @@ async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
         event = await get_event(ctx.db, event_id)
         active = active_entries(await storage_entries.list_entries(ctx.db, event_id))
     if event.status is EventStatus.OPEN:
+        await check_entries_at_start(ctx, event_id)  # Lichess's entry conditions again, and today's ratings
+        active = active_entries(await storage_entries.list_entries(ctx.db, event_id))
         if len(active) < ctx.settings.min_players:
             later = now + timedelta(seconds=ctx.settings.retry_after)
             await set_next_round_at(ctx, event_id, later)

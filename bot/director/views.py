@@ -61,7 +61,8 @@ async def standings(ctx: Context, event_id: int, after_round: int | None = None)
     tournament = results_tournament(history)
     by_number = history.numbered
     disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
-    rows = compute_standings(tournament, history.event.settings.tiebreaks, exclude=disqualified)
+    settings = history.event.settings
+    rows = compute_standings(tournament, settings.tiebreaks, exclude=disqualified, lichess_sb=settings.lichess_sb)
     out = [
         StandingRow(r.rank, _ref(by_number[r.number]), r.points, dict(r.tiebreaks), by_number[r.number].status)
         for r in rows

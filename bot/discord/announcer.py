@@ -186,6 +186,12 @@ class DiscordAnnouncer:
         await channel.send(clip(f"**{event.name}** is over: {reason}", 2000), files=files, allowed_mentions=NO_MENTIONS)
 
     @_guarded
+    async def bulletin(self, event: Event, text: str) -> None:
+        """A line for everyone, in the event's channel."""
+        channel = await self._channel(event.channel_id)
+        await channel.send(clip(f"📢 **{event.name}**: {text}", 2000), allowed_mentions=NO_MENTIONS)
+
+    @_guarded
     async def notice(self, event: Event, text: str) -> None:
         """A line for the organisers: in the log channel when configured, else in the event's channel."""
         channel_id = self.config.discord.log_channel_id or event.channel_id

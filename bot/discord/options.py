@@ -76,6 +76,9 @@ def settings_changes(
     early_draw: str | None = None,
     noshow: float | None = None,
     reminder: float | None = None,
+    min_games: int | None = None,
+    late_join_bye: bool | None = None,
+    lichess_sb: bool | None = None,
 ) -> dict[str, Any]:
     """The `EventSettings` fields an organiser's options set (options left empty change nothing)."""
     changes: dict[str, Any] = {}
@@ -95,6 +98,8 @@ def settings_changes(
         "acceleration": accelerated,
         "no_show_seconds": _seconds(noshow),
         "reminder_seconds": _seconds(reminder),
+        "late_join_bye": late_join_bye,
+        "lichess_sb": lichess_sb,
     }
     changes.update({key: value for key, value in plain.items() if value is not None})
     if start is not None:
@@ -106,6 +111,8 @@ def settings_changes(
         changes["schedule"] = Schedule.FIXED
     if schedule is not None:
         changes["schedule"] = Schedule(schedule)
+    if min_games is not None:
+        changes["min_rated_games"] = min_games or None
     if team is not None:
         changes["team"] = team.strip() or None
     if tiebreaks is not None:
@@ -145,6 +152,10 @@ def describe_settings(settings: EventSettings) -> str:
         low = settings.rating_min if settings.rating_min is not None else "any"
         high = settings.rating_max if settings.rating_max is not None else "any"
         parts.append(f"rating {low} to {high}")
+    if settings.min_rated_games:
+        parts.append(f"at least {settings.min_rated_games} rated {settings.speed} games")
+    if settings.lichess_sb:
+        parts.append("SB as on Lichess")
     if settings.start_at:
         parts.append(f"starts <t:{int(settings.start_at.timestamp())}:f>")
     parts.append(f"rounds: {settings.schedule.value}")

@@ -35,6 +35,7 @@ class LichessUser:
     provisional: frozenset[str]
     created_at: datetime | None
     raw: Mapping[str, Any] = field(repr=False, compare=False)
+    rated_games: Mapping[str, int] = field(default_factory=dict)  # rated games played at each speed
 
     @property
     def is_bot(self) -> bool:
@@ -140,6 +141,7 @@ def parse_user(data: Mapping[str, Any]) -> LichessUser:
         tos_violation=bool(raw.get("tosViolation", False)),
         ratings=ratings,
         provisional=provisional,
+        rated_games={s: int(p.get("games", 0)) for s, p in perfs.items() if s in SPEEDS and isinstance(p, dict)},
         created_at=from_ms(created) if created is not None else None,
         raw=raw,
     )

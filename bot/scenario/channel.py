@@ -8,12 +8,13 @@ from datetime import datetime
 from typing import TextIO
 
 from bot.demo.console import format_round, format_standings
+from bot.director.announcer import AnnouncementFailed
 from bot.director.models import RoundView, StandingRow
 from storage.records import Event
 
 
-class DiscordDown(ConnectionError):
-    """Discord cannot be reached (a scenario's outage)."""
+class DiscordDown(AnnouncementFailed):
+    """Discord cannot be reached (a scenario's outage): a post the director retries did not reach the channel."""
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,9 @@ class Post:
 class ScenarioChannel:
     """An `Announcer` that keeps what the channel, the organisers and the players were shown.
 
-    While Discord is down, channel posts raise `DiscordDown` (as a post that never reached Discord) and
-    notices and DMs are lost (they are best-effort); nothing of either is kept.
+    While Discord is down, the posts the director retries (pairings, standings, the end) raise `DiscordDown`
+    (as a post that never reached Discord) and the best-effort ones (the opening post, result edits, bulletins,
+    notices and DMs) are lost; nothing of either is kept.
     """
 
     now: Callable[[], datetime]
@@ -51,7 +53,7 @@ class ScenarioChannel:
 
     async def event_opened(self, event: Event) -> None:
         """The opening post."""
-        self._post([f"{event.name}: open for entries ({event.settings.rounds} rounds)"])
+        self._post([f"{event.name}: open for entries ({event.settings.rounds} rounds)"], best_effort=True)
 
     async def round_paired(self, event: Event, round: RoundView) -> None:
         """The pairings."""
@@ -59,7 +61,8 @@ class ScenarioChannel:
 
     async def results_updated(self, event: Event, round: RoundView) -> None:
         """The round's results (the channel edits the round's post; shown again here)."""
-        self._post([f"{event.name} — round {round.number} results", *format_round(round, with_urls=False)])
+        lines = [f"{event.name} — round {round.number} results", *format_round(round, with_urls=False)]
+        self._post(lines, best_effort=True)
 
     async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
         """A standings table."""
@@ -69,6 +72,10 @@ class ScenarioChannel:
     async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
         """The end."""
         self._post([f"{event.name} finished: {reason}", *format_standings(rows, event.settings.tiebreaks)])
+
+    async def bulletin(self, event: Event, text: str) -> None:
+        """A line for everyone in the channel."""
+        self._post([f"{event.name}: {text}"], best_effort=True)
 
     async def notice(self, event: Event, text: str) -> None:
         """An organiser notice."""

@@ -32,6 +32,9 @@ SETTING_OPTIONS: dict[str, tuple[type, ...]] = {
     "early_draw": (str,),
     "noshow": (int, float),
     "reminder": (int, float),
+    "min_games": (int,),
+    "late_join_bye": (bool,),
+    "lichess_sb": (bool,),
 }
 Kinds = tuple[type, ...]
 EVENT: dict[str, Kinds] = {"event": (str, int)}
@@ -45,7 +48,9 @@ ORGANISER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
     "next-round": EVENT,
     "result": {**EVENT, "round": (int,), "board": (int,), "result": (str,), "reason": (str,)},
     "forbid": {**EVENT, "player_a": (str,), "player_b": (str,)},
+    "allow": {**EVENT, "player_a": (str,), "player_b": (str,)},
     "remove": {**EVENT, "player": (str,)},
+    "reinstate": {**EVENT, "player": (str,)},
     "disqualify": {**EVENT, "player": (str,), "reason": (str,)},
     "unban": {"player": (str,)},
     "finish": EVENT,
@@ -54,9 +59,10 @@ ORGANISER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
 }
 MEMBER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
     "link": {"username": (str,)},
+    "unlink": {},
     "join": EVENT,
     "withdraw": EVENT,
-    "bye": {**EVENT, "round": (int,)},
+    "bye": {**EVENT, "round": (int,), "cancel": (bool,)},
     "mygame": EVENT,
     "standings": EVENT,
     "pairings": {**EVENT, "round": (int,)},
@@ -65,7 +71,9 @@ REQUIRED_OPTIONS = {
     "create": ("name", "rounds"),
     "result": ("round", "board", "result", "reason"),
     "forbid": ("player_a", "player_b"),
+    "allow": ("player_a", "player_b"),
     "remove": ("player",),
+    "reinstate": ("player",),
     "disqualify": ("player", "reason"),
     "unban": ("player",),
 }

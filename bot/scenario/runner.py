@@ -186,6 +186,7 @@ class ScenarioRun:
         v = step.values
         if step.do in ORGANISER_COMMANDS or step.do in (
             "link",
+            "unlink",
             "join",
             "withdraw",
             "bye",
@@ -210,7 +211,9 @@ class ScenarioRun:
                 raise self.failed(step, f"a Lichess account {v['name']}", "none")
             fields = {"tos_violation": "tos_violation"}
             for key, value in v.items():
-                if key != "name":
+                if key == "rating":  # the account's rating at every speed, as [[member]] rating sets it
+                    user.ratings = {speed: int(value) for speed in user.ratings}
+                elif key != "name":
                     setattr(user, fields.get(key, key), value)
             self.say(f"Lichess account {v['name']}: " + ", ".join(f"{k}={x}" for k, x in v.items() if k != "name"))
         elif step.do == "discord":
@@ -288,6 +291,8 @@ class ScenarioRun:
                 return f"Put this code in your Lichess profile bio: {challenge.code}"
             account = await d.complete_link(actor)
             return f"Linked: you are {account.lichess_username} on Lichess."
+        if do == "unlink":
+            return f"Unlinked: you are no longer {await d.unlink(actor)} here."
         if do == "unban":
             await d.unban(actor, GUILD, str(options["player"]))
             return f"{options['player']} may join events again."
@@ -333,6 +338,12 @@ class ScenarioRun:
         if do == "forbid":
             await d.forbid(actor, event_id, str(options["player_a"]).strip(), str(options["player_b"]).strip())
             return f"{options['player_a']} and {options['player_b']} will not be paired together in {name}."
+        if do == "allow":
+            await d.allow(actor, event_id, str(options["player_a"]).strip(), str(options["player_b"]).strip())
+            return f"{options['player_a']} and {options['player_b']} may be paired together in {name} again."
+        if do == "reinstate":
+            entry = await d.reinstate(actor, event_id, str(options["player"]))
+            return f"{entry.name} is back in {name} from the next round."
         if do == "remove":
             entry = await d.remove(actor, event_id, str(options["player"]))
             return f"{entry.name} is removed from {name}."
@@ -354,11 +365,14 @@ class ScenarioRun:
         if do == "withdraw":
             await d.withdraw(actor, event_id)
             return f"You have withdrawn from {name}."
+        if do == "bye" and options.get("cancel"):
+            taken = await d.cancel_bye(actor, event_id, options.get("round"))
+            return f"Your bye in round {taken} of {name} is cancelled: you will be paired."
         if do == "bye":
             granted = await d.request_bye(actor, event_id, options.get("round"))
             return f"You have a half-point bye in round {granted} of {name}."
         if do == "mygame":
-            game = await d.my_game(actor, event_id)
+            game = await d.my_game(actor, event_id, GUILD)
             if game is None:
                 return "You have no game right now."
             board = game.board

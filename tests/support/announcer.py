@@ -40,6 +40,10 @@ class RecordingAnnouncer:
         """Record."""
         self.calls.append(("event_finished", (event, tuple(rows), reason)))
 
+    async def bulletin(self, event: Event, text: str) -> None:
+        """Record."""
+        self.calls.append(("bulletin", (event, text)))
+
     async def notice(self, event: Event, text: str) -> None:
         """Record."""
         self.calls.append(("notice", (event, text)))

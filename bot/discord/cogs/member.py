@@ -1,4 +1,4 @@
-"""Member commands: /link, /join, /withdraw, /bye, /standings, /pairings, /mygame (guild only)."""
+"""Member commands: /link, /unlink, /join, /withdraw, /bye, /standings, /pairings, /mygame (guild only)."""
 
 from __future__ import annotations
 
@@ -88,6 +88,15 @@ class MemberCog(commands.Cog, name="Members"):
             )
         await interaction.followup.send(text, ephemeral=True)
 
+    @app_commands.command(name="unlink", description="Remove the link to your Lichess account")
+    @app_commands.guild_only()
+    async def unlink(self, interaction: Interaction) -> None:
+        """Unlink the caller's Lichess account (refused while they play in an event)."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        name = await self.bot.director.unlink(actor_for(self.bot.config, interaction))
+        text = f"Unlinked: you are no longer **{discord.utils.escape_markdown(name)}** here. `/link` links an account."
+        await interaction.followup.send(text, ephemeral=True)
+
     @app_commands.command(name="join", description="Enter an event")
     @app_commands.guild_only()
     @app_commands.describe(event=EVENT_HELP)
@@ -115,14 +124,27 @@ class MemberCog(commands.Cog, name="Members"):
 
     @app_commands.command(name="bye", description="Ask for a half-point bye in a coming round")
     @app_commands.guild_only()
-    @app_commands.describe(event=EVENT_HELP, round="The round (the next one if you leave it empty)")
+    @app_commands.describe(
+        event=EVENT_HELP,
+        round="The round (the next one if you leave it empty)",
+        cancel="Take back a bye you asked for instead",
+    )
     @app_commands.autocomplete(event=event_autocomplete)
     async def bye(
-        self, interaction: Interaction, event: str | None = None, round: app_commands.Range[int, 1, 99] | None = None
+        self,
+        interaction: Interaction,
+        event: str | None = None,
+        round: app_commands.Range[int, 1, 99] | None = None,
+        cancel: bool = False,
     ) -> None:
-        """Request a half-point bye."""
+        """Request a half-point bye, or take one back."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         found = await self.bot.events.resolve(interaction.guild_id, event)
+        if cancel:
+            taken = await self.bot.director.cancel_bye(actor_for(self.bot.config, interaction), found.id, round)
+            text = f"Your bye in round {taken} of **{found.name}** is cancelled: you will be paired."
+            await interaction.followup.send(text, ephemeral=True)
+            return
         granted = await self.bot.director.request_bye(actor_for(self.bot.config, interaction), found.id, round)
         await interaction.followup.send(
             f"You have a half-point bye in round {granted} of **{found.name}**.", ephemeral=True

@@ -50,6 +50,9 @@ SETTING_HELP = {
     "early_draw": "What a draw before move 30 counts as",
     "noshow": "Minutes a player has to start the game before losing by forfeit",
     "reminder": "Minutes before a round when players are reminded (0: no reminder)",
+    "min_games": "Rated games at the event's speed a player needs on Lichess to join",
+    "late_join_bye": "A player who joins after round 1 gets a half-point bye for one missed round",
+    "lichess_sb": "Compute SB as Lichess does (unplayed rounds count against a virtual opponent)",
 }
 RENAMES = {
     "fixed_times": "fixed-times",
@@ -57,6 +60,9 @@ RENAMES = {
     "rating_max": "rating-max",
     "max_byes": "max-byes",
     "early_draw": "early-draw",
+    "min_games": "min-rated-games",
+    "late_join_bye": "late-join-bye",
+    "lichess_sb": "lichess-sb",
 }
 
 
@@ -138,6 +144,9 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         noshow: app_commands.Range[float, 1.0, 120.0] | None = None,
         reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,
         channel: discord.TextChannel | None = None,
+        min_games: app_commands.Range[int, 0, 10000] | None = None,
+        late_join_bye: bool | None = None,
+        lichess_sb: bool | None = None,
     ) -> None:
         """Create a draft event with these settings."""
         actor = await self._defer(interaction)
@@ -186,6 +195,9 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         early_draw: EarlyDraw | None = None,
         noshow: app_commands.Range[float, 1.0, 120.0] | None = None,
         reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,
+        min_games: app_commands.Range[int, 0, 10000] | None = None,
+        late_join_bye: bool | None = None,
+        lichess_sb: bool | None = None,
     ) -> None:
         """Edit the given settings of an event."""
         actor, found = await self._begin(interaction, event)
@@ -282,6 +294,29 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         await self.bot.director.forbid(actor, found.id, player_a.strip(), player_b.strip())
         await self._done(interaction, f"{player_a} and {player_b} will not be paired together in **{found.name}**.")
 
+    @app_commands.command(name="allow", description="Lift a forbidden pair: the two players may meet again")
+    @app_commands.rename(player_a="player-a", player_b="player-b")
+    @app_commands.describe(event=EVENT_HELP, player_a="A Lichess username", player_b="Another Lichess username")
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def allow(self, interaction: Interaction, player_a: str, player_b: str, event: str | None = None) -> None:
+        """Lift a forbidden pairing."""
+        actor, found = await self._begin(interaction, event)
+        await self.bot.director.allow(actor, found.id, player_a.strip(), player_b.strip())
+        await self._done(interaction, f"{player_a} and {player_b} may be paired together in **{found.name}** again.")
+
+    @app_commands.command(name="reinstate", description="Bring back a withdrawn, removed or no-show player")
+    @app_commands.describe(event=EVENT_HELP, player="The player's Lichess username")
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def reinstate(self, interaction: Interaction, player: str, event: str | None = None) -> None:
+        """Reinstate a player: paired again from the next round."""
+        actor, found = await self._begin(interaction, event)
+        entry = await self.bot.director.reinstate(actor, found.id, player.strip())
+        name = discord.utils.escape_markdown(entry.name)
+        await self._done(
+            interaction,
+            f"{name} is back in **{found.name}** from the next round (a no-show ban is lifted by `/swiss unban`).",
+        )
+
     @app_commands.command(name="remove", description="Remove a player from an event (no further pairings)")
     @app_commands.describe(event=EVENT_HELP, player="The player's Lichess username")
     @app_commands.autocomplete(event=organiser_event_autocomplete)
@@ -292,13 +327,17 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         await self._done(interaction, f"Removed {discord.utils.escape_markdown(entry.name)} from **{found.name}**.")
 
     @app_commands.command(name="disqualify", description="Disqualify a player (out of the ranking)")
-    @app_commands.describe(event=EVENT_HELP, player="The player's Lichess username", reason="Why (kept in the log)")
-    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    @app_commands.describe(
+        event="The event (the one in progress if you leave it empty; a finished one by name)",
+        player="The player's Lichess username",
+        reason="Why (kept in the log)",
+    )
+    @app_commands.autocomplete(event=any_event_autocomplete)
     async def disqualify(
         self, interaction: Interaction, player: str, reason: app_commands.Range[str, 3, 200], event: str | None = None
     ) -> None:
-        """Disqualify a player."""
-        actor, found = await self._begin(interaction, event)
+        """Disqualify a player (also after the end: the final standings are updated)."""
+        actor, found = await self._begin(interaction, event, any_status=event is not None)
         entry = await self.bot.director.disqualify(actor, found.id, player.strip(), reason)
         await self._done(interaction, f"Disqualified {discord.utils.escape_markdown(entry.name)} in **{found.name}**.")
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+import pytest
+
 from bot.director.announcer import AnnouncementFailed
 from bot.director.models import RoundView, StandingRow
+from bot.errors import InvalidState, NotEntered, RatingOutOfRange
+from storage import entries as storage_entries
 from storage import rounds as storage_rounds
-from storage.records import Event
+from storage.records import EntryStatus, Event
 from tests.bot.director.director_world import ORGANISER, World
 from tests.support.announcer import RecordingAnnouncer
 
@@ -112,3 +116,172 @@ async def test_pairings_standings_and_the_end_lost_to_discord_are_posted_once_it
     assert len(down.of("event_finished")) == 1
     assert (await w.director.event(event_id)).finish_announced_at is not None
     assert len(down.of("round_paired")) == 2
+
+
+async def test_cancelling_an_event_is_announced_in_its_channel(quiet_world: World) -> None:
+    """Item 14: /swiss cancel tells the channel."""
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    await w.director.cancel(ORGANISER, event_id)
+    (said,) = w.announcer.of("bulletin")
+    assert said[0].status.value == "cancelled" and "cancelled" in said[1] and "after 1 round" in said[1]
+
+
+async def test_a_disqualification_after_the_end_updates_the_final_standings(quiet_world: World) -> None:
+    """Item 14: a disqualification after the end is announced and the final standings follow it."""
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=1)
+    await w.start(event_id)
+    await w.play_all(event_id, "white")
+    await w.run_until(lambda: w.finished(event_id))
+    winner = next(row for row in w.announcer.of("event_finished")[0][1] if row.rank == 1)
+    await w.director.disqualify(ORGANISER, event_id, winner.player.name, "fair play")
+    event, rows, final = w.announcer.of("standings")[-1]
+    assert final and event.status.value == "finished"
+    assert rows[-1].player.name == winner.player.name and rows[-1].rank is None
+    assert all(row.player.name != winner.player.name for row in rows if row.rank == 1)
+    (said,) = w.announcer.of("bulletin")
+    assert winner.player.name in said[1] and "disqualified" in said[1] and "fair play" in said[1]
+
+
+async def test_rating_limits_need_an_established_rating_at_the_events_speed(quiet_world: World) -> None:
+    """Item 15: no rating at the speed is refused (not 1500), so is a provisional one, and too few rated games."""
+    w = quiet_world
+    event_id, _ = await w.event(players=0, rating_max=1899)  # 3+2: blitz
+    unrated = await w.member("unrated", rating=2500)
+    w.sandbox.state.users["unrated"].ratings = {"rapid": 2500}  # never played blitz
+    with pytest.raises(RatingOutOfRange, match="no blitz rating"):
+        await w.director.join(unrated, event_id)
+    newcomer = await w.member("newcomer", rating=1400, provisional=True)
+    with pytest.raises(RatingOutOfRange, match="provisional"):
+        await w.director.join(newcomer, event_id)
+    regular = await w.member("regular", rating=1800)
+    assert (await w.director.join(regular, event_id)).rating == 1800
+
+    games_event, _ = await w.event(players=0, min_rated_games=60)
+    with pytest.raises(RatingOutOfRange, match="50 rated blitz game"):  # the local Lichess gives everyone 50
+        await w.director.join(regular, games_event)
+
+
+async def test_entry_conditions_are_checked_again_at_the_start_and_seed_by_todays_ratings(quiet_world: World) -> None:
+    """Item 15: a player over the limit by the start is withdrawn; seeding uses the ratings at the start."""
+    w = quiet_world
+    event_id, _ = await w.event(players=0, rating_max=1899)
+    names = ["climber", "steady1", "steady2", "riser", "steady3"]
+    actors = [await w.member(name, rating=1800 - 10 * i) for i, name in enumerate(names)]
+    for actor in actors:
+        await w.director.join(actor, event_id)
+    w.sandbox.state.users["climber"].ratings["blitz"] = 1950
+    w.sandbox.state.users["riser"].ratings["blitz"] = 1890
+    await w.start(event_id)
+    entries = {e.name: e for e in await w.director.entries(event_id)}
+    assert entries["climber"].status is EntryStatus.WITHDRAWN and entries["climber"].number is None
+    assert entries["riser"].rating == 1890 and entries["riser"].number == 1  # seeded by the rating at the start
+    assert any("climber is withdrawn at the start" in args[1] for args in w.announcer.of("notice"))
+    assert (await w.director.event(event_id)).current_round == 1
+
+
+@pytest.mark.parametrize(("late_join_bye", "points"), [(True, Fraction(1, 2)), (False, Fraction(0))])
+async def test_late_join_bye_is_honoured(quiet_world: World, late_join_bye: bool, points: Fraction) -> None:
+    """Item 16: the event's late_join_bye decides whether a late entrant gets a half point for round 1."""
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=3, late_join_bye=late_join_bye)
+    await w.start(event_id)
+    late = await w.member("latecomer", rating=1600)
+    await w.director.join(late, event_id)
+    await w.play_all(event_id, "white")
+    await w.scheduler.run_due()
+    row = next(r for r in await w.director.standings(event_id) if r.player.name == "latecomer")
+    assert row.points == points
+
+
+async def test_a_member_can_take_back_a_requested_bye(quiet_world: World) -> None:
+    """Item 16: /bye cancel."""
+    w = quiet_world
+    event_id, actors = await w.event(players=4, rounds=3)
+    assert await w.director.request_bye(actors[0], event_id, 2) == 2
+    assert await w.director.cancel_bye(actors[0], event_id) == 2
+    assert await storage_entries.bye_requests(w.db, event_id) == []
+    with pytest.raises(NotEntered, match="no bye requested for round 1"):
+        await w.director.cancel_bye(actors[0], event_id)
+
+
+async def test_an_organiser_can_lift_a_forbidden_pair(quiet_world: World) -> None:
+    """Item 16: /swiss allow undoes /swiss forbid (two players: they can then be paired)."""
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=1)
+    await w.director.forbid(ORGANISER, event_id, "player01", "player02")
+    await w.director.allow(ORGANISER, event_id, "player01", "player02")
+    with pytest.raises(InvalidState, match="not a forbidden pair"):
+        await w.director.allow(ORGANISER, event_id, "player01", "player02")
+    await w.start(event_id)
+    assert len((await w.director.pairings(event_id, 1)).boards) == 1
+
+
+async def test_an_organiser_can_reinstate_a_withdrawn_player_after_half_the_rounds(quiet_world: World) -> None:
+    """Item 16: /swiss reinstate brings a withdrawn (or removed, or no-show) player back, even late."""
+    w = quiet_world
+    event_id, actors = await w.event(players=8, rounds=4)
+    await w.start(event_id)
+    await w.director.withdraw(actors[3], event_id)
+    await w.director.remove(ORGANISER, event_id, "player03")
+    for _ in range(2):
+        await w.play_all(event_id, "white")
+        await w.scheduler.run_due()
+        await w.next_round(event_id)
+    assert (await w.director.event(event_id)).current_round == 3  # past half of 4 rounds: joining is closed
+    for name in ("player04", "player03"):
+        back = await w.director.reinstate(ORGANISER, event_id, name)
+        assert back.status is EntryStatus.ACTIVE
+    with pytest.raises(InvalidState, match="already"):
+        await w.director.reinstate(ORGANISER, event_id, "player04")
+    await w.play_all(event_id, "white")
+    await w.scheduler.run_due()
+    await w.next_round(event_id)
+    paired = {p.name for b in (await w.director.pairings(event_id, 4)).boards for p in (b.white, b.black)}
+    assert {"player03", "player04"} <= paired
+
+
+async def test_a_member_can_unlink_when_not_playing(quiet_world: World) -> None:
+    """Item 16: /unlink, refused while the member plays in an event."""
+    w = quiet_world
+    event_id, actors = await w.event(players=2, rounds=1)
+    with pytest.raises(InvalidState, match="withdraw from it first"):
+        await w.director.unlink(actors[0])
+    await w.director.withdraw(actors[0], event_id)
+    assert await w.director.unlink(actors[0]) == "player01"
+    assert await w.director.linked_account(actors[0].discord_id) is None
+
+
+async def test_a_finished_event_refuses_withdraw_in_one_clear_sentence(quiet_world: World) -> None:
+    """Item 16: withdrawing from a finished event changes nothing and says why."""
+    w = quiet_world
+    event_id, actors = await w.event(players=2, rounds=1)
+    await w.start(event_id)
+    await w.play_all(event_id, "white")
+    await w.run_until(lambda: w.finished(event_id))
+    with pytest.raises(InvalidState) as refused:
+        await w.director.withdraw(actors[0], event_id)
+    text = str(refused.value)
+    assert text.count(".") == 1 and "finished" in text and "results stay" in text
+    assert all(e.status is EntryStatus.ACTIVE for e in await w.director.entries(event_id))
+
+
+async def test_lichess_sb_is_selectable_for_an_event(quiet_world: World) -> None:
+    """Item 16: an event can rank by SB as Lichess computes it; FIDE's and Lichess's differ on an unplayed round."""
+    w = quiet_world
+    fide, actors = await w.event(players=5, rounds=2, tiebreaks=("SB",))
+    lichess, _ = await w.event(players=0, rounds=2, tiebreaks=("SB",), lichess_sb=True)
+    for actor in actors:
+        await w.director.join(actor, lichess)
+    await w.start(fide)
+    for _ in range(2):
+        for event_id in (fide, lichess):
+            await w.play_all(event_id, "white")
+        await w.scheduler.run_due()
+        await w.next_round(fide)
+    await w.run_until(lambda: w.finished(lichess))
+    assert await w.finished(fide)
+    values = [{r.player.name: r.tiebreaks["SB"] for r in await w.director.standings(e)} for e in (fide, lichess)]
+    assert values[0] != values[1]

@@ -67,15 +67,19 @@ async def test_a_refused_game_holds_its_board_alone_and_the_organisers_are_told_
 
 async def test_a_closed_account_loses_its_board_by_forfeit_and_the_round_goes_on(quiet_world: World) -> None:
     w = quiet_world
-    event_id, actors = await w.event(players=4, rounds=2)
-    w.sandbox.state.users["player04"].disabled = True  # closed between /join and the round
+    event_id, actors = await w.event(players=4, rounds=3)
     await w.start(event_id)
+    await w.play_all(event_id, "white")
+    await poll_for(w, 60)
+    # Closed between rounds: the start's entry check (club-week item 15) is past, so Lichess refuses the game.
+    w.sandbox.state.users["player04"].disabled = True
+    assert await w.next_round(event_id) == 2
     view = await w.director.pairings(event_id)
     gone = next(b for b in view.boards if "player04" in (b.white.name, b.black.name))
     other = next(b for b in view.boards if b is not gone)
     loser_is_white = gone.white.name == "player04"
     assert gone.result is (Result.BLACK_WINS_FORFEIT if loser_is_white else Result.WHITE_WINS_FORFEIT)
-    assert other.game_id is not None and len(w.announcer.of("round_paired")) == 1
+    assert other.game_id is not None and len(w.announcer.of("round_paired")) == 2
     entries = {e.discord_id: e.status for e in await w.director.entries(event_id)}
     assert entries[actors[3].discord_id] is EntryStatus.WITHDRAWN
     player = await player_by_discord(w.db, actors[3].discord_id)
@@ -84,10 +88,10 @@ async def test_a_closed_account_loses_its_board_by_forfeit_and_the_round_goes_on
     assert len(notices(w, "account is closed")) == 1
     await w.play(event_id, other.number, "white")
     await poll_for(w, 60)
-    assert await w.next_round(event_id) == 2
-    second = await w.director.pairings(event_id, 2)
-    placed = {b.white.name for b in second.boards} | {b.black.name for b in second.boards}
-    assert "player04" not in placed and all(b.game_id for b in second.boards)
+    assert await w.next_round(event_id) == 3
+    third = await w.director.pairings(event_id, 3)
+    placed = {b.white.name for b in third.boards} | {b.black.name for b in third.boards}
+    assert "player04" not in placed and all(b.game_id for b in third.boards)
 
 
 # --- item 7: a lost create is found by its own challenge, never by the players alone ----------------------

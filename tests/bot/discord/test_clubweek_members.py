@@ -73,3 +73,45 @@ async def test_join_button_refuses_an_event_of_another_server(env: Env) -> None:
     clicked = await _click(env, frank, foreign.id)
     assert "You are in" not in clicked.text
     assert await env.director.entries(foreign.id) == []
+
+
+async def test_member_and_organiser_controls_through_the_commands(env: Env) -> None:
+    """Item 16 through the cogs: /bye cancel, /swiss allow, /swiss reinstate, /unlink, and the new options."""
+    start = (env.clock.now() + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
+    created = await env.run(
+        "swiss create", env.organiser, name="Ctl Cup", rounds=3, start=start, min_games=10, late_join_bye=False,
+        lichess_sb=True,
+    )
+    assert "at least 10 rated blitz games" in created.text and "SB as on Lichess" in created.text
+    (cup,) = await env.director.list_events(GUILD)
+    assert cup.settings.min_rated_games == 10 and not cup.settings.late_join_bye and cup.settings.lichess_sb
+    await env.run("swiss open", env.organiser)
+    players = [await env.linked(f"c{i}", 1800 - 10 * i) for i in range(4)]
+    for user in players:
+        await env.run("join", user)
+    await env.run("bye", players[0], round=2)
+    taken = await env.run("bye", players[0], cancel=True)
+    assert "bye in round 2 of **Ctl Cup** is cancelled" in taken.text
+    await env.run("swiss forbid", env.organiser, player_a="c0", player_b="c1")
+    allowed = await env.run("swiss allow", env.organiser, player_a="c0", player_b="c1")
+    assert "may be paired together" in allowed.text
+    await env.run("withdraw", players[3])
+    refused = await env.run("unlink", players[0])
+    assert "withdraw from it first" in refused.text
+    unlinked = await env.run("unlink", players[3])
+    assert "Unlinked" in unlinked.text and await env.director.linked_account(players[3].id) is None
+    await env.run("swiss remove", env.organiser, player="c2")
+    back = await env.run("swiss reinstate", env.organiser, player="c2")
+    assert "c2 is back in **Ctl Cup**" in back.text
+
+
+async def test_disqualify_after_the_end_through_the_command(env: Env) -> None:
+    """Item 14 through the cogs: a finished event can be named for /swiss disqualify."""
+    players = [await env.linked(f"d{i}", 1800 - 10 * i) for i in range(2)]
+    event_id = await _event(env, "Done Cup", GUILD, players)
+    organiser = Actor(env.organiser.id, "Org", True)
+    await env.director.finish(organiser, event_id)
+    done = await env.run("swiss disqualify", env.organiser, player="d0", reason="fair play", event="Done Cup")
+    assert "Disqualified d0" in done.text
+    assert env.announcer.of("standings")[-1][2] is True  # the final standings again
+    assert "d0 is disqualified (fair play)" in env.announcer.of("bulletin")[-1][1]

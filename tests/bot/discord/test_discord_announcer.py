@@ -243,3 +243,20 @@ async def test_a_whole_event_announced_by_the_real_director(tmp_path: Path) -> N
     assert any(f.filename == "crosstable.png" for m in channel.posted for f in m.files)
     assert channel.posted[-1].content is not None and channel.posted[-1].content.startswith("**Live Cup** is over")
     assert all(len(user.dms) >= 2 for user in client.users.values())  # each player's pairing, twice
+
+
+async def test_a_bulletin_goes_to_the_events_channel_and_final_standings_are_edited_in_place(env: Env) -> None:
+    channel = FakeChannel(CHANNEL)
+    announcer = DiscordAnnouncer(FakeClient(channel), env.db, _config())  # type: ignore[arg-type]
+    event = replace(await _event(env), current_round=2)
+    rows = [
+        StandingRow(1, PlayerRef(1, "a", 5, 1500), Fraction(2)),
+        StandingRow(2, PlayerRef(2, "b", 6, 1400), Fraction(0)),
+    ]
+    await announcer.standings(event, rows, True)
+    await announcer.standings(event, rows[1:], True)  # after a disqualification
+    (final,) = channel.posted
+    assert len(final.edits) == 1
+    await announcer.bulletin(event, "a is disqualified (fair play): the final standings are updated.")
+    said = channel.posted[-1].content
+    assert said is not None and "Announce Cup" in said and "a is disqualified" in said

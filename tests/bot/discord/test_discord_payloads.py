@@ -14,10 +14,10 @@ from bot.discord.commands_payload import command_payloads
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 SUBCOMMAND, GROUP = 1, 2
-MEMBER_COMMANDS = {"link", "join", "withdraw", "bye", "standings", "pairings", "mygame"}
+MEMBER_COMMANDS = {"link", "unlink", "join", "withdraw", "bye", "standings", "pairings", "mygame"}
 ORGANISER_SUBCOMMANDS = {
     "create", "edit", "open", "start", "pause", "resume", "next-round", "result",
-    "forbid", "remove", "disqualify", "unban", "finish", "cancel", "export",
+    "forbid", "allow", "reinstate", "remove", "disqualify", "unban", "finish", "cancel", "export",
 }  # fmt: skip
 
 
