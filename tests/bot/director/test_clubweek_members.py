@@ -285,3 +285,14 @@ async def test_lichess_sb_is_selectable_for_an_event(quiet_world: World) -> None
     assert await w.finished(fide)
     values = [{r.player.name: r.tiebreaks["SB"] for r in await w.director.standings(e)} for e in (fide, lichess)]
     assert values[0] != values[1]
+
+
+async def test_lichess_down_at_the_start_does_not_hold_the_event(quiet_world: World) -> None:
+    """Item 15: an account Lichess cannot read at the start keeps its rating at entry; the organisers are told."""
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rating_max=2100)
+    await w.control("/sandbox/faults", {"path": "/api/user/player02", "status": 503, "count": 20})
+    await w.start(event_id)
+    assert (await w.director.event(event_id)).current_round == 1
+    assert all(e.status is EntryStatus.ACTIVE for e in await w.director.entries(event_id))
+    assert any("did not answer for player02" in args[1] for args in w.announcer.of("notice"))
