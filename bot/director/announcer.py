@@ -16,9 +16,10 @@ class AnnouncementFailed(Exception):
 class Announcer(Protocol):
     """What an event's channel (and its organisers) are told.
 
-    `round_paired`, `standings` and `event_finished` raise `AnnouncementFailed` when their post did not reach
-    the channel: the director marks them announced only when they return, and tries again later. The others are
-    best-effort and never raise.
+    `round_paired`, `results_updated`, `standings` and `event_finished` raise `AnnouncementFailed` when their
+    post did not reach the channel: the director marks them announced only when they return, and tries again
+    later (results that failed go out again with the round's standings). The others are best-effort and never
+    raise.
     """
 
     async def event_opened(self, event: Event) -> None:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from bot.director.context import Context
 from bot.director.lookups import OVER, get_event, get_round
-from bot.director.models import SYSTEM_ACTOR, Actor
-from bot.director.views import standings
+from bot.director.models import SYSTEM_ACTOR, Actor, RoundView
+from bot.director.views import pairings, standings
 from storage import events as storage_events
 from storage import rounds as storage_rounds
 from storage.records import Event, EventStatus, RoundStatus, Schedule
@@ -31,6 +31,17 @@ async def finish_round(ctx: Context, event_id: int, number: int) -> None:
     await _announce_results(ctx, event_id, number)
 
 
+async def show_results(ctx: Context, event: Event, view: RoundView) -> bool:
+    """Update a round's results in the channel; one that did not get there is tried again with the round's
+    standings (`_announce_results`). False when it failed."""
+    key = (event.id, view.number)
+    if await ctx.announced(event.id, ctx.announcer.results_updated(event, view)):
+        ctx.stale_results.discard(key)
+        return True
+    ctx.stale_results.add(key)
+    return False
+
+
 async def announce_results(ctx: Context, event_id: int, number: int) -> None:
     """Announce a finished round's results and standings if that has not been done (a restart's catch-up)."""
     async with ctx.lock(event_id):
@@ -45,11 +56,15 @@ async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
     summary = await get_round(ctx.db, event, number)
     if summary.round.status is not RoundStatus.FINISHED or summary.round.results_announced_at is not None:
         return
-    if number >= event.settings.rounds:
-        if event.status not in OVER:
-            await finish_event(ctx, event_id, f"all {event.settings.rounds} rounds played")
-        else:  # finished, but perhaps stopped before the end was announced
-            await _announce_end(ctx, event_id)
+    last = number >= event.settings.rounds
+    if last and event.status not in OVER:  # the event ends now, whether or not Discord hears of it yet
+        await _set_finished(ctx, event_id, f"all {event.settings.rounds} rounds played", SYSTEM_ACTOR)
+        ctx.changed()
+    stale = (event_id, number) in ctx.stale_results  # the round's last results did not reach the channel
+    if stale and not await show_results(ctx, event, await pairings(ctx, event_id, number)):
+        return
+    if last:  # the end and the final standings (perhaps stopped before they were announced)
+        await _announce_end(ctx, event_id)
     elif event.status not in OVER:  # once over, the final standings say it all
         rows = await standings(ctx, event_id, number)
         if not await ctx.announced(event_id, ctx.announcer.standings(as_of_round(event, number), rows, False)):
@@ -81,17 +96,24 @@ def next_start(event: Event, finished_round: int, now: datetime) -> datetime | N
 
 async def finish_event(ctx: Context, event_id: int, reason: str, actor: Actor = SYSTEM_ACTOR) -> None:
     """Finish the event, then announce its end (the jobs are rebuilt even if the announcement fails)."""
-    async with ctx.db.transaction():
-        event = await get_event(ctx.db, event_id)
-        if event.status in OVER:
-            return
-        await storage_events.set_event_status(
-            ctx.db, event_id, EventStatus.FINISHED, at=ctx.clock.now(), actor=actor.audit_name, reason=reason
-        )
+    if not await _set_finished(ctx, event_id, reason, actor):
+        return
     try:
         await _announce_end(ctx, event_id)
     finally:
         ctx.changed()
+
+
+async def _set_finished(ctx: Context, event_id: int, reason: str, actor: Actor) -> bool:
+    """Mark the event finished; False if it was over already."""
+    async with ctx.db.transaction():
+        event = await get_event(ctx.db, event_id)
+        if event.status in OVER:
+            return False
+        await storage_events.set_event_status(
+            ctx.db, event_id, EventStatus.FINISHED, at=ctx.clock.now(), actor=actor.audit_name, reason=reason
+        )
+    return True
 
 
 async def announce_end(ctx: Context, event_id: int) -> None:

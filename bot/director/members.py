@@ -194,6 +194,7 @@ async def check_entries_at_start(ctx: Context, event_id: int) -> None:
         event = await get_event(ctx.db, event_id)
         entries = [e for e in await storage_entries.list_entries(ctx.db, event_id) if e.status is EntryStatus.ACTIVE]
     now = ctx.clock.now()
+    unread: list[str] = []
     for entry in entries:
         if entry.lichess_id is None or entry.number is not None:
             continue
@@ -201,8 +202,9 @@ async def check_entries_at_start(ctx: Context, event_id: int) -> None:
             user = await ctx.lichess.get_user(entry.lichess_id)
         except LichessUserNotFound:
             user = None
-        except LichessError as exc:
-            raise LichessUnavailable() from exc
+        except LichessError:  # Lichess in trouble must not hold the start: the rating at entry stands
+            unread.append(entry.name)
+            continue
         refusal: str | None
         if user is None or user.disabled or user.tos_violation:
             refusal, rating = "The Lichess account is closed or flagged", entry.rating
@@ -219,6 +221,11 @@ async def check_entries_at_start(ctx: Context, event_id: int) -> None:
         text = f"{entry.name} is withdrawn at the start: {refusal[0].lower()}{refusal[1:]}."
         await ctx.announcer.notice(event, text)
         await ctx.announcer.dm(entry.discord_id, f"{event.name}: you are withdrawn at the start. {refusal}.")
+    if unread:
+        names = ", ".join(unread)
+        await ctx.announcer.notice(
+            event, f"Lichess did not answer for {names} at the start: their ratings at entry seed them, unchecked."
+        )
 
 
 async def cancel_bye(ctx: Context, actor: Actor, event_id: int, round_number: int | None) -> int:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.director.challenges import cancel_games, open_games
 from bot.director.context import Context
-from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, next_start
+from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, next_start, show_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
 from bot.director.models import Actor, Correction, RoundView
 from bot.director.rounds import set_next_round_at, start_round
@@ -242,7 +242,7 @@ async def set_result(
         if correction.later_round_paired is not None:
             await ctx.announcer.notice(event, correction.message)
         view = await pairings(ctx, event_id, round_number)
-        await ctx.announcer.results_updated(event, view)
+        await show_results(ctx, event, view)
         if view.status is RoundStatus.FINISHED or event.status is EventStatus.FINISHED:
             # The standings after the last finished round (a later round in play has no standings yet).
             latest = await get_event(ctx.db, event_id)

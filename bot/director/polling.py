@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from bot.director.bulk import bulk_game_rows
 from bot.director.challenges import cancel_games
 from bot.director.context import Context
-from bot.director.endings import finish_round
+from bot.director.endings import finish_round, show_results
 from bot.director.lookups import OVER, get_event, get_round, latest_games
 from bot.director.models import SYSTEM_ACTOR
 from bot.director.results import Decision, decide
@@ -178,7 +178,7 @@ async def _apply(
     if replays:
         await ensure_games(ctx, event.id, decisions[0][0].round)
     if any(d.result is not None for _, _, d, _ in decisions):
-        await ctx.announcer.results_updated(event, await pairings(ctx, event.id, decisions[0][0].round))
+        await show_results(ctx, event, await pairings(ctx, event.id, decisions[0][0].round))
 
 
 async def _noshow_penalty(ctx: Context, event: Event, entry: Entry, round_number: int, now: datetime) -> datetime:

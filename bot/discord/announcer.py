@@ -154,7 +154,7 @@ class DiscordAnnouncer:
         for extra in pings[1:]:
             await channel.send(extra, allowed_mentions=PING_USERS)
 
-    @_guarded
+    @_required
     async def results_updated(self, event: Event, round: RoundView) -> None:
         """Edit the round's message(s) in place with the results so far."""
         await self._post_pages(event, "round", round.number, round_messages(event, round, mention=False))

@@ -29,8 +29,8 @@ class Post:
 class ScenarioChannel:
     """An `Announcer` that keeps what the channel, the organisers and the players were shown.
 
-    While Discord is down, the posts the director retries (pairings, standings, the end) raise `DiscordDown`
-    (as a post that never reached Discord) and the best-effort ones (the opening post, result edits, bulletins,
+    While Discord is down, the posts the director retries (pairings, results, standings, the end) raise
+    `DiscordDown` (as a post that never reached Discord) and the best-effort ones (the opening post, bulletins,
     notices and DMs) are lost; nothing of either is kept.
     """
 
@@ -61,8 +61,7 @@ class ScenarioChannel:
 
     async def results_updated(self, event: Event, round: RoundView) -> None:
         """The round's results (the channel edits the round's post; shown again here)."""
-        lines = [f"{event.name} — round {round.number} results", *format_round(round, with_urls=False)]
-        self._post(lines, best_effort=True)
+        self._post([f"{event.name} — round {round.number} results", *format_round(round, with_urls=False)])
 
     async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
         """A standings table."""

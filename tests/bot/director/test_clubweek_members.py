@@ -63,6 +63,10 @@ class DiscordDown(RecordingAnnouncer):
         await self._refuse("round_paired")
         await super().round_paired(event, round)
 
+    async def results_updated(self, event: Event, round: RoundView) -> None:
+        await self._refuse("results_updated")
+        await super().results_updated(event, round)
+
     async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
         await self._refuse("standings")
         await super().standings(event, rows, final)
@@ -92,15 +96,19 @@ async def test_pairings_standings_and_the_end_lost_to_discord_are_posted_once_it
     down.down = True
     await w.play_all(event_id, "white")
     await w.scheduler.run_due()
-    assert down.failed[-1] == "standings" and down.of("standings") == []
+    # The round's last result did not get through: neither do its standings, until it does.
+    assert down.failed[-1] == "results_updated" and down.of("standings") == down.of("results_updated") == []
     assert (await storage_rounds.list_rounds(w.db, event_id))[0].round.results_announced_at is None
     w.clock.advance(5)
+    tries = len(down.failed)
     await w.scheduler.run_due()  # Discord still down, and the retry waits a little: not tried again at once
-    assert down.failed.count("standings") == 1
+    assert len(down.failed) == tries
     down.down = False
     w.clock.advance(60)
     await w.scheduler.run_due()
     assert [a[0].current_round for a in down.of("standings")] == [1]
+    (shown,) = down.of("results_updated")  # the round's results, lost with Discord, go out with its standings
+    assert shown[1].number == 1 and shown[1].decided
 
     await w.next_round(event_id)
     await w.scheduler.run_due()
@@ -285,3 +293,14 @@ async def test_lichess_sb_is_selectable_for_an_event(quiet_world: World) -> None
     assert await w.finished(fide)
     values = [{r.player.name: r.tiebreaks["SB"] for r in await w.director.standings(e)} for e in (fide, lichess)]
     assert values[0] != values[1]
+
+
+async def test_lichess_down_at_the_start_does_not_hold_the_event(quiet_world: World) -> None:
+    """Item 15: an account Lichess cannot read at the start keeps its rating at entry; the organisers are told."""
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rating_max=2100)
+    await w.control("/sandbox/faults", {"path": "/api/user/player02", "status": 503, "count": 20})
+    await w.start(event_id)
+    assert (await w.director.event(event_id)).current_round == 1
+    assert all(e.status is EntryStatus.ACTIVE for e in await w.director.entries(event_id))
+    assert any("did not answer for player02" in args[1] for args in w.announcer.of("notice"))

@@ -187,6 +187,8 @@ async def test_standings_and_the_end_that_discord_refuses_raise_for_a_retry(env:
         await announcer.standings(event, rows, False)
     with pytest.raises(AnnouncementFailed):
         await announcer.event_finished(event, rows, "all rounds played")
+    with pytest.raises(AnnouncementFailed):
+        await announcer.results_updated(event, _round(event, 2, decided=2))
     channel.fail = False
     await announcer.standings(event, rows, False)
     assert len(channel.posted) == 1 and await get_message(env.db, event.id, "standings:0", round_number=1)
