@@ -173,7 +173,8 @@ def _acceleration(views: RoundViews) -> dict[int, Points]:
     ranked = sorted(tournament.players, key=lambda p: p.number)
 
     def counts(p: Player) -> bool:
-        return not p.rounds if views.round == 1 else _participated(p.record(1))
+        first = p.record(1)
+        return first.kind is RecordKind.NOT_PAIRED if views.round == 1 else _participated(first)
 
     bound = sum(1 for p in ranked if counts(p))
     out: dict[int, Points] = {}
