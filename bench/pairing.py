@@ -262,6 +262,10 @@ def section(
         "",
         targets_line(rows),
         "",
+        "Round 1 (no history: one score group, two under acceleration) is settled without any matching when the "
+        "natural S1-S2 pairing is provably best (`_Round.natural` in `pairing/dutch.py`), as it is here; later "
+        "rounds spend most of their time in the maximum-weight matching of the brackets that it does not settle.",
+        "",
         "| players | round | paired | boards | time (s) | CPU (s) | reference (s) | peak RSS (MiB) | RSS before "
         "pairing (MiB) |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|",

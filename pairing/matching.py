@@ -470,18 +470,19 @@ def _solve_all(
             if deltatype == -1:
                 deltatype = 1
                 delta = max(0, min(dualvar[:n]))
-            for v in range(n):
-                lv = label[inblossom[v]]
-                if lv == 1:
-                    dualvar[v] -= delta
-                elif lv == 2:
-                    dualvar[v] += delta
-            for b in range(n, 2 * n):
-                if blossombase[b] >= 0 and blossomparent[b] == -1:
-                    if label[b] == 1:
-                        dualvar[b] += delta
-                    elif label[b] == 2:
-                        dualvar[b] -= delta
+            if delta:
+                for v in range(n):
+                    lv = label[inblossom[v]]
+                    if lv == 1:
+                        dualvar[v] -= delta
+                    elif lv == 2:
+                        dualvar[v] += delta
+                for b in range(n, 2 * n):
+                    if blossombase[b] >= 0 and blossomparent[b] == -1:
+                        if label[b] == 1:
+                            dualvar[b] += delta
+                        elif label[b] == 2:
+                            dualvar[b] -= delta
             if deltatype == 1:
                 break
             if deltatype == 2:
