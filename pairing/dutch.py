@@ -424,6 +424,17 @@ class _Bracket:
         compatible = rnd.compatible
         zero = [0] * len(bounds)
         rich = len(self.members) + len(nxt)
+        nb = len(self.members)
+        # Per-vertex terms, so that the quadratic loop does no Fraction arithmetic or hashing.
+        w7 = [base7 ** b_rank[players[verts[a]].score] for a in range(nb)]
+        w8 = [base8 ** n_rank[players[verts[a]].score] for a in range(rich)]
+        down1 = [int(players[verts[a]].float1 is FloatDirection.DOWN) for a in range(nb)]
+        down2 = [int(players[verts[a]].float2 is FloatDirection.DOWN) for a in range(nb)]
+        is_mdp = [verts[a] in mdps for a in range(nb)]
+        sh = self.levels.shifts
+        pair_base = (1 << sh[0]) + (1 << sh[2])
+        next_base = (1 << sh[0]) + (1 << sh[4])
+        colour_failures = rnd.colour_failures
         for a in range(rich):
             x = verts[a]
             px = players[x]
@@ -432,39 +443,49 @@ class _Bracket:
                 y = verts[b]
                 if not row[y]:
                     continue
+                if b >= nb:
+                    out[(a, b)] = next_base + ((w8[a] + w8[b]) << sh[5])
+                    continue
+                c10, c11, c12, c13 = colour_failures(x, y)
+                if not (is_mdp[a] or is_mdp[b]):
+                    out[(a, b)] = (
+                        pair_base
+                        + ((w7[a] + w7[b]) << sh[3])
+                        - (c10 << sh[7])
+                        - (c11 << sh[8])
+                        - (c12 << sh[9])
+                        - (c13 << sh[10])
+                        + ((down1[a] + down1[b]) << sh[11])
+                        + ((down2[a] + down2[b]) << sh[13])
+                    )
+                    continue
                 py = players[y]
                 vals = list(zero)
                 vals[0] = 1
-                in_x, in_y = x in members, y in members
-                if in_x and in_y:
-                    vals[2] = 1
-                    vals[3] = base7 ** b_rank[px.score] + base7 ** b_rank[py.score]
-                    c10, c11, c12, c13 = rnd.colour_failures(x, y)
-                    vals[7], vals[8], vals[9], vals[10] = -c10, -c11, -c12, -c13
-                    for p, other in ((px, py), (py, px)):
-                        resident = p.index not in mdps
-                        other_mdp = other.index in mdps
-                        if resident:
-                            vals[11] += p.float1 is FloatDirection.DOWN
-                            vals[13] += p.float2 is FloatDirection.DOWN
-                            if other_mdp:
-                                vals[12] -= p.float1 is FloatDirection.UP
-                                vals[14] -= p.float2 is FloatDirection.UP
-                                weight = base_sd ** diff_rank[other.score - bracket_score]
-                                if p.float1 is FloatDirection.UP:
-                                    vals[16] -= weight
-                                if p.float2 is FloatDirection.UP:
-                                    vals[18] -= weight
-                        else:
-                            diff = p.score - other.score if not other_mdp else abs(p.score - other.score)
-                            weight = base_sd ** diff_rank.get(diff, 0)
-                            if p.float1 is FloatDirection.DOWN:
-                                vals[15] += unpaired_sd - weight
-                            if p.float2 is FloatDirection.DOWN:
-                                vals[17] += unpaired_sd - weight
-                else:
-                    vals[4] = 1
-                    vals[5] = base8 ** n_rank[px.score] + base8 ** n_rank[py.score]
+                vals[2] = 1
+                vals[3] = w7[a] + w7[b]
+                vals[7], vals[8], vals[9], vals[10] = -c10, -c11, -c12, -c13
+                for p, other in ((px, py), (py, px)):
+                    resident = p.index not in mdps
+                    other_mdp = other.index in mdps
+                    if resident:
+                        vals[11] += p.float1 is FloatDirection.DOWN
+                        vals[13] += p.float2 is FloatDirection.DOWN
+                        if other_mdp:
+                            vals[12] -= p.float1 is FloatDirection.UP
+                            vals[14] -= p.float2 is FloatDirection.UP
+                            weight = base_sd ** diff_rank[other.score - bracket_score]
+                            if p.float1 is FloatDirection.UP:
+                                vals[16] -= weight
+                            if p.float2 is FloatDirection.UP:
+                                vals[18] -= weight
+                    else:
+                        diff = p.score - other.score if not other_mdp else abs(p.score - other.score)
+                        weight = base_sd ** diff_rank.get(diff, 0)
+                        if p.float1 is FloatDirection.DOWN:
+                            vals[15] += unpaired_sd - weight
+                        if p.float2 is FloatDirection.DOWN:
+                            vals[17] += unpaired_sd - weight
                 out[(a, b)] = pack(vals)
         self.plain = pack([1] + [0] * (len(bounds) - 1))
         if self.dummy >= 0:

@@ -63,6 +63,44 @@ def _solve(
 ) -> list[int]:
     if n == 0:
         return []
+    if not warm:
+        touched = sorted({v for u, w, _ in edges for v in (u, w)})
+        if len(touched) < n:
+            return _solve_touched(n, touched, edges, max_cardinality, duals)
+    return _solve_all(n, edges, max_cardinality, warm=warm, duals=duals)
+
+
+def _solve_touched(
+    n: int, touched: list[int], edges: Sequence[Edge], max_cardinality: bool, duals: list[Duals] | None
+) -> list[int]:
+    """Solve on the vertices that have an edge: isolated ones stay single, with dual 0 (still an optimal dual).
+
+    The stages of the blossom algorithm scan every vertex, so a bracket's graph, which holds every player below
+    it while its weighted edges touch only the bracket and the next one, is much cheaper solved this way.
+    """
+    index = {v: k for k, v in enumerate(touched)}
+    inner_duals: list[Duals] | None = None if duals is None else []
+    inner = _solve_all(
+        len(touched), [(index[u], index[w], wt) for u, w, wt in edges], max_cardinality, warm=False, duals=inner_duals
+    )
+    mate = [-1] * n
+    for k, v in enumerate(touched):
+        if inner[k] != -1:
+            mate[v] = touched[inner[k]]
+    if duals is not None and inner_duals is not None:
+        got = inner_duals[0]
+        vertex = [0] * n
+        chains: list[tuple[int, ...]] = [()] * n
+        for k, v in enumerate(touched):
+            vertex[v] = got.vertex[k]
+            chains[v] = got.chains[k]
+        duals.append(Duals(vertex, chains, got.blossom))
+    return mate
+
+
+def _solve_all(
+    n: int, edges: Sequence[Edge], max_cardinality: bool, *, warm: bool, duals: list[Duals] | None = None
+) -> list[int]:
     if not edges:
         if duals is not None:
             duals.append(Duals([0] * n, [()] * n, {}))
@@ -432,18 +470,19 @@ def _solve(
             if deltatype == -1:
                 deltatype = 1
                 delta = max(0, min(dualvar[:n]))
-            for v in range(n):
-                lv = label[inblossom[v]]
-                if lv == 1:
-                    dualvar[v] -= delta
-                elif lv == 2:
-                    dualvar[v] += delta
-            for b in range(n, 2 * n):
-                if blossombase[b] >= 0 and blossomparent[b] == -1:
-                    if label[b] == 1:
-                        dualvar[b] += delta
-                    elif label[b] == 2:
-                        dualvar[b] -= delta
+            if delta:
+                for v in range(n):
+                    lv = label[inblossom[v]]
+                    if lv == 1:
+                        dualvar[v] -= delta
+                    elif lv == 2:
+                        dualvar[v] += delta
+                for b in range(n, 2 * n):
+                    if blossombase[b] >= 0 and blossomparent[b] == -1:
+                        if label[b] == 1:
+                            dualvar[b] += delta
+                        elif label[b] == 2:
+                            dualvar[b] -= delta
             if deltatype == 1:
                 break
             if deltatype == 2:

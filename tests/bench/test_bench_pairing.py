@@ -73,14 +73,19 @@ def test_measure_rejects_an_event_the_engine_would_pair_otherwise(tmp_path: Path
 
 def test_targets_line_says_whether_each_target_is_met() -> None:
     rows = [
-        (200, "1", {"seconds": 1.5}),
-        (200, "6", {"seconds": 0.4}),
-        (400, "1", {"seconds": 12.0}),
+        (50, 1, "1", {"seconds": 0.5}),
+        (100, 1, "1", {"seconds": 0.05}),
+        (200, 6, "6", {"seconds": 0.4}),
+        (400, 1, "1", {"seconds": 1.0}),
+        (800, 1, "1", {"seconds": 20.0}),
     ]
     line = bench.targets_line(rows)
-    assert "200 players < 2 s: met (slowest round 1.50 s)" in line
-    assert "400 players < 10 s: **not met** (slowest round 12.00 s)" in line
-    assert "800 players < 60 s (not measured)" in line
+    assert "50 players" not in line
+    assert "100 players round 1: 0.05 s against 0.1 s, met" in line
+    assert "200 players round 6: 0.40 s against 0.15 s, **not met**" in line
+    # Round 1 is held to the lower of the two reference figures that apply.
+    assert "400 players round 1: 1.00 s against 1.2 s, met" in line
+    assert "800 players round 1: 20.00 s against 13 s, **not met**" in line
 
 
 def test_write_section_replaces_only_the_pairing_section(tmp_path: Path) -> None:
