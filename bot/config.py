@@ -18,6 +18,7 @@ from bot.settings import DirectorSettings
 T = TypeVar("T")
 
 DISCORD_TOKEN_ENV = "DISCORD_TOKEN"
+DISCORD_URL = "https://discord.com"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -50,6 +51,7 @@ class DiscordConfig:
 
     dm_players: bool = False
     log_channel_id: int = 0
+    api_url: str = DISCORD_URL
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
     discord = DiscordConfig(
         dm_players=discord_table.get("dm_players", bool, False),
         log_channel_id=discord_table.get("log_channel_id", int, 0),
+        api_url=discord_table.get("api_url", str, DISCORD_URL).rstrip("/"),
     )
     discord_table.finish()
 

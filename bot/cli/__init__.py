@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "standings": "print the standings of a tournament file with FIDE tie-breaks",
     "export": "write an event from the database (TRF, PGN or JSON)",
     "sandbox": "run a local Lichess (sandbox) for development and the demo",
+    "discord-sandbox": "run a local Discord that the bot logs into (development, tests, the demo)",
     "demo": "run a whole Swiss event on the local Lichess with simulated members",
     "run": "run the Discord bot",
     "sync": "sync the slash commands to Discord (DISCORD_TOKEN from the environment)",

@@ -6,10 +6,13 @@ import logging
 from typing import Any
 
 import discord
+import yarl
 from discord.ext import commands
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
 
 from bot.clock import Clock, SystemClock
-from bot.config import Config, ConfigError, Secrets
+from bot.config import DISCORD_URL, Config, ConfigError, Secrets
 from bot.director.api import Director
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.autocomplete import EventCache
@@ -28,6 +31,11 @@ REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links", "attach_
 def intents() -> discord.Intents:
     """Slash commands need only the default intents (no privileged ones)."""
     return discord.Intents.default()
+
+
+def point_at(api_url: str) -> None:
+    """discord.py's REST base for this Discord (`[discord] api_url`); the interaction webhooks follow it."""
+    Route.BASE = f"{api_url.rstrip('/')}/api/v10"
 
 
 class SwissBot(commands.Bot):
@@ -63,6 +71,7 @@ class SwissBot(commands.Bot):
         self.commands_only = commands_only
         self.scheduler: Scheduler | None = None
         self.web: Any = None  # bot.web.app.WebServer once started (imported only when [web] is on)
+        point_at(config.discord.api_url)
 
     @property
     def director(self) -> Director:
@@ -128,6 +137,10 @@ class SwissBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         """At login: the director, the commands, the Join button for every event (rebuilt from its id)."""
+        if self.config.discord.api_url != DISCORD_URL:
+            # Another Discord (a local one): its gateway is where its /gateway/bot says, as Discord's docs advise.
+            _, gateway, _ = await self.http.get_bot_gateway()
+            DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
         if self.commands_only:  # `swissbot sync`: the commands are all it needs
             await self.add_commands()
             return

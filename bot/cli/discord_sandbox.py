@@ -1,0 +1,42 @@
+"""`swissbot discord-sandbox`: a local Discord the bot logs into unchanged (docs/discord-sandbox.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from bot.cli import COMMANDS
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `discord-sandbox` subcommand."""
+    parser = sub.add_parser(
+        "discord-sandbox",
+        help=COMMANDS["discord-sandbox"],
+        description="Serve Discord's REST API and gateway for the bot, plus the /sandbox/ control API "
+        "(docs/discord-sandbox.md). Point the bot at it with [discord] api_url = the printed URL.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8081, help="port (default: 8081; 0 picks a free one)")
+    parser.add_argument("--seed", type=int, default=None, help="make ids and tokens reproducible")
+    parser.add_argument("--token", default=None, help="the bot token it accepts (default: it makes one)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl-C; 1 if it cannot listen."""
+    from sandbox.discord import serve
+
+    if not 0 <= args.port <= 65535:
+        print(f"swissbot discord-sandbox: invalid port {args.port}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(args.host, args.port, args.seed, args.token))
+    except OSError as exc:
+        where = f"{args.host}:{args.port}"
+        print(f"swissbot discord-sandbox: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,246 @@
+"""The real bot (`SwissBot`, as `swissbot run` starts it) against the local Discord and the local Lichess: members
+and organisers type slash commands and press buttons through the local Discord's control API, as Discord's client
+would send them, and the channel shows what the bot posted."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import discord
+import pytest
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from bot.cli import main as swissbot
+from bot.config import ClubConfig, Config, DiscordConfig, LichessConfig, Secrets
+from bot.discord.bot import SwissBot
+from bot.settings import DirectorSettings
+from sandbox.discord import DiscordSandbox, run_discord_sandbox
+from sandbox.lichess import Sandbox, run_sandbox
+
+GUILD, CHANNEL = 710000000000000001, 710000000000000011
+ORGANISER_ROLE, HELPER_ROLE = 710000000000000021, 710000000000000022
+OLGA, ALICE, BOB, CAROL = 810000000000000001, 810000000000000002, 810000000000000003, 810000000000000004
+MANAGE_EVENTS = 1 << 33
+TIMEOUT = aiohttp.ClientTimeout(total=30)
+
+
+@dataclass
+class Club:
+    """The two local services and the running bot."""
+
+    discord: DiscordSandbox
+    lichess: Sandbox
+    bot: SwissBot
+
+    async def control(self, path: str, body: Any, *, lichess: bool = False) -> Any:
+        base = self.lichess.url if lichess else self.discord.url
+        async with aiohttp.ClientSession(timeout=TIMEOUT) as http, http.post(base + path, json=body) as reply:
+            assert reply.status < 300, f"{path}: {reply.status} {await reply.text()}"
+            return await reply.json(content_type=None)
+
+    async def command(self, user: int, command: str, **options: Any) -> list[dict[str, Any]]:
+        """A member runs a slash command in the club's channel; the bot's answers."""
+        body = {"guild_id": str(GUILD), "channel_id": str(CHANNEL), "user_id": str(user), "command": command}
+        body["options"] = options
+        async with (
+            aiohttp.ClientSession(timeout=TIMEOUT) as http,
+            http.post(self.discord.url + "/sandbox/interactions", json=body) as reply,
+        ):
+            answer = await reply.json(content_type=None)
+            assert reply.status == 200, f"/{command}: {reply.status} {answer}"
+        assert "error" not in answer, f"/{command}: {answer['error']}"
+        responses: list[dict[str, Any]] = answer["responses"]
+        return responses
+
+    async def refused(self, user: int, command: str, **options: Any) -> int:
+        """The status the local Discord answers when its client would not even send the command."""
+        body = {"guild_id": str(GUILD), "channel_id": str(CHANNEL), "user_id": str(user), "command": command}
+        body["options"] = options
+        async with (
+            aiohttp.ClientSession(timeout=TIMEOUT) as http,
+            http.post(self.discord.url + "/sandbox/interactions", json=body) as reply,
+        ):
+            return reply.status
+
+    async def channel(self) -> list[dict[str, Any]]:
+        """Every message the bot posted in the club's channel."""
+        async with (
+            aiohttp.ClientSession(timeout=TIMEOUT) as http,
+            http.get(f"{self.discord.url}/sandbox/channels/{CHANNEL}/messages") as reply,
+        ):
+            messages: list[dict[str, Any]] = await reply.json()
+            return messages
+
+
+def text_of(responses: list[dict[str, Any]]) -> str:
+    """Everything the answers say: contents and embed titles and descriptions."""
+    parts = []
+    for response in responses:
+        parts.append(response.get("content") or "")
+        for embed in response.get("embeds") or []:
+            parts += [embed.get("title") or "", embed.get("description") or ""]
+    return "\n".join(parts)
+
+
+async def populate(discord_sandbox: DiscordSandbox) -> None:
+    guild = {
+        "id": str(GUILD),
+        "name": "Chess Club",
+        "channels": [{"id": str(CHANNEL), "name": "tournaments"}],
+        "roles": [
+            {"id": str(ORGANISER_ROLE), "name": "Organiser", "permissions": str(MANAGE_EVENTS)},
+            {"id": str(HELPER_ROLE), "name": "Helper", "permissions": str(MANAGE_EVENTS)},
+        ],
+    }
+    async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
+        async with http.post(discord_sandbox.url + "/sandbox/guilds", json=guild) as reply:
+            assert reply.status == 201
+        for user, name, roles in (
+            (OLGA, "olga", [ORGANISER_ROLE]),
+            (ALICE, "alice", []),
+            (BOB, "bob", []),
+            (CAROL, "carol", [HELPER_ROLE]),
+        ):
+            member = {"guild_id": str(GUILD), "user": {"id": str(user), "name": name}, "roles": [str(r) for r in roles]}
+            async with http.post(discord_sandbox.url + "/sandbox/members", json=member) as reply:
+                assert reply.status == 201
+
+
+@contextlib.asynccontextmanager
+async def running_club(tmp_path: Path) -> AsyncIterator[Club]:
+    """Both local services, and the bot logged in, its commands synced to the club's server."""
+    async with run_sandbox(seed=5, autoplay=True, autoplay_delay=0.0) as lichess, run_discord_sandbox(seed=3) as dsb:
+        await populate(dsb)
+        for name, rating in (("alice", 1800), ("bob", 1700)):
+            lichess.add_user(name, rating=rating)
+        config = Config(
+            database=tmp_path / "club.sqlite3",
+            clubs=(ClubConfig(GUILD, "Organiser", CHANNEL),),
+            discord=DiscordConfig(api_url=dsb.url),
+            lichess=LichessConfig(base_url=lichess.url, timeout_seconds=5.0),
+            director=DirectorSettings(poll_interval=1.0, default_round_interval_minutes=0.05),
+        )
+        bot = SwissBot(config, Secrets(dsb.token, lichess.bot_token))
+        task = asyncio.create_task(bot.start(dsb.token))
+        try:
+            ready = asyncio.create_task(bot.wait_until_ready())
+            done, _ = await asyncio.wait({ready, task}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
+            if ready not in done:
+                ready.cancel()
+                if task in done:
+                    task.result()
+                raise AssertionError("the bot did not become ready")
+            guild = discord.Object(GUILD)
+            bot.tree.copy_global_to(guild=guild)  # what `swissbot sync --guild` does
+            await bot.tree.sync(guild=guild)
+            yield Club(dsb, lichess, bot)
+        finally:
+            await asyncio.wait_for(bot.close(), 20)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, discord.DiscordException, OSError):
+                await task
+
+
+@pytest.fixture
+async def club(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Club]:
+    """discord.py's class-level addresses are restored after the test."""
+    monkeypatch.setattr(Route, "BASE", Route.BASE)
+    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", DiscordWebSocket.DEFAULT_GATEWAY)
+    async with running_club(tmp_path) as running:
+        yield running
+
+
+async def link(club: Club, user: int, name: str) -> None:
+    """The bio-code link, as a member does it: /link NAME, the code into the bio, /link."""
+    answer = text_of(await club.command(user, "link", **{"lichess-username": name}))
+    code = re.search(r"`([^`]+)`", answer)
+    assert code is not None, answer
+    club.lichess.state.users[name].bio = f"hello {code.group(1)}"
+    assert "Linked: you are **" + name in text_of(await club.command(user, "link"))
+
+
+async def wait_for(check: Any, seconds: float = 40.0) -> None:
+    for _ in range(int(seconds / 0.25)):
+        if await check():
+            return
+        await asyncio.sleep(0.25)
+    raise AssertionError("timed out")
+
+
+async def test_a_club_event_through_discord_from_creation_to_final_standings(club: Club) -> None:
+    # Discord's client does not offer /swiss to a member without Manage Events; the bot refuses a member
+    # who has the permission but not the club's organiser role.
+    assert await club.refused(ALICE, "swiss create", name="Blitz", rounds=1) == 403
+    refusal = await club.command(CAROL, "swiss create", name="Blitz", rounds=1)
+    assert "organiser" in text_of(refusal).lower() and refusal[-1]["ephemeral"]
+    # A value Discord's client would never send is refused before the bot sees it.
+    assert await club.refused(OLGA, "swiss create", name="Blitz", rounds=99) == 400
+
+    created = await club.command(OLGA, "swiss create", name="Club Blitz", rounds=1, schedule="manual")
+    assert "Club Blitz" in text_of(created)
+    opened = await club.command(OLGA, "swiss open")
+    assert opened and "error" not in opened[-1]
+    join_message = next(m for m in await club.channel() if m["components"])
+    button = join_message["components"][0]["components"][0]["custom_id"]
+
+    await link(club, ALICE, "alice")
+    await link(club, BOB, "bob")
+    joined = await club.command(ALICE, "join")
+    assert joined[-1]["ephemeral"] and "Club Blitz" in text_of(joined)
+    body = {"message_id": join_message["id"], "custom_id": button, "user_id": str(BOB)}
+    pressed = await club.control("/sandbox/components", body)
+    assert pressed["responses"] and pressed["responses"][-1]["ephemeral"]
+    assert len(await club.bot.director.entries(1)) == 2
+
+    started = await club.command(OLGA, "swiss start")
+    assert started and "error" not in started[-1]
+
+    async def finished() -> bool:
+        return (await club.bot.director.event(1)).status.value == "finished"
+
+    await wait_for(finished)
+    posted = "\n".join(text_of([m]) for m in await club.channel())
+    assert "alice" in posted and "bob" in posted
+    assert "final standings" in posted.lower() or "finished" in posted.lower()
+    standings = await club.command(ALICE, "standings", event="1")
+    assert "alice" in text_of(standings) or any(r["attachments"] for r in standings)
+    # The event exported from the bot's database passes the checker (the Done-when of the local Discord issue).
+    trf_file = club.bot.config.database.with_name("club.trf")
+    trf_file.write_bytes(await club.bot.director.export(1, "trf"))
+    assert swissbot(["check", str(trf_file)]) == 0
+
+
+async def test_autocomplete_and_a_discord_outage_during_the_pairings(club: Club) -> None:
+    await club.command(OLGA, "swiss create", name="Rapid Night", rounds=1, schedule="manual")
+    await club.command(OLGA, "swiss open")
+    body = {"guild_id": str(GUILD), "channel_id": str(CHANNEL), "user_id": str(ALICE), "command": "join"}
+    answer = await club.control("/sandbox/autocomplete", {**body, "options": {"event": "Rap"}, "focused": "event"})
+    assert [c["name"] for c in answer["choices"]] and "Rapid Night" in answer["choices"][0]["name"]
+    await link(club, ALICE, "alice")
+    await link(club, BOB, "bob")
+    await club.command(ALICE, "join")
+    await club.command(BOB, "join")
+    # Discord answers 500 to the bot's next two posts in the channel: the pairings still get there.
+    fault = {"path": f"/api/v10/channels/{CHANNEL}/messages", "status": 500, "count": 2}
+    await club.control("/sandbox/faults", fault)
+    await club.command(OLGA, "swiss start")
+
+    async def paired_posted() -> bool:
+        return any("round 1" in text_of([m]).lower() for m in await club.channel())
+
+    await wait_for(paired_posted)
+    async with (
+        aiohttp.ClientSession(timeout=TIMEOUT) as http,
+        http.get(club.discord.url + "/sandbox/requests") as reply,
+    ):
+        log = await reply.json()
+    failed = [r for r in log if r["path"] == fault["path"] and r["status"] == 500]
+    assert len(failed) == 2  # the outage happened, and the posts went through after it
