@@ -48,8 +48,8 @@ class Club:
 
     async def command(self, user: int, command: str, **options: Any) -> list[dict[str, Any]]:
         """A member runs a slash command in the club's channel; the bot's answers."""
-        body = {"guild_id": str(GUILD), "channel_id": str(CHANNEL), "user_id": str(user), "command": command}
-        body["options"] = options
+        body: dict[str, Any] = {"guild_id": str(GUILD), "channel_id": str(CHANNEL), "user_id": str(user)}
+        body |= {"command": command, "options": options}
         async with (
             aiohttp.ClientSession(timeout=TIMEOUT) as http,
             http.post(self.discord.url + "/sandbox/interactions", json=body) as reply,
@@ -62,8 +62,8 @@ class Club:
 
     async def refused(self, user: int, command: str, **options: Any) -> int:
         """The status the local Discord answers when its client would not even send the command."""
-        body = {"guild_id": str(GUILD), "channel_id": str(CHANNEL), "user_id": str(user), "command": command}
-        body["options"] = options
+        body: dict[str, Any] = {"guild_id": str(GUILD), "channel_id": str(CHANNEL), "user_id": str(user)}
+        body |= {"command": command, "options": options}
         async with (
             aiohttp.ClientSession(timeout=TIMEOUT) as http,
             http.post(self.discord.url + "/sandbox/interactions", json=body) as reply,
