@@ -115,38 +115,51 @@ async def populate(discord_sandbox: DiscordSandbox) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running_club(tmp_path: Path) -> AsyncIterator[Club]:
-    """Both local services, and the bot logged in, its commands synced to the club's server."""
+async def services() -> AsyncIterator[tuple[Sandbox, DiscordSandbox]]:
+    """The local Lichess (simulated players who play every game) and the local Discord with the club's server."""
     async with run_sandbox(seed=5, autoplay=True, autoplay_delay=0.0) as lichess, run_discord_sandbox(seed=3) as dsb:
         await populate(dsb)
         for name, rating in (("alice", 1800), ("bob", 1700)):
             lichess.add_user(name, rating=rating)
-        config = Config(
-            database=tmp_path / "club.sqlite3",
-            clubs=(ClubConfig(GUILD, "Organiser", CHANNEL),),
-            discord=DiscordConfig(api_url=dsb.url),
-            lichess=LichessConfig(base_url=lichess.url, timeout_seconds=5.0),
-            director=DirectorSettings(poll_interval=1.0, default_round_interval_minutes=0.05),
-        )
-        bot = SwissBot(config, Secrets(dsb.token, lichess.bot_token))
-        task = asyncio.create_task(bot.start(dsb.token))
-        try:
-            ready = asyncio.create_task(bot.wait_until_ready())
-            done, _ = await asyncio.wait({ready, task}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
-            if ready not in done:
-                ready.cancel()
-                if task in done:
-                    task.result()
-                raise AssertionError("the bot did not become ready")
-            guild = discord.Object(GUILD)
-            bot.tree.copy_global_to(guild=guild)  # what `swissbot sync --guild` does
-            await bot.tree.sync(guild=guild)
-            yield Club(dsb, lichess, bot)
-        finally:
-            await asyncio.wait_for(bot.close(), 20)
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, discord.DiscordException, OSError):
-                await task
+        yield lichess, dsb
+
+
+@contextlib.asynccontextmanager
+async def running_bot(lichess: Sandbox, dsb: DiscordSandbox, database: Path) -> AsyncIterator[Club]:
+    """The bot logged into the local Discord, its commands synced to the club's server (as `swissbot run`)."""
+    config = Config(
+        database=database,
+        clubs=(ClubConfig(GUILD, "Organiser", CHANNEL),),
+        discord=DiscordConfig(api_url=dsb.url),
+        lichess=LichessConfig(base_url=lichess.url, timeout_seconds=5.0),
+        director=DirectorSettings(poll_interval=1.0, default_round_interval_minutes=0.05),
+    )
+    bot = SwissBot(config, Secrets(dsb.token, lichess.bot_token))
+    task = asyncio.create_task(bot.start(dsb.token))
+    try:
+        ready = asyncio.create_task(bot.wait_until_ready())
+        done, _ = await asyncio.wait({ready, task}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
+        if ready not in done:
+            ready.cancel()
+            if task in done:
+                task.result()
+            raise AssertionError("the bot did not become ready")
+        guild = discord.Object(GUILD)
+        bot.tree.copy_global_to(guild=guild)  # what `swissbot sync --guild` does
+        await bot.tree.sync(guild=guild)
+        yield Club(dsb, lichess, bot)
+    finally:
+        await asyncio.wait_for(bot.close(), 20)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, discord.DiscordException, OSError):
+            await task
+
+
+@contextlib.asynccontextmanager
+async def running_club(tmp_path: Path) -> AsyncIterator[Club]:
+    """Both local services and the bot."""
+    async with services() as (lichess, dsb), running_bot(lichess, dsb, tmp_path / "club.sqlite3") as club:
+        yield club
 
 
 @pytest.fixture
@@ -244,3 +257,32 @@ async def test_autocomplete_and_a_discord_outage_during_the_pairings(club: Club)
         log = await reply.json()
     failed = [r for r in log if r["path"] == fault["path"] and r["status"] == 500]
     assert len(failed) == 2  # the outage happened, and the posts went through after it
+
+
+async def test_the_join_button_works_after_the_bot_restarts_and_a_429_is_waited_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Route, "BASE", Route.BASE)
+    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", DiscordWebSocket.DEFAULT_GATEWAY)
+    database = tmp_path / "club.sqlite3"
+    async with services() as (lichess, dsb):
+        async with running_bot(lichess, dsb, database) as first:
+            await first.command(OLGA, "swiss create", name="Restart Open", rounds=1, schedule="manual")
+            await first.command(OLGA, "swiss open")
+            await link(first, ALICE, "alice")
+            message = next(m for m in await first.channel() if m["components"])
+            button = message["components"][0]["components"][0]["custom_id"]
+        # The bot is gone; a new process on the same database rebuilds the persistent Join button.
+        async with running_bot(lichess, dsb, database) as second:
+            await second.control("/sandbox/faults", {"path": "/api/v10/interactions/", "status": 429, "count": 1})
+            pressed = await second.control(
+                "/sandbox/components", {"message_id": message["id"], "custom_id": button, "user_id": str(ALICE)}
+            )
+            assert "Restart Open" in text_of(pressed["responses"]) and pressed["responses"][-1]["ephemeral"]
+            assert [e.player.name for e in await second.bot.director.entries(1)] == ["alice"]
+            async with (
+                aiohttp.ClientSession(timeout=TIMEOUT) as http,
+                http.get(dsb.url + "/sandbox/requests") as reply,
+            ):
+                log = await reply.json()
+            assert any(r["status"] == 429 and r["path"].startswith("/api/v10/interactions/") for r in log)
