@@ -286,3 +286,44 @@ async def test_the_join_button_works_after_the_bot_restarts_and_a_429_is_waited_
             ):
                 log = await reply.json()
             assert any(r["status"] == 429 and r["path"].startswith("/api/v10/interactions/") for r in log)
+
+
+async def test_every_member_and_organiser_command_answers_through_discord(club: Club) -> None:
+    """Each command once, as Discord's client sends it: an answer within Discord's 3 seconds (the local Discord
+    reports "did not respond" otherwise), and a sentence of its own, never the generic apology."""
+    await link(club, ALICE, "alice")
+    await link(club, BOB, "bob")
+    steps: list[tuple[int, str, dict[str, Any]]] = [
+        (OLGA, "swiss create", {"name": "Sweep", "rounds": 3, "schedule": "manual"}),
+        (OLGA, "swiss edit", {"event": "1", "rounds": 2}),
+        (OLGA, "swiss open", {"event": "1"}),
+        (ALICE, "join", {"event": "1"}),
+        (BOB, "join", {"event": "1"}),
+        (ALICE, "bye", {"event": "1", "round": 2}),
+        (ALICE, "bye", {"event": "1", "round": 2, "cancel": True}),
+        (OLGA, "swiss forbid", {"event": "1", "player-a": "alice", "player-b": "bob"}),
+        (OLGA, "swiss allow", {"event": "1", "player-a": "alice", "player-b": "bob"}),
+        (OLGA, "swiss start", {"event": "1"}),
+        (ALICE, "pairings", {"event": "1"}),
+        (ALICE, "mygame", {"event": "1"}),
+        (OLGA, "swiss pause", {"event": "1"}),
+        (OLGA, "swiss resume", {"event": "1"}),
+        (OLGA, "swiss result", {"event": "1", "round": 1, "board": 1, "result": "1-0", "reason": "sweep"}),
+        (OLGA, "swiss next-round", {"event": "1"}),
+        (OLGA, "swiss remove", {"event": "1", "player": "bob"}),
+        (OLGA, "swiss reinstate", {"event": "1", "player": "bob"}),
+        (OLGA, "swiss disqualify", {"event": "1", "player": "bob", "reason": "sweep"}),
+        (OLGA, "swiss unban", {"player": "bob"}),
+        (BOB, "withdraw", {"event": "1"}),
+        (ALICE, "standings", {"event": "1", "crosstable": True}),
+        (OLGA, "swiss finish", {"event": "1"}),
+        (OLGA, "swiss export", {"event": "1", "format": "trf"}),
+        (OLGA, "swiss create", {"name": "Cancelled", "rounds": 1, "schedule": "manual"}),
+        (OLGA, "swiss cancel", {"event": "2"}),
+        (BOB, "unlink", {}),
+    ]
+    for user, command, options in steps:
+        answers = await club.command(user, command, **options)
+        said = text_of(answers) + "".join(a for r in answers for a in r["attachments"])
+        assert said.strip(), f"/{command} said nothing"
+        assert "something went wrong" not in said.lower(), f"/{command}: {said}"
