@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 import discord
 
 from bot.cli import COMMANDS
-from bot.config import ConfigError, load_discord_token
+from bot.config import Config, ConfigError, load_config, load_discord_token
 from bot.discord.commands_payload import offline_bot
 
 
@@ -21,12 +22,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Discord allows 200 command creates per day per server: sync after a change, not on every start.",
     )
     parser.add_argument("--guild", type=int, metavar="ID", help="sync to one server at once (else globally, ~1 h)")
+    parser.add_argument(
+        "--config", type=Path, default=None, help="the bot's TOML file, for its [discord] api_url (default: Discord's)"
+    )
     parser.set_defaults(handler=run)
 
 
-async def sync(token: str, guild_id: int | None) -> list[str]:
+async def sync(token: str, guild_id: int | None, config: Config | None = None) -> list[str]:
     """Log in over HTTP only (no gateway), sync, and return the synced command names."""
-    bot = await offline_bot()
+    bot = await offline_bot(config)
     try:
         await bot.login(token)
         guild = discord.Object(id=guild_id) if guild_id else None
@@ -42,11 +46,12 @@ def run(args: argparse.Namespace) -> int:
     """Sync and report."""
     try:
         token = load_discord_token()
+        config = load_config(args.config) if args.config is not None else None
     except ConfigError as error:
         print(f"swissbot sync: {error}", file=sys.stderr)
         return 2
     try:
-        names = asyncio.run(sync(token, args.guild))
+        names = asyncio.run(sync(token, args.guild, config))
     except discord.LoginFailure:
         print("swissbot sync: Discord refused the token in DISCORD_TOKEN", file=sys.stderr)
         return 2
