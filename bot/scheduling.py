@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -36,6 +37,7 @@ class Scheduler:
         self._rebuild_task: asyncio.Task[None] | None = None
         self._rebuild_again = False
         self._failures: dict[str, int] = {}
+        self._running: set[asyncio.Task[object]] = set()
         self.errors: list[tuple[str, BaseException]] = []
 
     # -- with APScheduler ---------------------------------------------------------------------------
@@ -47,14 +49,27 @@ class Scheduler:
         self.director.ctx.on_change = self.request_rebuild
         await self.rebuild()
 
-    async def shutdown(self) -> None:
-        """Stop the scheduler (running jobs finish)."""
+    async def shutdown(self, grace: float = 60.0) -> None:
+        """Stop the scheduler: no job starts any more, and the running ones finish (cancelled after `grace` s)."""
         self.director.ctx.on_change = None
+        aps, self._aps = self._aps, None
+        if aps is not None:
+            aps.pause()
         if self._rebuild_task is not None:
             self._rebuild_task.cancel()
-        if self._aps is not None:
-            self._aps.shutdown(wait=False)
-            self._aps = None
+            with suppress(asyncio.CancelledError):
+                await self._rebuild_task
+            self._rebuild_task = None
+        # APScheduler's asyncio executor cancels the jobs still running when it shuts down; a job still
+        # posting the final standings would die with a traceback. So wait for them first.
+        running = [task for task in self._running if task is not asyncio.current_task()]
+        if running:
+            _, late = await asyncio.wait(running, timeout=grace)
+            if late:
+                LOG.warning("%d job(s) still running %.0f s after the shutdown began; cancelled", len(late), grace)
+        if aps is not None:
+            aps.shutdown(wait=False)
+        await asyncio.gather(*running, return_exceptions=True)
 
     def request_rebuild(self) -> None:
         """Rebuild soon (called by the director after a state change)."""
@@ -127,8 +142,15 @@ class Scheduler:
                 )
 
     async def _run(self, job: Job) -> None:
-        await self.run_job(job)
-        self.request_rebuild()
+        task = asyncio.current_task()
+        if task is not None:
+            self._running.add(task)
+        try:
+            await self.run_job(job)
+            self.request_rebuild()
+        finally:
+            if task is not None:
+                self._running.discard(task)
 
     async def run_job(self, job: Job) -> bool:
         """Run one job (one at a time); failures are logged and the job is tried again later."""

@@ -323,6 +323,19 @@ async def _oauth_and_bulk(stack: AsyncExitStack, director: Director, db_path: Pa
     return endpoint.local_url
 
 
+async def _refuse_resume_on_a_new_lichess(director: Director, event_id: int) -> None:
+    """An unfinished event's accounts and games lived in the previous run's in-process Lichess, which is gone:
+    going on would forfeit every game in play, so refuse with what to do instead."""
+    event = await director.event(event_id)
+    if event.status in (EventStatus.FINISHED, EventStatus.CANCELLED) or not await director.entries(event_id):
+        return
+    raise SwissbotError(
+        f"event #{event_id} is not finished and its games and accounts were on the in-process Lichess of the run "
+        "that stopped; resuming on a new one would forfeit the round in play. Run the demo with --lichess-url and "
+        "a `swissbot sandbox --autoplay` that stays up (as the restart test does), or without --db for a new event"
+    )
+
+
 async def _demo_event(director: Director) -> int | None:
     events = await director.list_events(DEMO_GUILD)
     return events[-1].id if events else None
@@ -368,6 +381,8 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             people.say(f"created '{EVENT_NAME}' ({opts.rounds} rounds, {opts.players} members, seed {opts.seed})")
         else:
             people.say(f"resuming event #{event_id} from {db_path}")
+            if opts.lichess_url is None:
+                await _refuse_resume_on_a_new_lichess(director, event_id)
         event = await director.event(event_id)
         if event.status is EventStatus.DRAFT:
             await director.open_event(ORGANISER, event_id)
@@ -392,11 +407,13 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
                 job, error = scheduler.errors[-1]
                 raise SwissbotError(f"the event is stuck: job {job} keeps failing ({error})")
             await asyncio.sleep(0.2)
-        await scheduler.shutdown()
+        await scheduler.shutdown()  # waits for the job that finished the event (it posts the final standings)
         await feeder.close()
         people.say(f"{len(feeder.finished)} game ends came through Lichess's game stream (polling is the fallback)")
 
         event = await director.event(event_id)
+        if event.status is not EventStatus.FINISHED:
+            raise SwissbotError(f"the event was {event.status.value} before its last round; no files written")
         rows = await director.standings(event_id)
         written = await write_outputs(opts.out, db, event, rows, site=url)
         people.say("wrote " + ", ".join(str(p) for p in written))

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import io
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from bot.demo.runner import DemoOptions, run_demo
+from bot.errors import SwissbotError
 from pairing import trf
 
 
@@ -48,3 +52,32 @@ async def test_demo_resumes_with_the_same_database(tmp_path: Path) -> None:
     text, out2 = await demo(tmp_path, "resumed", db)
     assert "resuming event #1" in text and "round 1 pairings" not in text
     assert (out2 / "tournament.trf").read_text() == (out / "tournament.trf").read_text()
+
+
+@pytest.mark.slow
+async def test_demo_refuses_to_resume_an_unfinished_event_on_a_new_local_lichess(tmp_path: Path) -> None:
+    db = tmp_path / "demo.sqlite3"
+    opts = DemoOptions(players=8, rounds=3, seed=5, db=db, out=tmp_path / "out", speed=120.0)
+    run = asyncio.create_task(run_demo(opts, io.StringIO()))
+    for _ in range(600):  # stop the first run once round 1's games are on its in-process Lichess
+        await asyncio.sleep(0.1)
+        if db.exists() and _games_created(db) > 0:
+            break
+    run.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await run
+    before = _games_created(db)
+    assert before > 0
+
+    with pytest.raises(SwissbotError, match=r"not finished.*--lichess-url"):
+        await run_demo(opts, io.StringIO())
+    assert _games_created(db) == before  # nothing was forfeited or replayed
+    assert not (tmp_path / "out").exists()
+
+
+def _games_created(db: Path) -> int:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM games WHERE lichess_id IS NOT NULL").fetchone()[0])
+        except sqlite3.OperationalError:  # not migrated yet
+            return 0

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 from bot.clock import FastClock
 from bot.director.api import Director
-from bot.director.models import JobKind
+from bot.director.models import JobKind, RoundView
 from bot.scheduling import Scheduler
-from storage.records import Schedule
+from storage.records import Event, Schedule
 from tests.bot.director.director_world import ORGANISER, World
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
@@ -97,3 +97,51 @@ async def test_fixed_round_times(quiet_world: World) -> None:
     w.clock.set(times[1])
     await w.scheduler.run_due()
     assert (await w.director.event(event_id)).current_round == 2
+
+
+class SlowDiscord(RecordingAnnouncer):
+    """Posting the pairings waits until the test lets it go (a slow Discord)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.posting = asyncio.Event()
+        self.go_on = asyncio.Event()
+
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        """Wait, then record."""
+        self.posting.set()
+        await self.go_on.wait()
+        await super().round_paired(event, round)
+
+
+async def test_shutdown_waits_for_the_job_in_flight(world: World) -> None:
+    event_id, _ = await world.event(players=4, rounds=1)
+    start = (await world.director.event(event_id)).settings.start_at
+    assert start is not None
+    clock = FastClock(1.0, start=start)
+    announcer = SlowDiscord()
+    director = Director(world.db, world.gateway, announcer, clock, world.director.ctx.settings)
+    scheduler = Scheduler(director, clock)
+    await scheduler.start()
+    await asyncio.wait_for(announcer.posting.wait(), 30)  # the start job is posting the pairings
+    stopping = asyncio.create_task(scheduler.shutdown())
+    await asyncio.sleep(0.3)
+    assert not stopping.done()  # still waiting for the job
+    announcer.go_on.set()
+    await asyncio.wait_for(stopping, 30)
+    assert len(announcer.of("round_paired")) == 1  # the job finished, it was not cancelled
+    assert (await director.event(event_id)).current_round == 1
+    assert not scheduler.errors
+
+
+async def test_shutdown_cancels_a_job_past_its_grace(world: World) -> None:
+    event_id, _ = await world.event(players=4, rounds=1)
+    start = (await world.director.event(event_id)).settings.start_at
+    assert start is not None
+    clock = FastClock(1.0, start=start)
+    announcer = SlowDiscord()
+    scheduler = Scheduler(Director(world.db, world.gateway, announcer, clock, world.director.ctx.settings), clock)
+    await scheduler.start()
+    await asyncio.wait_for(announcer.posting.wait(), 30)
+    await asyncio.wait_for(scheduler.shutdown(grace=0.2), 5)  # returns, the stuck job cancelled
+    assert announcer.of("round_paired") == []
