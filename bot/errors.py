@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from storage.errors import DatabaseTrouble, DatabaseUnavailable
+
 
 class SwissbotError(Exception):
     """A use case refused: the message is shown to the user as is."""
@@ -93,3 +95,14 @@ class InvalidSetting(SwissbotError):
 class InvalidState(SwissbotError):
     """The event is not in a state that allows this (e.g. pausing a finished event)."""
 
+
+
+def user_sentence(error: BaseException) -> str | None:
+    """The sentence to show for an error the user or the host can act on (a refusal, a database in trouble);
+    None for an unexpected one (a bug: the details go to the log)."""
+    if isinstance(error, SwissbotError):
+        return error.message
+    if isinstance(error, DatabaseTrouble | DatabaseUnavailable):
+        text = str(error).strip()
+        return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+    return None

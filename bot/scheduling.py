@@ -37,6 +37,7 @@ class Scheduler:
         self._rebuild_task: asyncio.Task[None] | None = None
         self._rebuild_again = False
         self._failures: dict[str, int] = {}
+        self._retry_at: dict[str, datetime] = {}
         self._running: set[asyncio.Task[object]] = set()
         self.errors: list[tuple[str, BaseException]] = []
 
@@ -127,7 +128,7 @@ class Scheduler:
                             misfire_grace_time=None,
                         )
                     continue
-                run_at = self._wall_time(job.due_at)
+                run_at = self._wall_time(self.run_time(job))
                 if existing is not None and existing.args and existing.args[0] == job:
                     continue
                 aps.add_job(
@@ -152,18 +153,27 @@ class Scheduler:
             if task is not None:
                 self._running.discard(task)
 
+    def run_time(self, job: Job) -> datetime:
+        """When a job runs (event time): when it is due, and after a failure not before `retry_after` has passed."""
+        retry = self._retry_at.get(job.id)
+        return job.due_at if retry is None else max(job.due_at, retry)
+
     async def run_job(self, job: Job) -> bool:
-        """Run one job (one at a time); failures are logged and the job is tried again later."""
+        """Run one job (one at a time); failures are logged and the job is tried again `retry_after` later."""
         async with self._run_lock:
             try:
                 await self.director.run_job(job)
             except Exception as exc:
                 count = self._failures.get(job.id, 0) + 1
                 self._failures[job.id] = count
+                # Without a pause, a job that fails at once (a read-only database) would be re-planned for
+                # "now" by the rebuild after it and spin.
+                self._retry_at[job.id] = self.clock.now() + timedelta(seconds=self.director.ctx.settings.retry_after)
                 self.errors.append((job.id, exc))
                 LOG.warning("job %s failed (%d): %s", job.id, count, exc, exc_info=count == 1)
                 return False
             self._failures.pop(job.id, None)
+            self._retry_at.pop(job.id, None)
             return True
 
     # -- by hand (tests with a ManualClock) -----------------------------------------------------------

@@ -30,5 +30,5 @@ class DirectorSettings:
     default_round_interval_minutes: float = 5.0
     ban_policy: BanPolicy = field(default_factory=BanPolicy)
     lichess_pause: float = 60.0
-    retry_after: float = 60.0  # an event short of players at its start time tries again this much later
+    retry_after: float = 60.0  # an event short of players at start, or a job that failed, tries again this much later
     min_players: int = 2

@@ -15,7 +15,15 @@ from typing import Any
 
 import aiosqlite
 
-from storage.errors import DatabaseError, DatabaseUnavailable, InvalidInput, SchemaTooNew, StorageError
+from storage.errors import (
+    DatabaseError,
+    DatabaseTrouble,
+    DatabaseUnavailable,
+    InvalidInput,
+    SchemaTooNew,
+    StorageError,
+    classify,
+)
 
 Connection = aiosqlite.Connection
 Row = sqlite3.Row
@@ -153,7 +161,7 @@ class Database:
                     yield self._conn
                 except sqlite3.Error as exc:
                     await self._rollback()
-                    raise DatabaseError(f"database error: {exc}") from exc
+                    raise classify(exc) from exc
                 except BaseException:
                     await self._rollback()
                     raise
@@ -192,7 +200,7 @@ async def _run(conn: Connection, sql: str, params: Params = ()) -> None:
     try:
         await conn.execute(sql, params)
     except sqlite3.Error as exc:
-        raise DatabaseError(f"database error: {exc}") from exc
+        raise classify(exc) from exc
 
 
 async def fetchone(conn: Connection, sql: str, params: Params = ()) -> Row | None:
@@ -201,7 +209,7 @@ async def fetchone(conn: Connection, sql: str, params: Params = ()) -> Row | Non
         async with conn.execute(sql, params) as cursor:
             row = await cursor.fetchone()
     except sqlite3.Error as exc:
-        raise DatabaseError(f"database error: {exc}") from exc
+        raise classify(exc) from exc
     return row
 
 
@@ -211,7 +219,7 @@ async def fetchall(conn: Connection, sql: str, params: Params = ()) -> list[Row]
         async with conn.execute(sql, params) as cursor:
             rows = await cursor.fetchall()
     except sqlite3.Error as exc:
-        raise DatabaseError(f"database error: {exc}") from exc
+        raise classify(exc) from exc
     return list(rows)
 
 
@@ -222,7 +230,7 @@ async def execute(conn: Connection, sql: str, params: Params = ()) -> int:
         rowid = cursor.lastrowid
         await cursor.close()
     except sqlite3.Error as exc:
-        raise DatabaseError(f"database error: {exc}") from exc
+        raise classify(exc) from exc
     return int(rowid or 0)
 
 
@@ -233,7 +241,7 @@ async def execute_count(conn: Connection, sql: str, params: Params = ()) -> int:
         count = cursor.rowcount
         await cursor.close()
     except sqlite3.Error as exc:
-        raise DatabaseError(f"database error: {exc}") from exc
+        raise classify(exc) from exc
     return int(count)
 
 
@@ -242,7 +250,7 @@ async def executemany(conn: Connection, sql: str, rows: Iterable[Params]) -> Non
     try:
         await conn.executemany(sql, rows)
     except sqlite3.Error as exc:
-        raise DatabaseError(f"database error: {exc}") from exc
+        raise classify(exc) from exc
 
 
 async def _user_version(conn: Connection) -> int:
@@ -271,7 +279,7 @@ async def open_database(
         await asyncio.to_thread(_probe, text)
         conn = await aiosqlite.connect(text, isolation_level=None, timeout=busy_timeout_ms / 1000)
     except (sqlite3.Error, OSError) as exc:
-        raise DatabaseUnavailable(f"cannot open the database {text}: {exc}") from exc
+        raise DatabaseUnavailable(f"cannot open the database {text}: {_cause(exc)}") from exc
     conn.row_factory = sqlite3.Row
     try:
         await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -284,8 +292,14 @@ async def open_database(
         raise
     except sqlite3.DatabaseError as exc:
         await conn.close()
-        raise DatabaseUnavailable(f"cannot use the database {text}: {exc}") from exc
+        raise DatabaseUnavailable(f"cannot use the database {text}: {_cause(exc)}") from exc
     return Database(conn, text)
+
+
+def _cause(exc: Exception) -> str:
+    """What went wrong opening the database, with the remedy when the cause is known."""
+    found = classify(exc) if isinstance(exc, sqlite3.Error) else None
+    return str(found) if isinstance(found, DatabaseTrouble) else str(exc)
 
 
 def _probe(path: str) -> None:

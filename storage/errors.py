@@ -26,6 +26,51 @@ class DatabaseError(StorageError):
     """An unexpected database failure (disk full, locked too long, corrupt file)."""
 
 
+class DatabaseTrouble(DatabaseError):
+    """A database failure with a known cause and remedy (locked, full, read-only); nothing was changed."""
+
+
+class DatabaseLocked(DatabaseTrouble):
+    """Another process holds the database longer than the busy timeout."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the database is locked by another program (another swissbot or a tool that has the file open): "
+            "close it and try again; nothing was changed"
+        )
+
+
+class DatabaseFull(DatabaseTrouble):
+    """The disk (or the database's size limit) is full."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the disk holding the database is full: free some space on it and try again; nothing was changed"
+        )
+
+
+class DatabaseReadOnly(DatabaseTrouble):
+    """The database file (or its folder) cannot be written."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the database is read-only: give swissbot write access to the file and its folder, then try again; "
+            "nothing was changed"
+        )
+
+
+def classify(exc: Exception) -> DatabaseError:
+    """The storage error for an sqlite3 error: a known trouble with its remedy, else a plain DatabaseError."""
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return DatabaseLocked()
+    if "disk is full" in text or "database or disk is full" in text:
+        return DatabaseFull()
+    if "readonly" in text or "read-only" in text:
+        return DatabaseReadOnly()
+    return DatabaseError(f"database error: {exc}")
+
+
 class InvalidInput(StorageError):
     """A value that cannot be stored (a naive time, bad settings, malformed JSON)."""
 

@@ -8,11 +8,13 @@ import logging
 import sys
 from pathlib import Path
 
+import aiohttp
 import discord
 
 from bot.cli import COMMANDS
 from bot.config import Config, ConfigError, Secrets, load_config, load_secrets
 from bot.discord.bot import SwissBot
+from storage.errors import DatabaseError, DatabaseUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +62,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except ConfigError as error:
         print(f"swissbot run: {error}", file=sys.stderr)
+        return 2
+    except (DatabaseUnavailable, DatabaseError) as error:
+        print(f"swissbot run: {error}", file=sys.stderr)
+        return 2
+    except (aiohttp.ClientConnectionError, discord.GatewayNotFound, TimeoutError) as error:
+        reason = str(error) or type(error).__name__
+        print(
+            f"swissbot run: cannot reach Discord at {config.discord.api_url} ({reason}); check the network and "
+            "[discord] api_url, then start it again (nothing was changed)",
+            file=sys.stderr,
+        )
+        return 2
+    except discord.HTTPException as error:
+        print(
+            f"swissbot run: Discord answered {error.status} at start-up ({error.text or 'no reason given'}); "
+            "try again in a minute (nothing was changed)",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         log.info("stopped")

@@ -1,13 +1,15 @@
-"""The demo: a whole event on the local Lichess, with simulated members, a fast clock and the console announcer.
+"""The demo: a whole event run by the real bot (`SwissBot`, as `swissbot run` starts it) against the local Discord
+and the local Lichess, with simulated members and an organiser who type their slash commands, on a fast clock.
 
-Members link their Lichess accounts through the local Lichess's OAuth page and the bot's real web endpoint (the
-demo plays their browsers), so their games go out as bulk pairings whose clocks start by themselves; one member
-links with the bio code, so its boards show the open-challenge fallback. The local Lichess's clock is kept in
-step with the demo's fast clock (`POST /sandbox/clock`), so the clocks it starts run on event time.
+The organiser creates, opens and starts the event with `/swiss`; members `/link` (through the local Lichess's
+OAuth page and the bot's real web endpoint, the demo playing their browsers; one member with the bio code, so its
+boards show the open-challenge fallback) and `/join`; one asks for a bye, one joins late, one withdraws. The
+console shows the club's channel as members read it. The local Lichess's clock is kept in step with the demo's
+fast clock (`POST /sandbox/clock`), so the clocks it starts run on event time.
 
-Everything the simulated members do happens at fixed points of the event (before the event starts, or
-just before a given round is paired) and is idempotent, so a run stopped at any moment and started
-again with the same database finishes the same event, pairing for pairing and result for result.
+Everything the simulated members do happens at fixed points of the event (before it starts, or just before a
+given round is paired) and is idempotent, so a run stopped at any moment and started again with the same
+database (and the same `--lichess-url`) finishes the same event, pairing for pairing and result for result.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import asyncio
 import json
 import logging
 import os
-import random
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -28,77 +30,32 @@ from pathlib import Path
 from typing import TextIO
 
 import aiohttp
+import discord
 
 from bot.clock import FastClock
-from bot.config import ClubConfig, WebConfig
-from bot.demo.console import ConsoleAnnouncer
+from bot.config import ClubConfig, Config, DiscordConfig, LichessConfig, Secrets, WebConfig
+from bot.demo.channel import ChannelView
+from bot.demo.club import DEMO_CHANNEL, DEMO_GUILD, ORGANISER_ID, ORGANISER_NAME, DemoClub, Member, members
 from bot.demo.output import write_outputs
 from bot.director.api import Director
-from bot.director.bulk import bot_may_bulk
-from bot.director.models import Actor
-from bot.director.streaming import StreamFeeder
+from bot.discord.bot import SwissBot
 from bot.errors import SwissbotError
-from bot.lichess.gateway import LichessGateway
-from bot.pages.site import page_routes
-from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
-from bot.token_vault import TokenVault
-from bot.web.app import WebServer, default_route_modules
+from bot.token_vault import TOKEN_KEY_ENV, TokenVault
+from sandbox.discord import run_discord_sandbox
 from sandbox.lichess.server import run_sandbox
 from sandbox.lichess.state import BOT_TOKEN
-from storage.db import open_database
-from storage.records import EarlyDrawPolicy, EntryStatus, EventSettings, EventStatus
+from storage.db import fetchone, open_database
+from storage.records import EntryStatus, EventStatus
 
-DEMO_GUILD = 424242
-DEMO_CHANNEL = 434343
-ORGANISER = Actor(1, "demo-organiser", True)
+__all__ = ["DEFAULT_SEED", "DemoOptions", "members", "run_demo"]
+
 EVENT_NAME = "swissbot demo"
 # The default seed: its event shows each rare case of the local Lichess about once (an early draw replayed in
 # round 1, a no-show in rounds 2, 3 and 5, an aborted game re-created in round 4).
 DEFAULT_SEED = 7
 MAX_JOB_ERRORS = 200  # a job that fails this often means a bug, not a passing Lichess hiccup
-NAMES = (
-    "Anand",
-    "Botvinnik",
-    "Capablanca",
-    "Dvoretsky",
-    "Euwe",
-    "Fischer",
-    "Gelfand",
-    "Hou",
-    "Ivanchuk",
-    "Judit",
-    "Karpov",
-    "Lasker",
-    "Morphy",
-    "Najdorf",
-    "Oparin",
-    "Petrosian",
-    "Quinteros",
-    "Reshevsky",
-    "Smyslov",
-    "Tal",
-    "Unzicker",
-    "Vachier",
-    "Wei",
-    "Xie",
-    "Yusupov",
-    "Zukertort",
-    "Alekhine",
-    "Bronstein",
-    "Carlsen",
-    "Ding",
-    "Eljanov",
-    "Firouzja",
-    "Giri",
-    "Harikrishna",
-    "Ivanisevic",
-    "Jobava",
-    "Kasparov",
-    "Leko",
-    "Mamedyarov",
-    "Nakamura",
-)
+READY_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -116,82 +73,51 @@ class DemoOptions:
     serve: int | None = None  # a port: serve the event's pages on 127.0.0.1 during the event and after it
 
 
-@dataclass(frozen=True)
-class Member:
-    """A simulated club member."""
-
-    actor: Actor
-    username: str
-    rating: int
-
-
-def members(opts: DemoOptions) -> list[Member]:
-    """The simulated members, the same for a given seed."""
-    rng = random.Random(opts.seed)
-    out = []
-    for i in range(opts.players):
-        base = NAMES[i % len(NAMES)]
-        username = f"{base}{i // len(NAMES) + 1}" if i >= len(NAMES) else base
-        out.append(Member(Actor(100 + i, username), username, rng.randint(1200, 2400)))
-    return out
-
-
 class DemoMembers:
     """What the simulated members do, each step idempotent: link, join, and the scripted moments."""
 
-    def __init__(self, director: Director, http: aiohttp.ClientSession, url: str, people: list[Member], out: TextIO):
-        self.director = director
-        self.http = http
-        self.url = url
+    def __init__(self, club: DemoClub, people: list[Member], out: TextIO):
+        self.club = club
+        self.bot: SwissBot | None = None
         self.people = people
         self.out = out
-        # One member links with the code in the Lichess bio (its boards are open challenges); the others
-        # sign in on Lichess (OAuth) when the bot's web endpoint is up.
         self.bio_member = people[1] if len(people) > 1 else people[0]
         # Scripted moments: the last member joins late, one withdraws before round 3, one asks for a bye.
         self.late = people[-1]
         self.withdrawer = people[len(people) // 3]
         self.bye_taker = people[len(people) // 2]
+        self.ready = asyncio.Event()  # set once the bot is logged in and its commands synced: members can type
+
+    @property
+    def director(self) -> Director:
+        """The bot's director (for what members see: their link, the entries, the event)."""
+        if self.bot is None:
+            raise RuntimeError("the demo's members act once the bot is there")
+        return self.bot.director
 
     def say(self, text: str) -> None:
         """Progress line."""
         print(f"[demo] {text}", file=self.out, flush=True)
 
-    async def _account(self, member: Member, bio: str = "") -> None:
-        body = {"username": member.username, "rating": member.rating, "bio": bio}
-        async with self.http.post(f"{self.url}/sandbox/users", json=body) as reply:
-            if reply.status >= 400:
-                raise SwissbotError(f"the local Lichess refused the account {member.username}: {await reply.text()}")
-
     async def link(self, member: Member) -> None:
         """Create the Lichess account and link it (OAuth, or the bio code), as a real member does."""
-        if await self.director.linked_account(member.actor.discord_id) is not None:
+        if await self.director.linked_account(member.discord_id) is not None:
             return
-        await self._account(member)
+        await self.club.account(member)
         if member is not self.bio_member and self.director.oauth_enabled:
-            await self._sign_in(member)
-            return
-        challenge = await self.director.start_link(member.actor, member.username)
-        await self._account(member, bio=f"Club member. {challenge.code}")
-        await self.director.complete_link(member.actor)
-
-    async def _sign_in(self, member: Member) -> None:
-        """Play the member's browser: the bot's link to Lichess's page, approve there, back to the bot's callback."""
-        url = await self.director.start_oauth_link(member.actor)
-        async with self.http.get(f"{url}&sandbox_user={member.username}", allow_redirects=False) as reply:
-            callback = reply.headers.get("Location", "")
-            if reply.status != 302 or not callback:
-                raise SwissbotError(f"the local Lichess did not send {member.username} back: {await reply.text()}")
-        async with self.http.get(callback) as page:
-            if page.status != 200:
-                raise SwissbotError(f"the bot's callback refused {member.username}: {await page.text()}")
+            await self.club.link_with_oauth(member)
+        else:
+            await self.club.link_with_bio_code(member)
 
     async def join(self, event_id: int, member: Member) -> None:
-        """Link if needed, then join (once)."""
+        """Link if needed, then `/join` (once)."""
         await self.link(member)
-        if any(e.discord_id == member.actor.discord_id for e in await self.director.entries(event_id)):
+        if any(e.discord_id == member.discord_id for e in await self.director.entries(event_id)):
             return
-        entry = await self.director.join(member.actor, event_id)
+        text, _ = await self.club.command(member.discord_id, "join")
+        entry = next((e for e in await self.director.entries(event_id) if e.discord_id == member.discord_id), None)
+        if entry is None:
+            raise SwissbotError(f"{member.username} could not join: {text}")
         if entry.joined_round > 1:
             self.say(f"{member.username} joins late (from round {entry.joined_round}, with a half-point bye)")
 
@@ -201,38 +127,22 @@ class DemoMembers:
             if member is not self.late:
                 await self.join(event_id, member)
         if (await self.director.event(event_id)).settings.rounds >= 2:
-            try:
-                await self.director.request_bye(self.bye_taker.actor, event_id, 2)
-            except SwissbotError:
-                pass  # already paired (a resumed run): the request was made before
-            else:
-                self.say(f"{self.bye_taker.username} asks for a half-point bye in round 2")
+            text, _ = await self.club.command(self.bye_taker.discord_id, "bye", round=2)
+            if text.startswith("You have a half-point bye"):  # else: asked already (a resumed run)
+                self.say(f"{self.bye_taker.username} asks for a half-point bye in round 2: /bye round:2")
 
     async def before_pairing(self, event_id: int, round_number: int) -> None:
-        """The scripted moments, just before a round is paired."""
+        """The scripted moments, just before a round is paired (a resumed run's first job may come before the bot
+        is connected: the members wait for it)."""
+        await self.ready.wait()
         if round_number == 2:
             await self.join(event_id, self.late)
         if round_number == 3:
             entries = {e.discord_id: e for e in await self.director.entries(event_id)}
-            mine = entries.get(self.withdrawer.actor.discord_id)
+            mine = entries.get(self.withdrawer.discord_id)
             if mine is not None and mine.status is EntryStatus.ACTIVE:
-                await self.director.withdraw(self.withdrawer.actor, event_id)
-                self.say(f"{self.withdrawer.username} withdraws before round 3")
-
-
-def demo_settings(opts: DemoOptions, start: datetime) -> EventSettings:
-    """The demo event: blitz, rounds a minute apart, five minutes to start a game, early draws replayed."""
-    return EventSettings(
-        name=EVENT_NAME,
-        rounds=opts.rounds,
-        clock_limit=180,
-        clock_increment=2,
-        start_at=start,
-        round_interval=60,
-        no_show_seconds=240,
-        early_draw_policy=EarlyDrawPolicy.REPLAY,
-        max_byes=1,
-    )
+                await self.club.command(self.withdrawer.discord_id, "withdraw")
+                self.say(f"{self.withdrawer.username} withdraws before round 3: /withdraw")
 
 
 def demo_clock(db_path: Path, speed: float) -> FastClock:
@@ -297,37 +207,49 @@ async def _keep_sandbox_time(stack: AsyncExitStack, http: aiohttp.ClientSession,
     stack.push_async_callback(stop)
 
 
-async def _oauth_and_bulk(stack: AsyncExitStack, director: Director, db_path: Path, serve: int | None) -> str:
-    """The bot's web endpoint on loopback (on port `serve` with the demo club's public event pages, when
-    given), the token key (from SWISSBOT_TOKEN_KEY, else a key file beside the demo's database, so a resumed
-    run opens the tokens it stored), and bulk pairing when the bot's token may; the endpoint's address."""
-    vault = TokenVault.from_env()
-    if vault is None:
-        key_file = db_path.with_name(db_path.name + ".key")
-        if not key_file.exists():
-            tmp = key_file.with_name(key_file.name + ".tmp")
-            tmp.write_text(TokenVault.new_key())
-            os.replace(tmp, key_file)
-        vault = TokenVault(key_file.read_text())
-    routes = None
-    if serve is not None:
-        club = ClubConfig(DEMO_GUILD, "organisers", DEMO_CHANNEL, name="swissbot demo club", public=True)
-        routes = [*default_route_modules(), page_routes([club], refresh_seconds=2.0)]
-    config = WebConfig(host="127.0.0.1", port=serve or 0, public_url="http://127.0.0.1")
-    endpoint = WebServer(config, director, routes)
-    await endpoint.start()
-    stack.push_async_callback(endpoint.close)
-    director.ctx.vault = vault
-    director.ctx.public_url = endpoint.local_url
-    await bot_may_bulk(director.ctx, BOT_TOKEN)
-    return endpoint.local_url
+def _token_key(stack: AsyncExitStack, db_path: Path) -> None:
+    """The key that seals members' Lichess tokens, as `swissbot run` reads it (SWISSBOT_TOKEN_KEY): the
+    environment's, else a key file beside the demo's database, so a resumed run opens the tokens it stored."""
+    if os.environ.get(TOKEN_KEY_ENV):
+        return
+    key_file = db_path.with_name(db_path.name + ".key")
+    if not key_file.exists():
+        tmp = key_file.with_name(key_file.name + ".tmp")
+        tmp.write_text(TokenVault.new_key())
+        os.replace(tmp, key_file)
+    os.environ[TOKEN_KEY_ENV] = key_file.read_text().strip()
+    stack.callback(os.environ.pop, TOKEN_KEY_ENV, None)
 
 
-async def _refuse_resume_on_a_new_lichess(director: Director, event_id: int) -> None:
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def _stored_event(db_path: Path) -> tuple[int, EventStatus, int] | None:
+    """The demo's event in the database (id, status, entries), read before the bot starts."""
+    if not db_path.exists():
+        return None
+    db = await open_database(db_path)
+    try:
+        async with db.snapshot() as conn:
+            row = await fetchone(
+                conn,
+                "SELECT e.id, e.status, (SELECT COUNT(*) FROM entries WHERE event_id = e.id) FROM events e"
+                " WHERE e.guild_id = ? ORDER BY e.id DESC LIMIT 1",
+                (DEMO_GUILD,),
+            )
+    finally:
+        await db.close()
+    return None if row is None else (int(row[0]), EventStatus(row[1]), int(row[2]))
+
+
+def _refuse_resume_on_a_new_lichess(event_id: int, status: EventStatus, entries: int) -> None:
     """An unfinished event's accounts and games lived in the previous run's in-process Lichess, which is gone:
     going on would forfeit every game in play, so refuse with what to do instead."""
-    event = await director.event(event_id)
-    if event.status in (EventStatus.FINISHED, EventStatus.CANCELLED) or not await director.entries(event_id):
+    if status in (EventStatus.FINISHED, EventStatus.CANCELLED) or not entries:
         return
     raise SwissbotError(
         f"event #{event_id} is not finished and its games and accounts were on the in-process Lichess of the run "
@@ -336,15 +258,56 @@ async def _refuse_resume_on_a_new_lichess(director: Director, event_id: int) -> 
     )
 
 
-async def _demo_event(director: Director) -> int | None:
-    events = await director.list_events(DEMO_GUILD)
-    return events[-1].id if events else None
+async def _start_bot(stack: AsyncExitStack, bot: SwissBot, token: str) -> asyncio.Task[None]:
+    """Log the bot into the local Discord (as `swissbot run`) and sync its commands to the club's server (as
+    `swissbot sync --guild`); it is closed when the demo ends."""
+    task = asyncio.create_task(bot.start(token))
+
+    async def close() -> None:
+        await bot.close()
+        task.cancel()
+        with suppress(asyncio.CancelledError, discord.DiscordException, OSError):
+            await task
+
+    stack.push_async_callback(close)
+    ready = asyncio.create_task(bot.wait_until_ready())
+    done, _ = await asyncio.wait({ready, task}, timeout=READY_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+    if ready not in done:
+        ready.cancel()
+        if task in done:
+            task.result()  # the reason it stopped (a database in trouble, a refused token)
+        raise SwissbotError(f"the bot did not connect to the local Discord within {READY_SECONDS:.0f} s")
+    guild = discord.Object(DEMO_GUILD)
+    bot.tree.copy_global_to(guild=guild)
+    await bot.tree.sync(guild=guild)
+    return task
+
+
+def _config(opts: DemoOptions, db_path: Path, discord_url: str, lichess_url: str, port: int) -> Config:
+    """What `swissbot run` would read from its TOML file for the demo club (timings for a fast clock)."""
+    return Config(
+        database=db_path,
+        log_level="WARNING",
+        clubs=(ClubConfig(DEMO_GUILD, "organisers", DEMO_CHANNEL, name="swissbot demo club", public=True),),
+        discord=DiscordConfig(api_url=discord_url),
+        lichess=LichessConfig(base_url=lichess_url, timeout_seconds=10.0),
+        director=DirectorSettings(poll_interval=15.0, reminder_before=30.0, retry_after=10.0, lichess_pause=1.0),
+        web=WebConfig(host="127.0.0.1", port=port, public_url=f"http://127.0.0.1:{port}"),
+    )
 
 
 async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
     """Run (or resume) the demo event to its end and write the outputs; the exit code."""
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: already running" is expected here
     async with AsyncExitStack() as stack:
+        if opts.db is None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="swissbot-demo-"))
+            db_path = Path(folder) / "demo.sqlite3"
+        else:
+            db_path = opts.db
+        stored = await _stored_event(db_path)
+        if stored is not None and opts.lichess_url is None:
+            _refuse_resume_on_a_new_lichess(*stored)
         if opts.lichess_url is None:
             sandbox = await stack.enter_async_context(
                 run_sandbox(seed=opts.seed, autoplay=True, autoplay_delay=opts.autoplay_delay)
@@ -354,70 +317,94 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         else:
             url = opts.lichess_url.rstrip("/")
             print(f"[demo] using the Lichess at {url}", file=out, flush=True)
-        if opts.db is None:
-            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="swissbot-demo-"))
-            db_path = Path(folder) / "demo.sqlite3"
-        else:
-            db_path = opts.db
-        db = await open_database(db_path)
-        stack.push_async_callback(db.close)
+        local_discord = await stack.enter_async_context(run_discord_sandbox(seed=opts.seed))
+        print(f"[demo] local Discord at {local_discord.url}", file=out, flush=True)
         clock = demo_clock(db_path, opts.speed)
-        gateway = LichessGateway(url, BOT_TOKEN, rate_limit_pause=1.0, retry_backoff=0.2, timeout=10.0)
-        stack.push_async_callback(gateway.close)
-        announcer = ConsoleAnnouncer(out, show_dms=False)
-        settings = DirectorSettings(poll_interval=15.0, reminder_before=30.0, retry_after=10.0)
-        director = Director(db, gateway, announcer, clock, settings)
-        http = await stack.enter_async_context(aiohttp.ClientSession())
+        http = await stack.enter_async_context(aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)))
         await _keep_sandbox_time(stack, http, url, clock)
-        pages = await _oauth_and_bulk(stack, director, db_path, opts.serve)
-        people = DemoMembers(director, http, url, members(opts), out)
-        director.ctx.before_pairing = people.before_pairing
+        people = members(opts.players, opts.seed)
+        club = DemoClub(http, local_discord.url, url, out)
+        await club.server(people)
 
-        event_id = await _demo_event(director)
-        if event_id is None:
-            start = clock.now() + timedelta(minutes=2)
-            event = await director.create_event(ORGANISER, DEMO_GUILD, DEMO_CHANNEL, demo_settings(opts, start))
-            event_id = event.id
-            people.say(f"created '{EVENT_NAME}' ({opts.rounds} rounds, {opts.players} members, seed {opts.seed})")
+        _token_key(stack, db_path)
+        port = opts.serve or _free_port()
+        config = _config(opts, db_path, local_discord.url, url, port)
+        scripted = DemoMembers(club, people, out)
+        bot = SwissBot(
+            config, Secrets(local_discord.token, BOT_TOKEN), clock=clock, before_pairing=scripted.before_pairing
+        )
+        scripted.bot = bot
+        bot_task = await _start_bot(stack, bot, local_discord.token)
+        scripted.ready.set()
+        director = bot.director
+        view = ChannelView(http, local_discord.url, DEMO_CHANNEL, out)
+        view.names = {ORGANISER_ID: ORGANISER_NAME} | {m.discord_id: m.username for m in people}
+        view.start()
+        stack.push_async_callback(view.stop)
+
+        if stored is None:
+            text, _ = await club.command(
+                ORGANISER_ID,
+                "swiss create",
+                name=EVENT_NAME,
+                rounds=opts.rounds,
+                minutes=3,
+                increment=2,
+                schedule="interval",
+                interval=1,
+                noshow=4,
+                reminder=0.5,
+                **{"early-draw": "replay", "max-byes": 1},
+            )
+            scripted.say(f"{ORGANISER_NAME}: /swiss create → {text}")
+            scripted.say(f"({opts.rounds} rounds, {opts.players} members, seed {opts.seed})")
+            events = await director.list_events(DEMO_GUILD)
+            if not events:
+                raise SwissbotError(f"/swiss create made no event: {text}")
+            event_id = events[-1].id
         else:
-            people.say(f"resuming event #{event_id} from {db_path}")
-            if opts.lichess_url is None:
-                await _refuse_resume_on_a_new_lichess(director, event_id)
+            event_id = stored[0]
+            scripted.say(f"resuming event #{event_id} from {db_path}")
         event = await director.event(event_id)
         if event.status is EventStatus.DRAFT:
-            await director.open_event(ORGANISER, event_id)
+            await club.command(ORGANISER_ID, "swiss open")
             event = await director.event(event_id)
         if event.status is EventStatus.OPEN and event.current_round == 0:
             how = "on Lichess's OAuth page" if director.oauth_enabled else "with the bio code"
-            people.say(f"members link their Lichess accounts ({how}; {people.bio_member.username} with the bio code)")
-            await people.register(event_id)
-            people.say(f"{len(await director.entries(event_id))} players entered; round 1 starts shortly")
+            scripted.say(
+                f"members /link their Lichess accounts ({how}; {scripted.bio_member.username} with the bio code)"
+                " and /join"
+            )
+            await scripted.register(event_id)
+            scripted.say(f"{len(await director.entries(event_id))} players entered; the organiser starts round 1")
+            text, _ = await club.command(ORGANISER_ID, "swiss start")
+            scripted.say(f"{ORGANISER_NAME}: /swiss start → {text}")
 
         if opts.serve is not None:
-            people.say(f"the event's pages, live: {pages}/events/{event_id}")
+            scripted.say(f"the event's pages, live: {config.web.public_url}/events/{event_id}")
 
-        scheduler = Scheduler(director, clock)
-        await scheduler.start()
-        stack.push_async_callback(scheduler.shutdown)
-        feeder = StreamFeeder(director.ctx, BOT_TOKEN, sync_interval=0.3, backoff=0.2)
-        await feeder.start()
-        stack.push_async_callback(feeder.close)
+        scheduler = bot.scheduler
         while (await director.event(event_id)).status not in (EventStatus.FINISHED, EventStatus.CANCELLED):
-            if len(scheduler.errors) > MAX_JOB_ERRORS:
+            if bot_task.done():
+                raise SwissbotError(f"the bot stopped: {bot_task.exception() or 'closed'}")
+            if scheduler is not None and len(scheduler.errors) > MAX_JOB_ERRORS:
                 job, error = scheduler.errors[-1]
                 raise SwissbotError(f"the event is stuck: job {job} keeps failing ({error})")
             await asyncio.sleep(0.2)
-        await scheduler.shutdown()  # waits for the job that finished the event (it posts the final standings)
-        await feeder.close()
-        people.say(f"{len(feeder.finished)} game ends came through Lichess's game stream (polling is the fallback)")
+        if scheduler is not None:
+            await scheduler.shutdown()  # waits for the job that finished the event (it posts the final standings)
+        await view.stop()
+        if bot.feeder is not None:
+            ends = len(bot.feeder.finished)
+            scripted.say(f"{ends} game ends came through Lichess's game stream (polling is the fallback)")
 
         event = await director.event(event_id)
         if event.status is not EventStatus.FINISHED:
             raise SwissbotError(f"the event was {event.status.value} before its last round; no files written")
         rows = await director.standings(event_id)
-        written = await write_outputs(opts.out, db, event, rows, site=url)
-        people.say("wrote " + ", ".join(str(p) for p in written))
+        written = await write_outputs(opts.out, director.ctx.db, event, rows, site=url)
+        scripted.say("wrote " + ", ".join(str(p) for p in written))
         if opts.serve is not None:
-            people.say(f"serving the event's pages at {pages}/events/{event_id} until Ctrl-C")
+            scripted.say(f"serving the event's pages at {config.web.public_url}/events/{event_id} until Ctrl-C")
             await _until_stopped()
         return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 import yarl
@@ -22,6 +22,10 @@ from bot.discord.errors import on_app_command_error
 from bot.discord.views import JoinButton
 from bot.scheduling import Scheduler
 from storage.records import Event
+
+if TYPE_CHECKING:
+    from bot.director.context import BeforePairingHook
+    from bot.director.streaming import StreamFeeder
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +56,7 @@ class SwissBot(commands.Bot):
         director: Director | None = None,
         clock: Clock | None = None,
         commands_only: bool = False,
+        before_pairing: BeforePairingHook | None = None,
     ) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
@@ -69,9 +74,12 @@ class SwissBot(commands.Bot):
         self._owned: list[Any] = []
         self._checked_channels = False
         self.commands_only = commands_only
+        self.before_pairing = before_pairing  # the demo's scripted members act here (set before any job runs)
         self.scheduler: Scheduler | None = None
         self.web: Any = None  # bot.web.app.WebServer once started (imported only when [web] is on)
+        self.feeder: StreamFeeder | None = None  # the Lichess game stream, once logged in
         point_at(config.discord.api_url)
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # no voice here: no warning
 
     @property
     def director(self) -> Director:
@@ -108,6 +116,7 @@ class SwissBot(commands.Bot):
         self._owned.append(lichess)
         announcer = DiscordAnnouncer(self, db, self.config)
         director = Director(db, lichess, announcer, self.clock, self.config.director)
+        director.ctx.before_pairing = self.before_pairing
         announcer.director = director
         await self.setup_linking(director)
         return director
@@ -153,9 +162,9 @@ class SwissBot(commands.Bot):
         if built and self.secrets is not None:
             from bot.director.streaming import StreamFeeder
 
-            feeder = StreamFeeder(director.ctx, self.secrets.lichess_token)
-            await feeder.start()
-            self._owned.append(feeder)
+            self.feeder = StreamFeeder(director.ctx, self.secrets.lichess_token)
+            await self.feeder.start()
+            self._owned.append(self.feeder)
         if self.config.web.enabled and self.web is None:
             from bot.pages.site import page_routes
             from bot.web.app import WebServer, default_route_modules

@@ -8,7 +8,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.errors import SwissbotError
+from bot.errors import SwissbotError, user_sentence
 
 log = logging.getLogger(__name__)
 
@@ -24,8 +24,9 @@ def user_message(error: BaseException) -> str | None:
         error = error.__cause__
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, SwissbotError):
-        return one_line(error.message)
+    known = user_sentence(error)
+    if known is not None:
+        return one_line(known)
     if isinstance(error, app_commands.NoPrivateMessage):
         return "This command works in a server only."
     if isinstance(error, app_commands.MissingRole | app_commands.MissingAnyRole | app_commands.MissingPermissions):

@@ -23,7 +23,7 @@ from bot.demo.console import format_round, format_standings
 from bot.director.api import Director
 from bot.director.models import Actor, Job, JobKind
 from bot.discord.options import apply_changes, describe_settings, settings_changes
-from bot.errors import SwissbotError
+from bot.errors import SwissbotError, user_sentence
 from bot.lichess.gateway import LichessGateway
 from bot.scenario.channel import ScenarioChannel
 from bot.scenario.clock import ScenarioClock
@@ -116,7 +116,8 @@ class ScenarioRun:
                 continue
             if existing is not None and existing.job == job:
                 continue
-            self.timers[job.id] = _Timer(now + timedelta(seconds=self.scheduler.wall_delay(job.due_at)), job)
+            delay = self.scheduler.wall_delay(self.scheduler.run_time(job))
+            self.timers[job.id] = _Timer(now + timedelta(seconds=delay), job)
 
     async def advance_to(self, when: datetime) -> None:
         """Move the clock to `when`, running every planned job whose time comes on the way."""
@@ -234,10 +235,9 @@ class ScenarioRun:
         try:
             reply = await self.call(step.do, actor, options)
             refused = False
-        except SwissbotError as exc:
-            reply, refused = exc.message, True
-        except Exception as exc:  # what reaches Discord's error handler as no SwissbotError: the apology
-            reply, refused = f"{APOLOGY} ({type(exc).__name__}: {exc})", True
+        except Exception as exc:  # as Discord's error handler shows it: a refusal's sentence, else the apology
+            known = user_sentence(exc)
+            reply, refused = known or f"{APOLOGY} ({type(exc).__name__}: {exc})", True
         self.say(f"{actor.name}: /{step.do} {shown}".rstrip() + f" → {'refused: ' if refused else ''}{reply}")
         if "refused" in step.values:
             wanted = str(step.values["refused"])
@@ -430,16 +430,15 @@ class ScenarioRun:
             self._lock_holder.rollback()
             self._lock_holder.close()
             self._lock_holder = None
+        conn.__dict__.pop("execute", None)
+        conn.__dict__.pop("executemany", None)
         await conn.execute("PRAGMA query_only = 0")
-        await conn.execute("PRAGMA max_page_count = 1073741823")
         if trouble == "locked":
             holder = sqlite3.connect(self.db_path, timeout=0, isolation_level=None)
             holder.execute("BEGIN EXCLUSIVE")
             self._lock_holder = holder
         elif trouble == "full":
-            async with conn.execute("PRAGMA page_count") as cursor:
-                row = await cursor.fetchone()
-            await conn.execute(f"PRAGMA max_page_count = {int(row[0]) if row else 1}")
+            _fill_disk(conn)
         elif trouble == "readonly":
             await conn.execute("PRAGMA query_only = 1")
         self.say(f"the database is {trouble}")
@@ -514,6 +513,30 @@ class ScenarioRun:
             if "trf_lacks" in v and v["trf_lacks"] in trf:
                 raise self.failed(step, f"the TRF to lack {v['trf_lacks']!r}", "it has it")
         self.say(f"{step.where}: expectations hold")
+
+
+def _fill_disk(conn: Any) -> None:
+    """From now on every write on the bot's connection fails as SQLite fails on a full disk (SQLITE_FULL).
+
+    A tiny filesystem cannot be mounted everywhere the tests run, so the error is raised where SQLite
+    would raise it: at the connection, under the storage layer that must make sense of it.
+    """
+    execute, executemany = conn.execute, conn.executemany
+
+    def full(sql: str) -> None:
+        if sql.lstrip().split(" ", 1)[0].upper() in ("INSERT", "UPDATE", "DELETE", "REPLACE"):
+            raise sqlite3.OperationalError("database or disk is full")
+
+    def execute_full(sql: str, parameters: Any = None) -> Any:
+        full(sql)
+        return execute(sql, parameters)
+
+    def executemany_full(sql: str, parameters: Any) -> Any:
+        full(sql)
+        return executemany(sql, parameters)
+
+    conn.execute = execute_full
+    conn.executemany = executemany_full
 
 
 def _setting_options(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sqlite3
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +19,7 @@ from bot.cli import sync as cli_sync
 from bot.config import ClubConfig, Config
 from bot.discord.bot import channel_problems
 from tests.support.paths import ROOT
+from tests.support.processes import first_lines, process
 
 EXAMPLE = ROOT / "config.example.toml"
 
@@ -115,3 +120,48 @@ def test_channel_check_names_what_is_wrong() -> None:
     ]
     good = _Client(_Guild(1, "Good Club", {10: _Channel("swiss", ALL)}))
     assert channel_problems(good, Config(database=Path("x"), clubs=config.clubs[:1])) == []  # type: ignore[arg-type]
+
+
+def _club_config(tmp_path: Path, discord_url: str) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[bot]\ndatabase = "club.sqlite3"\n\n[discord]\napi_url = "{discord_url}"\n\n'
+        '[lichess]\nbase_url = "http://127.0.0.1:9"\n\n'
+        '[[clubs]]\nguild_id = 1\norganiser_role = "Organiser"\nchannel_id = 2\n'
+    )
+    return config
+
+
+def _run(config: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DISCORD_TOKEN": "local-discord-token", "LICHESS_TOKEN": "lip_x"}
+    command = [sys.executable, "-m", "bot.cli", "run", "--config", str(config)]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_run_without_network_is_one_sentence(tmp_path: Path) -> None:
+    done = _run(_club_config(tmp_path, "http://127.0.0.1:9"))  # nothing listens on the discard port
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().startswith("swissbot run: cannot reach Discord at http://127.0.0.1:9 (")
+    assert done.stderr.strip().endswith(
+        "check the network and [discord] api_url, then start it again (nothing was changed)"
+    )
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_run_on_a_database_locked_by_another_program_is_one_sentence(tmp_path: Path) -> None:
+    with process("discord-sandbox", "--port", "0", "--token", "local-discord-token", "--seed", "1") as discord:
+        discord_url = first_lines(discord, 3)[0].split()[-1]
+        config = _club_config(tmp_path, discord_url)
+        holder = sqlite3.connect(tmp_path / "club.sqlite3", isolation_level=None)
+        try:
+            holder.execute("BEGIN EXCLUSIVE")  # another program writing the file, for longer than the bot waits
+            done = _run(config)
+        finally:
+            holder.close()
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"swissbot run: cannot use the database {tmp_path / 'club.sqlite3'}: the database is locked by another "
+        "program (another swissbot or a tool that has the file open): close it and try again; nothing was changed"
+    )

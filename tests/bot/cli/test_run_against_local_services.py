@@ -6,50 +6,20 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.support.paths import ROOT
+from tests.support.processes import first_lines, process
 
 GUILD, CHANNEL, ORGANISER_ROLE = 720000000000000001, 720000000000000011, 720000000000000021
 OLGA, ALICE, BOB = 820000000000000001, 820000000000000002, 820000000000000003
 DISCORD_TOKEN = "local-discord-token"
 DEADLINE = 90.0
-
-
-@contextmanager
-def process(*args: str, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
-    """A `swissbot` process, stopped with SIGINT (then killed) at the end."""
-    started = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    try:
-        yield started
-    finally:
-        if started.poll() is None:
-            started.send_signal(signal.SIGINT)
-            try:
-                started.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                started.kill()
-                started.wait()
-
-
-def first_lines(proc: subprocess.Popen[str], count: int) -> list[str]:
-    assert proc.stdout is not None
-    return [proc.stdout.readline() for _ in range(count)]
 
 
 def call(url: str, body: Any = None, method: str = "POST") -> Any:

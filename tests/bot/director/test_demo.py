@@ -1,10 +1,12 @@
-"""`swissbot demo`: a whole event with simulated members, deterministic for a seed, resumable, with its files."""
+"""`swissbot demo`: a whole event run by the real bot against the local Discord and Lichess, with simulated members
+typing their commands, deterministic for a seed, resumable, with its files."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import io
+import re
 import sqlite3
 from pathlib import Path
 
@@ -25,9 +27,14 @@ async def demo(tmp_path: Path, name: str, db: Path | None = None) -> tuple[str, 
 @pytest.mark.slow
 async def test_demo_runs_a_whole_event_and_writes_its_files(tmp_path: Path) -> None:
     text, out = await demo(tmp_path, "first")
-    assert "round 1 pairings" in text and "final" not in text.split("round 1 pairings")[0]
+    # The channel, as the local Discord holds it: the organiser's commands, then the bot's posts in order.
+    assert "demo-organiser: /swiss create → Created swissbot demo (draft)" in text.replace("**", "")
+    assert text.index("== swissbot demo — open for entries ==") < text.index("/swiss start → ")
+    assert re.search(r"== swissbot demo — round 1 \(0/3 results\) ==\n {2}1 \w+ \(\d+\) … \w+ \(\d+\) · http://", text)
+    assert "== swissbot demo — round 1 (complete) == (edited)" in text  # the round's message, edited with results
+    assert "final" not in text.split("== swissbot demo — round 1 (")[0]
     assert "joins late" in text and "withdraws before round 3" in text and "half-point bye in round 2" in text
-    assert "finished: all 3 rounds played" in text
+    assert "swissbot demo is over: all 3 rounds played" in text and "[file: crosstable.png]" in text
     tournament = trf.parse((out / "tournament.trf").read_text())
     assert len(tournament.players) == 8 and tournament.rounds_completed == 3
     assert tournament.name == "swissbot demo"  # storage.export's TRF, with its header
@@ -50,7 +57,7 @@ async def test_demo_resumes_with_the_same_database(tmp_path: Path) -> None:
     db = tmp_path / "demo.sqlite3"
     _, out = await demo(tmp_path, "run", db)
     text, out2 = await demo(tmp_path, "resumed", db)
-    assert "resuming event #1" in text and "round 1 pairings" not in text
+    assert "resuming event #1" in text and "round 1 (" not in text and "/swiss create" not in text
     assert (out2 / "tournament.trf").read_text() == (out / "tournament.trf").read_text()
 
 

@@ -20,7 +20,7 @@ async def test_demo_rounds_go_out_as_bulk_pairings_and_no_token_is_stored_in_cle
     text = out.getvalue()
     assert "on Lichess's OAuth page" in text
     assert "game ends came through Lichess's game stream" in text
-    bio_member = members(opts)[1].username.lower()
+    bio_member = members(opts.players, opts.seed)[1].username.lower()
     with sqlite3.connect(db) as conn:
         bulks = conn.execute("SELECT round, status FROM bulks WHERE status = 'created' ORDER BY round").fetchall()
         assert [r for r, _ in bulks] == [1, 2, 3]  # one bulk a round
@@ -35,6 +35,6 @@ async def test_demo_rounds_go_out_as_bulk_pairings_and_no_token_is_stored_in_cle
         if bio_member in (white, black):
             assert not in_bulk  # the bio-linked member's boards are open challenges
     assert any(in_bulk for *_, in_bulk in rows)
-    assert tokens == (len(members(opts)) - 1,)
+    assert tokens == (len(members(opts.players, opts.seed)) - 1,)
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("demo.sqlite3*") if not p.name.endswith((".key", ".clock")))
     assert b"lio_" not in raw

@@ -1,0 +1,41 @@
+"""`swissbot` subprocesses for tests: started from the repository, stopped with SIGINT (then killed)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from tests.support.paths import ROOT
+
+
+@contextmanager
+def process(*args: str, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
+    """A `swissbot` process, stopped with SIGINT (then killed) at the end."""
+    started = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        yield started
+    finally:
+        if started.poll() is None:
+            started.send_signal(signal.SIGINT)
+            try:
+                started.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                started.kill()
+                started.wait()
+
+
+def first_lines(proc: subprocess.Popen[str], count: int) -> list[str]:
+    """The next `count` lines the process printed."""
+    assert proc.stdout is not None
+    return [proc.stdout.readline() for _ in range(count)]
