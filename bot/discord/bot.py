@@ -58,6 +58,7 @@ class SwissBot(commands.Bot):
         commands_only: bool = False,
         before_pairing: BeforePairingHook | None = None,
     ) -> None:
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # no voice here: no warning
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),
@@ -79,7 +80,6 @@ class SwissBot(commands.Bot):
         self.web: Any = None  # bot.web.app.WebServer once started (imported only when [web] is on)
         self.feeder: StreamFeeder | None = None  # the Lichess game stream, once logged in
         point_at(config.discord.api_url)
-        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # no voice here: no warning
 
     @property
     def director(self) -> Director:
