@@ -1,7 +1,14 @@
 """Benchmark of the Dutch engine: time and peak memory of pairing rounds of generated 11-round events.
 
-Usage: .venv/bin/python bench/pairing.py [--sizes 50 100 200 400 800] [--rounds 11] [--seed 1] [--runs 5]
-                                         [--long-runs 3] [--rebuild] [--no-write]
+Usage: .venv/bin/python bench/pairing.py [--system dutch|burstein] [--sizes 50 100 200 400 800] [--rounds 11]
+                                         [--seed 1] [--runs 5] [--long-runs 3] [--rebuild] [--no-write]
+                                         [--reference /tmp/bbp/bbpPairings.exe] [--build-with engine|reference]
+
+With --reference (a build of bbpPairings, the engine the corpus was made with), every measured round is also
+paired by the reference as a whole process on the same round (the same file as bbpPairings reads it:
+`pairing.trf.dumps_bbp`), timed the same way (median of 3, wall and CPU time), and its pairing must be the same
+as ours. --build-with reference pairs the generated event's rounds with the reference (the results are still
+drawn by our generator): much faster for large Burstein events, whose rounds our engine then pairs again.
 
 Each event comes from `pairing.generator.generate` (Elo-drawn results, byes, forfeits, withdrawals) paired round
 by round by the Dutch engine itself, so the measured rounds have the colour sequences, floats and score groups
@@ -20,9 +27,11 @@ import json
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -50,6 +59,10 @@ REFERENCE_ANY_ROUND = {200: 0.15, 400: 1.2, 800: 13.0}
 ROUND_ONE_100 = 0.1
 
 
+# A measured row: players, round, its label, our numbers, the reference's (None when not measured).
+Row = tuple[int, int, str, dict[str, float], dict[str, float] | None]
+DEFAULT_REFERENCE = Path("/tmp/bbp/bbpPairings.exe")
+
 # The engines that can be measured, by --system, with the name the table gives them.
 SYSTEMS = {"dutch": "Dutch", "burstein": "Burstein"}
 
@@ -72,12 +85,39 @@ def cache_path(seed: int, size: int, rounds: int, cache: Path = CACHE, system: s
     return cache / f"{system}-seed{seed}-{size}p-{rounds}r.trf"
 
 
-def build_event(
-    seed: int, size: int, rounds: int, log: Callable[[str], None] = print, system: str = "dutch"
-) -> Tournament:
-    """Generate the event, every round paired by the Dutch engine; fail if it stops before the last round."""
+def reference_pair(binary: str, system: str) -> Pair:
+    """A `pair` function that runs the reference binary on the round (as a whole process) and reads its answer."""
 
-    pair = engine(system)
+    def pair(state: Tournament) -> Pairing:
+        with tempfile.TemporaryDirectory(prefix="bench-ref-") as folder:
+            given, answer = Path(folder) / "in.trf", Path(folder) / "out.txt"
+            given.write_text(trf.dumps_bbp(state))
+            subprocess.run([binary, f"--{system}", str(given), "-p", str(answer)], check=True, capture_output=True)
+            return parse_engine_output(answer.read_text())
+
+    return pair
+
+
+def parse_engine_output(text: str) -> Pairing:
+    """A pairing from the engines' output format (pair count, `white black` lines, `id 0` for the bye)."""
+    rows = [line.split() for line in text.splitlines()[1:] if line.strip()]
+    boards = tuple(Board(int(a), int(b)) for a, b in rows if b != "0")
+    bye = next((int(a) for a, b in rows if b == "0"), None)
+    return Pairing(boards, bye)
+
+
+def build_event(
+    seed: int,
+    size: int,
+    rounds: int,
+    log: Callable[[str], None] = print,
+    system: str = "dutch",
+    reference: str | None = None,
+) -> Tournament:
+    """Generate the event, every round paired by the engine (or the reference binary, when given); fail if it
+    stops before the last round."""
+
+    pair = engine(system) if reference is None else reference_pair(reference, system)
 
     def timed_pair(state: Tournament) -> Pairing:
         start = time.perf_counter()
@@ -100,17 +140,20 @@ def cached_event(
     cache: Path = CACHE,
     log: Callable[[str], None] = print,
     system: str = "dutch",
+    reference: str | None = None,
 ) -> Path:
-    """The cached event's file, built first if it is missing (or `rebuild`)."""
+    """The cached event's file, built first if it is missing (or `rebuild`); `reference`: built with that binary."""
     path = cache_path(seed, size, rounds, cache, system)
     if path.exists() and not rebuild:
         return path
-    log(f"building {path.name} (every round paired by the {SYSTEMS[system]} engine)")
+    by = f"the {SYSTEMS[system]} engine" if reference is None else f"the reference ({reference} --{system})"
+    log(f"building {path.name} (every round paired by {by})")
     start = time.perf_counter()
-    event = build_event(seed, size, rounds, log, system)
+    event = build_event(seed, size, rounds, log, system, reference)
     seconds = time.perf_counter() - start
+    how = f"{system}.pair" if reference is None else f"bbpPairings --{system}"
     comment = (
-        f"### bench/pairing.py: generate(seed={seed}, players={size}, rounds={rounds}, pair={system}.pair), "
+        f"### bench/pairing.py: generate(seed={seed}, players={size}, rounds={rounds}, pair={how}), "
         f"built in {seconds:.0f} s"
     )
     text = trf.dumps(replace(event, header=(comment,)))
@@ -206,12 +249,34 @@ def measure(path: Path, round_number: int, runs: int, long_runs: int, system: st
     return {**out, **spread, "paired": got[0]["paired"], "boards": got[0]["boards"]}
 
 
+def measure_reference(binary: str, path: Path, round_number: int, system: str, runs: int = 3) -> dict[str, float]:
+    """The reference binary on the same round as a whole process: medians of `runs` wall and CPU times; it must
+    give the event's pairing (the file is written as bbpPairings reads it, outside the clock)."""
+    event = trf.read(str(path))
+    state = round_input(event, round_number)
+    walls, cpus = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-ref-") as folder:
+        given, answer = Path(folder) / "in.trf", Path(folder) / "out.txt"
+        given.write_text(trf.dumps_bbp(state))
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run([binary, f"--{system}", str(given), "-p", str(answer)], check=True, capture_output=True)
+            walls.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        got = parse_engine_output(answer.read_text())
+    if (frozenset(got.boards), got.bye) != event_pairing(event, round_number):
+        raise RuntimeError(f"the reference pairs round {round_number} of {path.name} differently from the event")
+    return {"seconds": statistics.median(walls), "cpu": statistics.median(cpus), "runs": runs}
+
+
 def _load() -> float:
     return os.getloadavg()[0]
 
 
 def reference_seconds(size: int, round_number: int) -> float | None:
-    """The reference engine's time that a measured round is held to: the lowest figure that applies to it."""
+    """The figure given to us for a round of that size: the lowest that applies to it (None: none given)."""
     figures = [REFERENCE_ANY_ROUND.get(size)]
     if round_number == 1:
         figures.append(REFERENCE_ROUND_ONE.get(size))
@@ -219,35 +284,45 @@ def reference_seconds(size: int, round_number: int) -> float | None:
     return min(known) if known else None
 
 
-def targets_line(rows: list[tuple[int, int, str, dict[str, float]]]) -> str:
-    """The targets, each measured round against its figure, and whether it is met (on wall time)."""
+def target_seconds(size: int, rnd: int, ref: dict[str, float] | None) -> float | None:
+    """The time a Dutch round is held to: 0.1 s for round 1 of 100 players; from 200 players the reference's own
+    time on the same file when it was measured here, else the figure given to us."""
+    if (size, rnd) == (100, 1):
+        return ROUND_ONE_100
+    if size < 200:
+        return None
+    return ref["seconds"] if ref is not None else reference_seconds(size, rnd)
+
+
+def targets_line(rows: list[Row]) -> str:
+    """The targets, each measured round against its limit, and whether it is met (on wall time)."""
     parts = []
-    for size, rnd, _label, got in rows:
-        limit = ROUND_ONE_100 if (size, rnd) == (100, 1) else reference_seconds(size, rnd) if size >= 200 else None
+    for size, rnd, _label, got, ref in rows:
+        limit = target_seconds(size, rnd, ref)
         if limit is None:
             continue
         verdict = "met" if got["seconds"] <= limit else "**not met**"
-        parts.append(f"{size} players round {rnd}: {got['seconds']:.2f} s against {limit:g} s, {verdict}")
-    return (
-        f"Targets: round 1 of 100 players under {ROUND_ONE_100:g} s; from 200 players, every measured round within "
-        "the reference engine's time (C++ bbpPairings, not runnable here; figures given to us, not measured on this "
-        "machine: round 1 as a whole process, medians of 3, "
+        parts.append(f"{size} players round {rnd}: {got['seconds']:.2f} s against {limit:.2f} s, {verdict}")
+    measured = any(ref is not None for *_, ref in rows)
+    source = (
+        "the reference's time measured here on the same file (the table's *reference* column)"
+        if measured
+        else "figures given to us for the reference, not measured on this machine (round 1 as a whole process, "
+        "medians of 3, "
         + ", ".join(f"{v:g} s for {k}" for k, v in REFERENCE_ROUND_ONE.items())
         + " players; one round, round not stated, "
         + ", ".join(f"{v:g} s for {k}" for k, v in REFERENCE_ANY_ROUND.items())
-        + " players; where both apply, the lower). "
-        + "; ".join(parts)
-        + "."
+        + " players; where both apply, the lower)"
+    )
+    return (
+        f"Targets: round 1 of 100 players under {ROUND_ONE_100:g} s; from 200 players, every measured round within "
+        f"the reference engine's time: {source}. " + "; ".join(parts) + "."
     )
 
 
-def section(
-    rows: list[tuple[int, int, str, dict[str, float]]],
-    args: argparse.Namespace,
-    loads: list[float],
-    builds: dict[int, float | None],
-) -> str:
-    """The '## Pairing' section of docs/benchmarks.md."""
+def section(rows: list[Row], args: argparse.Namespace, loads: list[float], builds: dict[int, float | None]) -> str:
+    """The system's section of docs/benchmarks.md."""
+    name = SYSTEMS[args.system]
     # The bench's own calls keep about one CPU busy; more than that is other work on the machine.
     busy = max(loads) > 1.5
     noise = (
@@ -260,52 +335,77 @@ def section(
         f"{seconds:.0f} s for {size} players" if seconds is not None else f"an unrecorded time for {size} players"
         for size, seconds in builds.items()
     )
-    if all(got["reset"] for _, _, _, got in rows):
+    if all(got["reset"] for _, _, _, got, _ in rows):
         peak_how = "`VmHWM` of /proc/self/status, reset through /proc/self/clear_refs just before the call"
     else:
         peak_how = "`VmHWM` of /proc/self/status, since the interpreter started: the peak could not be reset"
+    by = (
+        f"the reference binary (`bbpPairings --{args.system}`, a whole process per round; the results still drawn "
+        "by our generator), because our engine takes longer to build large events"
+        if args.build_with == "reference"
+        else f"the {name} engine itself, so the measured rounds have the histories the engine makes (colour "
+        "sequences, floats, score groups)"
+    )
+    measured = any(ref is not None for *_, ref in rows)
+    reference_how = (
+        f" *Reference*: bbpPairings (C++, built here from the cyanfish fork that Lichess runs, `{args.reference}`) "
+        f"pairing the same round of the same file as a whole process (`--{args.system} FILE -p OUT`; reading the "
+        "TRF and writing the answer included, the file written as it reads it by `pairing.trf.dumps_bbp` outside "
+        "the clock), median of 3 runs, wall and CPU time (`getrusage` of the child); its pairing is checked to be "
+        "the event's, so both engines give the same answer on every measured round. *Ratio*: our wall time over "
+        "the reference's (under 1: faster); ours is the call alone, the event already parsed."
+        if measured
+        else ""
+    )
     lines = [
         heading(args.system),
         "",
-        f"Dutch engine (`pairing.dutch.pair`), one round of a generated {args.rounds}-round event "
-        f"(`bench/pairing.py`, seed {args.seed}). Each event is built by `pairing.generator.generate` (its default "
-        "rates: Elo-drawn results, half-point and zero-point byes, forfeits, withdrawals) with every round paired by "
-        "the Dutch engine itself, so the measured rounds have the histories the engine makes (colour sequences, "
-        "floats, score groups); it is cached as a TRF file in `bench/.cache/`. The measured call pairs the round "
-        "again from the parsed file, in a fresh interpreter, and gives the event's own pairing (checked on every "
-        "run). Time: wall time of the call (`time.perf_counter`), the median of "
-        f"{args.runs} runs ({args.long_runs} for calls over {LONG_CALL_SECONDS:g} s), with the fastest and slowest "
-        "run, and the CPU time of the process during the call (`time.process_time`, median), which other work on "
-        "the machine inflates much less than the wall time; "
+        f"{name} engine (`pairing.{args.system}.pair`), one round of a generated {args.rounds}-round event "
+        f"(`bench/pairing.py --system {args.system}`, seed {args.seed}). Each event is built by "
+        "`pairing.generator.generate` (its default rates: Elo-drawn results, half-point and zero-point byes, "
+        f"forfeits, withdrawals) with every round paired by {by}; it is cached as a TRF file in `bench/.cache/`. "
+        "The measured call pairs the round again from the parsed file, in a fresh interpreter, and gives the "
+        "event's own pairing (checked on every run). Time: wall time of the call (`time.perf_counter`), the "
+        f"median of {args.runs} runs ({args.long_runs} for calls over {LONG_CALL_SECONDS:g} s), with the fastest "
+        "and slowest run, and the CPU time of the process during the call (`time.process_time`, median), which "
+        "other work on the machine inflates much less than the wall time; "
         f"peak RSS: the process's peak resident memory during the call ({peak_how}; interpreter and event "
-        "included), and its resident memory just before the call (medians).",
+        f"included), and its resident memory just before the call (medians).{reference_how}",
         "",
-        "Building the events (every round paired by the engine, in the bench's process, before the measurements "
-        f"and not counted in them) took {built}.",
+        f"Building the events (before the measurements and not counted in them) took {built}.",
         "",
         f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()} ({platform.python_implementation()}); 1-minute load average "
         f"{min(loads):.1f} to {max(loads):.1f} during the runs (the bench itself adds about 1){noise}. The 2 cores "
         "are shared with other engineers' work (tests, builds, benchmarks), so the wall times are upper bounds.",
         "",
-        targets_line(rows),
-        "",
-        "Round 1 (no history: one score group, two under acceleration) is settled without any matching when the "
-        "natural S1-S2 pairing is provably best (`_Round.natural` in `pairing/dutch.py`), as it is here; later "
-        "rounds spend most of their time in the maximum-weight matching of the brackets that it does not settle. "
-        "Before it, round 1 took 0.33 s for 100 players, 0.64 s for 200, 3.66 s for 400 and 27.92 s for 800 (the "
-        "previous measurement of this page, seed 1, load 1.1 to 1.6).",
-        "",
-        "| players | round | paired | boards | time (s) | CPU (s) | reference (s) | peak RSS (MiB) | RSS before "
-        "pairing (MiB) |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for size, rnd, label, got in rows:
-        reference = reference_seconds(size, rnd)
+    if args.system == "dutch":
+        lines += [
+            targets_line(rows),
+            "",
+            "Round 1 (no history: one score group, two under acceleration) is settled without any matching when the "
+            "natural S1-S2 pairing is provably best (`_Round.natural` in `pairing/dutch.py`), as it is here; later "
+            "rounds spend most of their time in the maximum-weight matching of the brackets that it does not "
+            "settle. Before it, round 1 took 0.33 s for 100 players, 0.64 s for 200, 3.66 s for 400 and 27.92 s "
+            "for 800 (an earlier measurement of this page, seed 1, load 1.1 to 1.6).",
+            "",
+        ]
+    lines += [
+        "| players | round | paired | boards | time (s) | CPU (s) | reference (s) | reference CPU (s) | ratio | "
+        "peak RSS (MiB) | RSS before pairing (MiB) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size, _rnd, label, got, ref in rows:
+        if ref is not None:
+            ref_cells = f"{ref['seconds']:.2f} | {ref['cpu']:.2f} | {got['seconds'] / ref['seconds']:.2f}"
+        else:
+            given = reference_seconds(size, _rnd) if args.system == "dutch" else None
+            ref_cells = f"{'' if given is None else f'{given:g} (given)'} |  | "
         lines.append(
             f"| {size} | {label} | {got['paired']:.0f} | {got['boards']:.0f} | **{got['seconds']:.2f}** "
-            f"({got['min']:.2f} to {got['max']:.2f}) | {got['cpu']:.2f} | "
-            f"{'' if reference is None else f'{reference:g}'} | {got['peak']:.0f} | {got['before']:.0f} |"
+            f"({got['min']:.2f} to {got['max']:.2f}) | {got['cpu']:.2f} | {ref_cells} | {got['peak']:.0f} | "
+            f"{got['before']:.0f} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -333,26 +433,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--long-runs", type=int, default=3, help=f"calls per round over {LONG_CALL_SECONDS:g} s")
     parser.add_argument("--rebuild", action="store_true", help="generate the cached events again")
     parser.add_argument("--no-write", action="store_true", help="print the table only")
+    parser.add_argument(
+        "--reference",
+        default=str(DEFAULT_REFERENCE) if DEFAULT_REFERENCE.exists() else None,
+        help=f"a bbpPairings binary to measure beside ours (default {DEFAULT_REFERENCE} when it exists)",
+    )
+    parser.add_argument(
+        "--build-with", choices=("engine", "reference"), default="engine", help="what pairs the generated events"
+    )
     parser.add_argument("--child", nargs=2, metavar=("TRF", "ROUND"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], int(args.child[1]), args.system)
         return 0
+    if args.build_with == "reference" and not args.reference:
+        parser.error("--build-with reference needs --reference")
     middle = (args.rounds + 1) // 2
-    rows = []
+    rows: list[Row] = []
     loads = []
     builds = {}
     for size in args.sizes:
-        path = cached_event(args.seed, size, args.rounds, rebuild=args.rebuild, system=args.system)
+        builder = args.reference if args.build_with == "reference" else None
+        path = cached_event(args.seed, size, args.rounds, rebuild=args.rebuild, system=args.system, reference=builder)
         builds[size] = build_seconds(path)
         for label, rnd in (("1", 1), (f"{middle} (middle)", middle), (f"{args.rounds} (last)", args.rounds)):
             loads.append(_load())
             got = measure(path, rnd, args.runs, args.long_runs, args.system)
-            rows.append((size, rnd, label, got))
+            ref = measure_reference(args.reference, path, rnd, args.system) if args.reference else None
+            rows.append((size, rnd, label, got, ref))
+            against = "" if ref is None else f"; reference {ref['seconds']:.2f} s (CPU {ref['cpu']:.2f} s)"
             print(
                 f"{size:4d} players, round {label:12s}: {got['seconds']:7.2f} s ({got['min']:.2f} to {got['max']:.2f}, "
                 f"{got['runs']:.0f} runs, CPU {got['cpu']:.2f} s), "
-                f"peak RSS {got['peak']:7.1f} MiB ({got['before']:.1f} before pairing)",
+                f"peak RSS {got['peak']:7.1f} MiB ({got['before']:.1f} before pairing){against}",
                 flush=True,
             )
     loads.append(_load())
