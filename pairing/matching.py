@@ -398,24 +398,30 @@ def _solve_all(
         while True:
             while queue and not augmented:
                 v = queue.pop()
+                # Vertex duals change only between scans, and v's blossom only when add_blossom makes a new one.
+                dv = dualvar[v]
+                bv = inblossom[v]
                 for p in neighbend[v]:
-                    k = p // 2
+                    k = p >> 1
                     w = endpoint[p]
-                    if inblossom[v] == inblossom[w]:
+                    bw = inblossom[w]
+                    if bv == bw:
                         continue
-                    kslack = 0
-                    if not allowedge[k]:
-                        kslack = dualvar[v] + dualvar[w] - wt2[k]
+                    if allowedge[k]:
+                        kslack = 0
+                    else:
+                        kslack = dv + dualvar[w] - wt2[k]
                         if kslack <= 0:
                             allowedge[k] = True
                     if allowedge[k]:
-                        lw = label[inblossom[w]]
+                        lw = label[bw]
                         if lw == 0:
                             assign_label(w, 2, p ^ 1)
                         elif lw == 1:
                             base = scan_blossom(v, w)
                             if base >= 0:
                                 add_blossom(base, k)
+                                bv = inblossom[v]
                             else:
                                 augment_matching(k)
                                 augmented = True
@@ -423,11 +429,10 @@ def _solve_all(
                         elif label[w] == 0:
                             label[w] = 2
                             labelend[w] = p ^ 1
-                    elif label[inblossom[w]] == 1:
-                        b = inblossom[v]
-                        kb = bestedge[b]
+                    elif label[bw] == 1:
+                        kb = bestedge[bv]
                         if kb == -1 or kslack < dualvar[eu[kb]] + dualvar[ev[kb]] - wt2[kb]:
-                            bestedge[b] = k
+                            bestedge[bv] = k
                     elif label[w] == 0:
                         kw = bestedge[w]
                         if kw == -1 or kslack < dualvar[eu[kw]] + dualvar[ev[kw]] - wt2[kw]:
