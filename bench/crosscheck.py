@@ -59,12 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         rng = random.Random(seed)
         players, rounds = rng.randint(args.min_players, args.max_players), rng.randint(3, 12)
         irregular = rng.random() < 0.5
-        rates = (
-            {"forfeit_rate": 0.05, "half_bye_rate": 0.04, "absence_rate": 0.02, "withdraw_rate": 0.02}
-            | {"late_entry_rate": 0.05}
-            if irregular
-            else {"forfeit_rate": 0.0, "half_bye_rate": 0.0, "absence_rate": 0.0, "withdraw_rate": 0.0}
-        )
+        rate = 1.0 if irregular else 0.0
         states: list[Tournament] = []
 
         def pair(state: Tournament, states: list[Tournament] = states) -> Pairing:
@@ -72,7 +67,17 @@ def main(argv: list[str] | None = None) -> int:
             found: Pairing = engine(state)
             return found
 
-        generator.generate(seed, players, rounds, pair=pair, **rates)
+        generator.generate(
+            seed,
+            players,
+            rounds,
+            pair=pair,
+            forfeit_rate=0.05 * rate,
+            half_bye_rate=0.04 * rate,
+            absence_rate=0.02 * rate,
+            withdraw_rate=0.02 * rate,
+            late_entry_rate=0.05 * rate,
+        )
         for state in states:
             rounds_checked += 1
             try:

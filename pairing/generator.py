@@ -7,9 +7,10 @@ import math
 import random
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 
-from pairing import trf
+from pairing import acceleration, trf
 from pairing.errors import NoValidPairing
 from pairing.model import (
     Colour,
@@ -51,15 +52,9 @@ def _rate(name: str, value: float) -> None:
 
 def baku_acceleration(players: int, rounds: int, scoring: Scoring) -> dict[int, tuple[Points, ...]]:
     """Virtual points of the Baku method (fide-swiss.md §4.1) for starting numbers 1 .. players."""
-    if scoring.win != 2 * scoring.draw or scoring.loss != 0:
-        raise ValueError("Baku acceleration needs a scoring where a win is two draws and a loss is zero")
-    group_a = 2 * math.ceil(players / 4)
-    accelerated = math.ceil(rounds / 2)
-    full = math.ceil(accelerated / 2)
-    values = tuple(
-        scoring.win if r <= full else scoring.win / 2 if r <= accelerated else Fraction(0) for r in range(1, rounds + 1)
-    )
-    return {number: values for number in range(1, group_a + 1)}
+    values = acceleration.baku_points(rounds, scoring)
+    values += (Fraction(0),) * (rounds - len(values))  # every round written in the XXA records
+    return {number: values for number in range(1, acceleration.group_a_size("baku", players) + 1)}
 
 
 def _score_value(text: str, what: str) -> Points:
@@ -123,12 +118,14 @@ def generate(
     late_entry_rate: float = 0.0,
     scoring: Scoring | None = None,
     accelerated: bool = False,
+    acceleration_method: str = "baku",
     stop_after: int | None = None,
 ) -> Tournament:
     """Simulate a tournament: pre-assigned byes, then a pairing by `pair`, then Elo-drawn results, each round.
 
     `pair` is the engine (the Dutch system by default); `scoring` gives the points of every result, the PAB's
-    included (1/½/0 by default); `accelerated` adds Baku virtual points (`baku_acceleration`). Rates are per
+    included (1/½/0 by default); `accelerated` adds virtual points by `acceleration_method` (Baku, or US Chess
+    28R1/28R2: `pairing.acceleration`; 28R2's round 2 follows round 1's results). Rates are per
     player per round (byes, absences, withdrawals), per board (forfeits; a fifth of them double), or per player
     (late entry: absent in rounds 1 .. 2 or 3). Withdrawn players get a zero-point bye in every later round.
     Stops early, returning the rounds played so far, when `pair` raises NoValidPairing or fewer than two
@@ -173,9 +170,13 @@ def generate(
         total_rounds=rounds,
         scoring=scoring,
         initial_colour=rng.choice((Colour.WHITE, Colour.BLACK)),
-        acceleration=baku_acceleration(players, rounds, scoring) if accelerated else {},
         name=f"swissbot RTG seed {seed}",
     )
+    group_a = range(1, acceleration.group_a_size(acceleration_method, players) + 1) if accelerated else range(0)
+    # Baku's points are known before round 1; 28R2's round 2 follows round 1's results, so it is set each round.
+    follow = accelerated and acceleration_method != "baku"
+    if accelerated and not follow:
+        tournament = replace(tournament, acceleration=baku_acceleration(players, rounds, scoring))
     arrival = {
         p.number: rng.randint(2, min(3, rounds)) for p in entrants if rounds > 1 and rng.random() < late_entry_rate
     }
@@ -204,6 +205,8 @@ def generate(
         if active - len(requested) >= 2:
             byes.update(requested)
         state = tournament.with_round(round_number, byes)
+        if follow:
+            state = acceleration.with_acceleration(acceleration_method, group_a, state)
         try:
             pairing = pair_round(state)
         except NoValidPairing:

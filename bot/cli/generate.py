@@ -8,7 +8,7 @@ from functools import partial
 
 from bot.cli import COMMANDS
 from bot.cli.trf_files import EXIT_BAD_INPUT
-from pairing import generator, systems, trf
+from pairing import acceleration, generator, systems, trf
 from pairing.model import Pairing, Tournament
 
 EXIT_WRITTEN = 0
@@ -32,7 +32,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--points", default="1/0.5/0", help="points for a win, a draw and a loss (default 1/0.5/0)")
     parser.add_argument("--pab", default=None, help="points of the pairing-allocated bye (default: a win's)")
-    parser.add_argument("--baku", action="store_true", help="Baku acceleration (C.04.7)")
+    parser.add_argument("--baku", action="store_true", help="Baku acceleration (C.04.7); --acceleration baku")
+    parser.add_argument(
+        "--acceleration",
+        choices=acceleration.METHODS,
+        default=None,
+        help="accelerated pairings: FIDE's Baku method or US Chess rule 28R1 (added score) or 28R2 (non-winners)",
+    )
     parser.add_argument("--encoding", default="utf-8", choices=trf.ENCODINGS, help="file encoding (default utf-8)")
     parser.add_argument("-o", "--output", default="-", metavar="FILE.trf", help="where to write (default: stdout)")
     parser.set_defaults(handler=run)
@@ -52,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
             args.rounds,
             pair=partial(_pair_with, args.system),
             scoring=scoring,
-            accelerated=args.baku,
+            accelerated=args.baku or args.acceleration is not None,
+            acceleration_method=args.acceleration or "baku",
         )
         data = trf.dump_bytes(tournament, args.encoding)
     except (ValueError, trf.TrfError) as error:
