@@ -475,7 +475,8 @@ async def start_event(db: Database, event_id: int, *, at: datetime, actor: str) 
         if len(active) < 2:
             raise WrongStatus(f"event {event_id} has {len(active)} active players; two are needed to start")
         active.sort(key=starting_order_key)
-        group_a = accelerated_group_size(len(active)) if event.settings.acceleration else 0
+        method = event.settings.acceleration_method
+        group_a = accelerated_group_size(len(active), method) if event.settings.acceleration else 0
         for number, entry in enumerate(active, start=1):
             await execute(
                 conn,

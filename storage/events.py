@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
+from pairing import acceleration
 from pairing.model import Colour
 from storage import audit
 from storage.db import Connection, Database, Row, execute, fetchall, fetchone, need_time, parse_time, utc_text
@@ -26,7 +26,7 @@ EDITABLE = frozenset({EventStatus.DRAFT, EventStatus.OPEN})
 JOINABLE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
 STARTED = frozenset({EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
 # Fixed once the first round is paired: changing them would change what was already paired.
-PAIRING_SETTINGS = ("system", "acceleration", "initial_colour")
+PAIRING_SETTINGS = ("system", "acceleration", "acceleration_method", "initial_colour")
 EVENT_SQL = (
     "SELECT e.*, (SELECT COALESCE(MAX(r.number), 0) FROM rounds r WHERE r.event_id = e.id) AS current_round"
     " FROM events e"
@@ -66,6 +66,8 @@ def validate_settings(settings: EventSettings) -> None:
         problems.append("the reminder cannot come after the round's start")
     if settings.max_byes < 0:
         problems.append("the bye limit cannot be negative")
+    if settings.acceleration_method not in acceleration.METHODS:
+        problems.append(f"unknown acceleration {settings.acceleration_method!r}")
     if problems:
         raise InvalidInput("invalid event settings: " + "; ".join(problems))
     for moment in (settings.start_at, *settings.round_times):
@@ -111,6 +113,7 @@ def _columns(settings: EventSettings) -> dict[str, object]:
         "max_byes": settings.max_byes,
         "late_join_bye": int(settings.late_join_bye),
         "acceleration": int(settings.acceleration),
+        "acceleration_method": settings.acceleration_method,
         "initial_colour": settings.initial_colour.value,
         "min_rated_games": settings.min_rated_games,
         "lichess_sb": int(settings.lichess_sb),
@@ -143,6 +146,7 @@ def event_from_row(row: Row) -> Event:
         max_byes=int(row["max_byes"]),
         late_join_bye=bool(row["late_join_bye"]),
         acceleration=bool(row["acceleration"]),
+        acceleration_method=row["acceleration_method"],
         initial_colour=Colour(row["initial_colour"]),
         min_rated_games=row["min_rated_games"],
         lichess_sb=bool(row["lichess_sb"]),
@@ -344,9 +348,9 @@ def starting_order_key(entry: Entry) -> tuple[int, str, int]:
     return (-entry.rating, entry.player.name.casefold(), entry.player.id)
 
 
-def accelerated_group_size(players: int) -> int:
-    """Baku group A: the first half rounded up to an even number, 2·⌈N/4⌉."""
-    return 2 * math.ceil(players / 4)
+def accelerated_group_size(players: int, method: str = "baku") -> int:
+    """Group A of an accelerated event (Baku: 2·⌈N/4⌉; US Chess 28R: the top half)."""
+    return acceleration.group_a_size(method, players)
 
 
 async def set_next_round_at(db: Database, event_id: int, when: datetime | None) -> Event:

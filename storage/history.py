@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 
+from pairing import acceleration
 from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
 from storage.db import Connection, Database, Row, fetchall, need_time, parse_time
 from storage.entries import load_entries
@@ -119,9 +118,7 @@ async def load_requested(conn: Connection, event_id: int) -> dict[int, frozenset
 def baku_virtual_points(total_rounds: int, scoring: Scoring) -> tuple[Points, ...]:
     """Group A's virtual points per round (C.04.7 Art. 1): a win's worth in the first ⌈⌈R/2⌉/2⌉
     rounds, a draw's worth in the rest of the first ⌈R/2⌉, then nothing."""
-    accelerated = math.ceil(total_rounds / 2)
-    full = math.ceil(accelerated / 2)
-    return tuple(scoring.win if r <= full else scoring.draw for r in range(1, accelerated + 1))
+    return acceleration.baku_points(total_rounds, scoring)
 
 
 def _records(summary: RoundSummary, by_id: Mapping[int, int]) -> dict[int, RoundRecord]:
@@ -224,7 +221,6 @@ def build_tournament(history: History) -> Tournament:
     """The pairing engine's view of a history (see `load_tournament`)."""
     event = history.event
     settings = event.settings
-    scoring = Scoring()
     decided = history.decided_rounds
     columns = _columns(history, history.rounds[:decided])
     next_round = decided + 1
@@ -236,15 +232,15 @@ def build_tournament(history: History) -> Tournament:
     if pairable:
         for number, kind in planned_byes(history.numbered, history.requested, next_round).items():
             columns[number].append(RoundRecord(kind))
-    acceleration: dict[int, tuple[Fraction, ...]] = {}
-    if settings.acceleration:
-        points = baku_virtual_points(settings.rounds, scoring)
-        if event.status in STARTED:
-            group_a = [n for n, e in history.numbered.items() if e.accelerated]
-        else:
-            group_a = list(range(1, accelerated_group_size(len(history.numbered)) + 1))
-        acceleration = {n: points for n in group_a}
-    return _tournament(history, columns, acceleration)
+    tournament = _tournament(history, columns, {})
+    if not settings.acceleration:
+        return tournament
+    method = settings.acceleration_method
+    if event.status in STARTED:
+        group_a = [n for n, e in history.numbered.items() if e.accelerated]
+    else:
+        group_a = list(range(1, accelerated_group_size(len(history.numbered), method) + 1))
+    return acceleration.with_acceleration(method, group_a, tournament)
 
 
 def results_tournament(history: History) -> Tournament:

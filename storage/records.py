@@ -166,6 +166,7 @@ class EventSettings:
     max_byes: int = 1
     late_join_bye: bool = True
     acceleration: bool = False
+    acceleration_method: str = "baku"  # pairing.acceleration.METHODS: baku, us-28r1, us-28r2
     initial_colour: Colour = Colour.WHITE
     min_rated_games: int | None = None  # rated games at the event's speed a player needs to join (None: any)
     lichess_sb: bool = False  # SB as Lichess computes it (unplayed rounds against a virtual opponent)

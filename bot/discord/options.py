@@ -73,6 +73,7 @@ def settings_changes(
     tiebreaks: str | None = None,
     max_byes: int | None = None,
     accelerated: bool | None = None,
+    acceleration: str | None = None,
     early_draw: str | None = None,
     noshow: float | None = None,
     reminder: float | None = None,
@@ -119,6 +120,9 @@ def settings_changes(
         changes["tiebreaks"] = parse_codes(tiebreaks)
     if early_draw is not None:
         changes["early_draw_policy"] = EarlyDrawPolicy(early_draw)
+    if acceleration is not None:  # a method chosen: the event is accelerated unless the organiser says it is not
+        changes["acceleration_method"] = acceleration
+        changes.setdefault("acceleration", True)
     if (
         changes.get("rating_min") is not None
         and changes.get("rating_max") is not None
@@ -143,6 +147,9 @@ def _seconds(minutes: float | None) -> int | None:
     return None if minutes is None else round(minutes * 60)
 
 
+ACCELERATION_NAMES = {"baku": "Baku", "us-28r1": "US Chess 28R1", "us-28r2": "US Chess 28R2"}
+
+
 def describe_settings(settings: EventSettings) -> str:
     """A short summary of an event's settings for a confirmation message."""
     minutes = settings.clock_limit / 60
@@ -161,6 +168,9 @@ def describe_settings(settings: EventSettings) -> str:
     parts.append(f"rounds: {settings.schedule.value}")
     if settings.team:
         parts.append(f"team {settings.team}")
+    if settings.acceleration:
+        method = settings.acceleration_method
+        parts.append(f"{ACCELERATION_NAMES.get(method, method)} acceleration")
     if settings.reminder_seconds == 0:
         parts.append("no reminder")
     elif settings.reminder_seconds is not None:

@@ -24,6 +24,7 @@ from storage.errors import (
     RoundNotNext,
     WrongStatus,
 )
+from storage.events import load_event
 from storage.games import (
     begin_game,
     game_by_lichess_id,
@@ -298,3 +299,18 @@ async def test_acceleration_groups_and_late_joiners(db: Database) -> None:
     await join_event(db, event_id, weak.id, 1000, at=at(9), actor=ACTOR)
     t = await load_tournament(db, event_id)
     assert sorted(t.acceleration) == [1, 2, 3, 4, 5, 6, 11]
+
+
+async def test_us_chess_acceleration_groups_are_the_top_half(db: Database) -> None:
+    event_id = await started(db, 10, rounds=5, acceleration=True, acceleration_method="us-28r1")
+    async with db.snapshot() as conn:
+        event = await load_event(conn, event_id)
+    assert event.settings.acceleration_method == "us-28r1"
+    t = await load_tournament(db, event_id)
+    assert sorted(t.acceleration) == [1, 2, 3, 4, 5]  # ⌈10/2⌉, not Baku's 6
+    assert t.acceleration[1] == (Fraction(1), Fraction(1))  # a point in rounds 1 and 2
+
+
+async def test_an_unknown_acceleration_is_refused_and_nothing_is_stored(db: Database) -> None:
+    with pytest.raises(InvalidInput, match="unknown acceleration 'us-28r9'"):
+        await started(db, 4, acceleration=True, acceleration_method="us-28r9")

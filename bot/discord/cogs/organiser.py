@@ -22,6 +22,7 @@ Interaction = discord.Interaction[Any]
 System = Literal["auto", "dutch", "burstein", "dubov", "fast"]
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
+Acceleration = Literal["baku", "us-28r1", "us-28r2"]  # pairing.acceleration.METHODS
 ExportFormat = Literal["trf", "pgn", "json"]
 RESULT_CHOICES = [
     app_commands.Choice(name="1-0 (white won)", value="1-0"),
@@ -46,7 +47,8 @@ SETTING_HELP = {
     "team": "Lichess team whose members may join (empty: anyone)",
     "tiebreaks": "Tie-break codes in order, e.g. BH/C1, BH, SB, DE",
     "max_byes": "Half-point byes a player may request",
-    "accelerated": "Baku acceleration for the first rounds",
+    "accelerated": "Accelerated pairings for the first rounds (Baku unless you pick another method)",
+    "acceleration": "The acceleration method: FIDE Baku, US Chess 28R1 (added score) or 28R2 (non-winners)",
     "early_draw": "What a draw before move 30 counts as",
     "noshow": "Minutes a player has to start the game before losing by forfeit",
     "reminder": "Minutes before a round when players are reminded (0: no reminder)",
@@ -140,6 +142,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         tiebreaks: str | None = None,
         max_byes: app_commands.Range[int, 0, 10] | None = None,
         accelerated: bool | None = None,
+        acceleration: Acceleration | None = None,
         early_draw: EarlyDraw | None = None,
         noshow: app_commands.Range[float, 1.0, 120.0] | None = None,
         reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,
@@ -192,6 +195,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         tiebreaks: str | None = None,
         max_byes: app_commands.Range[int, 0, 10] | None = None,
         accelerated: bool | None = None,
+        acceleration: Acceleration | None = None,
         early_draw: EarlyDraw | None = None,
         noshow: app_commands.Range[float, 1.0, 120.0] | None = None,
         reminder: app_commands.Range[float, 0.0, 1440.0] | None = None,

@@ -332,3 +332,22 @@ async def test_each_round_records_the_system_that_paired_it_and_the_exports_say_
 async def test_an_unknown_system_is_refused_naming_the_known_ones(world: World) -> None:
     with pytest.raises(InvalidSetting, match=r"unknown pairing system 'monrad' .*auto"):
         await world.event(players=0, system="monrad")
+
+
+async def test_a_us_chess_28r2_event_pairs_round_two_in_its_three_batches(world: World) -> None:
+    event_id, _ = await world.event(players=8, rounds=3, acceleration=True, acceleration_method="us-28r2")
+    await world.run_until(lambda: world.finished(event_id))
+    played = trf.parse((await world.director.export(event_id, "trf")).decode())
+    a = {1, 2, 3, 4}  # the top half of the starting order
+
+    def batch(number: int) -> int:
+        won = played.scoring.points(played.player(number).record(1)) >= played.scoring.win
+        return (3 if won else 2) if number in a else (2 if won else 1)
+
+    round_one = {frozenset((p.number, p.record(1).opponent)) for p in played.players if p.record(1).opponent}
+    assert all(pair <= a or not pair & a for pair in round_one)  # round 1: each half among itself
+    round_two = {frozenset((p.number, p.record(2).opponent)) for p in played.players if p.record(2).opponent}
+    crossing = [pair for pair in round_two if len({batch(n) for n in pair}) > 1]
+    batches = {batch(p.number) for p in played.players}
+    assert len(round_two) == 4 and len(crossing) <= len(batches) - 1
+    assert all(max(batch(n) for n in pair) - min(batch(n) for n in pair) == 1 for pair in crossing)

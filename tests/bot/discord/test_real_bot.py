@@ -327,3 +327,13 @@ async def test_every_member_and_organiser_command_answers_through_discord(club: 
         said = text_of(answers) + "".join(a for r in answers for a in r["attachments"])
         assert said.strip(), f"/{command} said nothing"
         assert "something went wrong" not in said.lower(), f"/{command}: {said}"
+
+
+async def test_the_acceleration_method_is_an_organiser_choice(club: Club) -> None:
+    assert await club.refused(OLGA, "swiss create", name="Open", rounds=5, acceleration="us-28r9") == 400
+    created = await club.command(OLGA, "swiss create", name="Open", rounds=5, acceleration="us-28r2")
+    assert "US Chess 28R2 acceleration" in text_of(created)
+    event = (await club.bot.director.list_events(GUILD))[-1]
+    assert event.settings.acceleration and event.settings.acceleration_method == "us-28r2"
+    edited = await club.command(OLGA, "swiss edit", accelerated=False)
+    assert "acceleration" not in text_of(edited).split("Updated")[-1]
