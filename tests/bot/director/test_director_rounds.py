@@ -344,9 +344,11 @@ async def test_a_us_chess_28r2_event_pairs_round_two_in_its_three_batches(world:
         won = played.scoring.points(played.player(number).record(1)) >= played.scoring.win
         return (3 if won else 2) if number in a else (2 if won else 1)
 
-    round_one = {frozenset((p.number, p.record(1).opponent)) for p in played.players if p.record(1).opponent}
-    assert all(pair <= a or not pair & a for pair in round_one)  # round 1: each half among itself
-    round_two = {frozenset((p.number, p.record(2).opponent)) for p in played.players if p.record(2).opponent}
+    def pairs(rnd: int) -> set[frozenset[int]]:
+        return {frozenset((p.number, o)) for p in played.players if (o := p.record(rnd).opponent) is not None}
+
+    assert all(pair <= a or not pair & a for pair in pairs(1))  # round 1: each half among itself
+    round_two = pairs(2)
     crossing = [pair for pair in round_two if len({batch(n) for n in pair}) > 1]
     batches = {batch(p.number) for p in played.players}
     assert len(round_two) == 4 and len(crossing) <= len(batches) - 1
