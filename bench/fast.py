@@ -2,6 +2,7 @@
 
 Usage: .venv/bin/python bench/fast.py [--sizes 10000 100000] [--rounds 10 30] [--seed 1] [--runs 3]
                                       [--model-sizes 10000 100000] [--rebuild] [--no-write]
+                                      [--reference /tmp/bbp/bbpPairings.exe]
        .venv/bin/python bench/fast.py --check-reference BINARY [--events 20] [--max-players 300] [--seed 1]
 
 Each event is simulated column-wise (`pairing.fast.FastEvent`), every round paired by the Fast engine itself:
@@ -12,8 +13,11 @@ fewer rounds are its first columns. A measured call pairs the next round in a fr
 `pair_event` on the columns (the lean path) and `pair` on the `Tournament` model built from them (what the
 director calls today; building the model is not timed, its memory shows in "RSS before"). Time: wall time of the
 call (`time.perf_counter`), median of the runs; peak RSS: the process's peak resident memory during the call
-(VmHWM, reset through /proc/self/clear_refs just before it), and the resident memory just before it. The table
-goes to docs/benchmarks.md under '## Fast Swiss' (other sections are kept).
+(VmHWM, reset through /proc/self/clear_refs just before it), and the resident memory just before it. With
+--reference (cyanfish's bbpPairings, default /tmp/bbp/bbpPairings.exe when it exists), the same round of the same
+event, written as TRF as the reference reads it, is also paired by `--fast` as a whole process (median of 3), and
+its answer must be the one our engine gives on that file. The table goes to docs/benchmarks.md under
+'## Fast Swiss' (other sections are kept).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from array import array
 from dataclasses import replace
@@ -37,13 +42,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 
-from pairing import fast  # noqa: E402
+from pairing import fast, trf  # noqa: E402
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 CACHE = ROOT / "bench" / ".cache"
 # The reference engine's whole-process time for `--fast -p` (corpus/fast/README.md), by (players, rounds).
 REFERENCE = {(5000, 10): 0.15, (20000, 10): 0.68, (50000, 10): 1.29, (100000, 10): 2.36, (100000, 30): 4.69}
+DEFAULT_REFERENCE = Path("/tmp/bbp/bbpPairings.exe")
 DRAW_RATE = 0.3
 FORFEIT_RATE = 0.01
 HALF_BYE_RATE = 0.01
@@ -221,6 +227,27 @@ def measure(path: Path, rounds: int, form: str, runs: int) -> dict[str, float]:
     return {**out, "min": min(seconds), "max": max(seconds), "runs": len(got), "placed": got[0]["placed"]}
 
 
+def measure_reference(binary: str, path: Path, rounds: int, runs: int = 3) -> float:
+    """The reference's median wall time pairing round rounds+1 of the cached event as a whole process (the TRF
+    written outside the clock); RuntimeError when its pairing is not the one our engine gives on that file."""
+    with path.open("rb") as handle:
+        event = truncated(pickle.load(handle), rounds)
+    tournament = to_tournament(event, rounds)
+    ours = fast.pair(tournament).lines()
+    times = []
+    with tempfile.TemporaryDirectory(prefix="bench-fast-") as folder:
+        given, answer = Path(folder) / "in.trf", Path(folder) / "out.txt"
+        given.write_text(trf.dumps_bbp(tournament))
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([binary, "--fast", str(given), "-p", str(answer)], check=True, capture_output=True)
+            times.append(time.perf_counter() - start)
+        theirs = [line.strip() for line in answer.read_text().splitlines() if line.strip()]
+    if theirs != ours:
+        raise RuntimeError(f"the reference pairs round {rounds + 1} of {path.name} differently from our engine")
+    return statistics.median(times)
+
+
 def event_mib(path: Path, rounds: int) -> float:
     """The size of the event's columns (arrays and bytes) after `rounds` rounds."""
     with path.open("rb") as handle:
@@ -301,6 +328,7 @@ def section(
     rows: list[tuple[int, int, str, dict[str, float], float]],
     builds: dict[int, float | None],
     loads: dict[int, float] | None = None,
+    measured: dict[tuple[int, int], float] | None = None,
 ) -> str:
     """The '## Fast Swiss' section of docs/benchmarks.md."""
     machine = (
@@ -329,26 +357,33 @@ def section(
         "",
         f"Machine: {machine}; 2 cores shared with other work, so single times move by some tens of percent.",
         "",
-        "Reference: cyanfish's bbpPairings `--fast -p` (C++), whole process (reading the TRF included), median of 3 "
-        "on the same machine (`corpus/fast/README.md`): "
+        "Reference: cyanfish's bbpPairings `--fast -p` (C++), whole process (reading the TRF included), median of 3. "
+        "*Reference here*: measured on this machine on the same round of the same event, written as TRF as it "
+        "reads it (`pairing.trf.dumps_bbp`, outside the clock), its answer checked to be the one our engine gives on "
+        "that file. *Corpus README*: the figures of `corpus/fast/README.md` for its own files of those sizes: "
         + ", ".join(f"{p:,} players after {r} rounds {s} s" for (p, r), s in REFERENCE.items())
         + ".",
         "",
-        "| players | rounds played | form | placed | time (s) | reference (s) | peak RSS (MiB) | RSS before (MiB) "
-        "| columns (MiB) |",
-        "|---:|---:|---|---:|---:|---:|---:|---:|---:|",
+        "| players | rounds played | form | placed | time (s) | reference here (s) | corpus README (s) "
+        "| peak RSS (MiB) | RSS before (MiB) | columns (MiB) |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    here = measured or {}
     for size, rounds, form, got, columns in rows:
         ref = REFERENCE.get((size, rounds))
+        mine = here.get((size, rounds))
         lines.append(
             f"| {size:,} | {rounds} | {'`pair_event`' if form == 'event' else '`pair` (model)'} | {got['placed']:.0f} "
-            f"| **{got['seconds']:.2f}** ({got['min']:.2f} to {got['max']:.2f}) | {'' if ref is None else ref} "
+            f"| **{got['seconds']:.2f}** ({got['min']:.2f} to {got['max']:.2f}) | "
+            f"{'' if mine is None else f'{mine:.2f}'} | {'' if ref is None else ref} "
             f"| {got['peak']:.0f} | {got['before']:.0f} | {columns:.1f} |"
         )
+    against = dict(REFERENCE) | here
     compared = [
-        f"{size:,} players after {rounds} rounds {got['seconds']:.2f} s against {REFERENCE[(size, rounds)]} s"
+        f"{size:,} players after {rounds} rounds {got['seconds']:.2f} s against {against[(size, rounds)]:.2f} s"
+        + (" (measured here)" if (size, rounds) in here else " (corpus README)")
         for size, rounds, form, got, _ in rows
-        if form == "event" and (size, rounds) in REFERENCE
+        if form == "event" and (size, rounds) in against
     ]
     if compared:
         lines += [
@@ -402,6 +437,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--from-log", help="render the section from the measurement lines of an earlier run's output")
     parser.add_argument("--check-reference", metavar="BINARY", help="compare with cyanfish's bbpPairings instead")
+    parser.add_argument(
+        "--reference",
+        default=str(DEFAULT_REFERENCE) if DEFAULT_REFERENCE.exists() else None,
+        help="cyanfish's bbpPairings, timed on the same rounds (default /tmp/bbp/bbpPairings.exe when it exists)",
+    )
     parser.add_argument("--events", type=int, default=20)
     parser.add_argument("--min-players", type=int, default=6)
     parser.add_argument("--max-players", type=int, default=300)
@@ -422,10 +462,14 @@ def main(argv: list[str] | None = None) -> int:
                 got = json.loads(found[4].replace("'", '"'))
                 rows.append((size, rounds, form, got, event_mib(cache_path(args.seed, size, 30), rounds)))
         args.sizes = []
+    measured: dict[tuple[int, int], float] = {}
     for size in args.sizes:
         path, builds[size] = cached_event(args.seed, size, max(args.rounds), args.rebuild)
         for rounds in args.rounds:
             columns = event_mib(path, rounds)
+            if args.reference:
+                measured[(size, rounds)] = measure_reference(args.reference, path, rounds)
+                print(f"{size} players, {rounds} rounds, reference: {measured[(size, rounds)]:.2f} s", flush=True)
             forms = ["event", "model"] if size in args.model_sizes else ["event"]
             for form in forms:
                 got = measure(path, rounds, form, args.runs)
@@ -434,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     loads = {
         size: load_seconds(cache_path(args.seed, size, 30 if args.from_log else max(args.rounds))) for size in builds
     }
-    text = section(rows, builds, loads)
+    text = section(rows, builds, loads, measured)
     print(text)
     if not args.no_write:
         write_section(text)
