@@ -57,6 +57,8 @@ REFERENCE_ROUND_ONE = {100: 0.03, 400: 1.5, 800: 23.0}
 REFERENCE_ANY_ROUND = {200: 0.15, 400: 1.2, 800: 13.0}
 # Targets: round 1 of 100 players under this; from 200 players, every measured round within the reference's time.
 ROUND_ONE_100 = 0.1
+# From this size `swissbot pair` is also timed as a whole process (the target holds it to the reference from 400).
+PROCESS_FROM = 400
 
 
 # A measured row: players, round, its label, our numbers, the reference's (None when not measured).
@@ -271,6 +273,22 @@ def measure_reference(binary: str, path: Path, round_number: int, system: str, r
     return {"seconds": statistics.median(walls), "cpu": statistics.median(cpus), "runs": runs}
 
 
+def measure_process(path: Path, round_number: int, system: str, runs: int = 3) -> float:
+    """`swissbot pair` as a whole process on the round (start-up, reading the TRF and writing the answer included):
+    the median wall time of `runs` runs."""
+    state = round_input(trf.read(str(path)), round_number)
+    times = []
+    with tempfile.TemporaryDirectory(prefix="bench-pair-") as folder:
+        given = Path(folder) / "round.trf"
+        given.write_text(trf.dumps(state))
+        command = [sys.executable, "-m", "bot.cli", "pair", "--system", system, str(given)]
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def _load() -> float:
     return os.getloadavg()[0]
 
@@ -303,6 +321,10 @@ def targets_line(rows: list[Row]) -> str:
             continue
         verdict = "met" if got["seconds"] <= limit else "**not met**"
         parts.append(f"{size} players round {rnd}: {got['seconds']:.2f} s against {limit:.2f} s, {verdict}")
+        process = got.get("process", float("nan"))
+        if ref is not None and size >= PROCESS_FROM and process == process:
+            verdict = "met" if process <= ref["seconds"] else "**not met**"
+            parts.append(f"as a whole process {process:.2f} s against {ref['seconds']:.2f} s, {verdict}")
     measured = any(ref is not None for *_, ref in rows)
     source = (
         "the reference's time measured here on the same file (the table's *reference* column)"
@@ -392,9 +414,13 @@ def section(rows: list[Row], args: argparse.Namespace, loads: list[float], build
             "",
         ]
     lines += [
+        f"*Process*: `swissbot pair --system {args.system} FILE` as a whole process from {PROCESS_FROM} players "
+        "(interpreter start-up, reading the TRF, pairing, writing the answer), median of 3, beside the reference's "
+        "whole process.",
+        "",
         "| players | round | paired | boards | time (s) | CPU (s) | reference (s) | reference CPU (s) | ratio | "
-        "peak RSS (MiB) | RSS before pairing (MiB) |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "`swissbot pair` process (s) | peak RSS (MiB) | RSS before pairing (MiB) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for size, _rnd, label, got, ref in rows:
         if ref is not None:
@@ -404,10 +430,15 @@ def section(rows: list[Row], args: argparse.Namespace, loads: list[float], build
             ref_cells = f"{'' if given is None else f'{given:g} (given)'} |  | "
         lines.append(
             f"| {size} | {label} | {got['paired']:.0f} | {got['boards']:.0f} | **{got['seconds']:.2f}** "
-            f"({got['min']:.2f} to {got['max']:.2f}) | {got['cpu']:.2f} | {ref_cells} | {got['peak']:.0f} | "
-            f"{got['before']:.0f} |"
+            f"({got['min']:.2f} to {got['max']:.2f}) | {got['cpu']:.2f} | {ref_cells} | {_process(got)} | "
+            f"{got['peak']:.0f} | {got['before']:.0f} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _process(got: dict[str, float]) -> str:
+    seconds = got.get("process", float("nan"))
+    return "" if seconds != seconds else f"{seconds:.2f}"  # NaN: not measured at this size
 
 
 def write_section(text: str, doc: Path = DOC) -> None:
@@ -460,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
             loads.append(_load())
             got = measure(path, rnd, args.runs, args.long_runs, args.system)
             ref = measure_reference(args.reference, path, rnd, args.system) if args.reference else None
+            got["process"] = measure_process(path, rnd, args.system) if size >= PROCESS_FROM else float("nan")
             rows.append((size, rnd, label, got, ref))
             against = "" if ref is None else f"; reference {ref['seconds']:.2f} s (CPU {ref['cpu']:.2f} s)"
             print(

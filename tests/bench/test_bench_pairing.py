@@ -170,3 +170,12 @@ def test_burstein_events_are_built_and_measured_with_the_burstein_engine(tmp_pat
     got = bench.measure(path, 3, 1, 1, "burstein")
     assert got["boards"] == len(bench.event_pairing(event, 3)[0])
     assert bench.heading("burstein") == "## Pairing (Burstein)"
+
+
+def test_swissbot_pair_is_timed_as_a_whole_process(tmp_path: Path) -> None:
+    path = bench.cached_event(3, 12, 4, cache=tmp_path, log=lambda _: None)
+    assert bench.measure_process(path, 3, "dutch", runs=1) > 0
+    rows: list[bench.Row] = [(400, 6, "6", {"seconds": 0.9, "process": 1.1}, {"seconds": 2.3, "cpu": 2.3})]
+    assert "400 players round 6: 0.90 s against 2.30 s, met; as a whole process 1.10 s against 2.30 s, met" in (
+        bench.targets_line(rows)
+    )
