@@ -14,7 +14,7 @@ fewer rounds are its first columns. A measured call pairs the next round in a fr
 director calls today; building the model is not timed, its memory shows in "RSS before"). Time: wall time of the
 call (`time.perf_counter`), median of the runs; peak RSS: the process's peak resident memory during the call
 (VmHWM, reset through /proc/self/clear_refs just before it), and the resident memory just before it. With
---reference (cyanfish's bbpPairings, default /tmp/bbp/bbpPairings.exe when it exists), the same round of the same
+--reference (cyanfish's bbpPairings, default /tmp/bbp-fast/bbpPairings.exe when it exists), the same round of the same
 event, written as TRF as the reference reads it, is also paired by `--fast` as a whole process (median of 3), and
 its answer must be the one our engine gives on that file. The table goes to docs/benchmarks.md under
 '## Fast Swiss' (other sections are kept).
@@ -49,7 +49,7 @@ DOC = ROOT / "docs" / "benchmarks.md"
 CACHE = ROOT / "bench" / ".cache"
 # The reference engine's whole-process time for `--fast -p` (corpus/fast/README.md), by (players, rounds).
 REFERENCE = {(5000, 10): 0.15, (20000, 10): 0.68, (50000, 10): 1.29, (100000, 10): 2.36, (100000, 30): 4.69}
-DEFAULT_REFERENCE = Path("/tmp/bbp/bbpPairings.exe")
+DEFAULT_REFERENCE = Path("/tmp/bbp-fast/bbpPairings.exe")  # a build of cyanfish's fork, which has --fast
 DRAW_RATE = 0.3
 FORFEIT_RATE = 0.01
 HALF_BYE_RATE = 0.01
@@ -462,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reference",
         default=str(DEFAULT_REFERENCE) if DEFAULT_REFERENCE.exists() else None,
-        help="cyanfish's bbpPairings, timed on the same rounds (default /tmp/bbp/bbpPairings.exe when it exists)",
+        help="cyanfish's bbpPairings, timed on the same rounds (default /tmp/bbp-fast/bbpPairings.exe when it exists)",
     )
     parser.add_argument("--events", type=int, default=20)
     parser.add_argument("--min-players", type=int, default=6)

@@ -370,7 +370,8 @@ def section(rows: list[Row], args: argparse.Namespace, loads: list[float], build
     )
     measured = any(ref is not None for *_, ref in rows)
     reference_how = (
-        f" *Reference*: bbpPairings (C++, built here from the cyanfish fork that Lichess runs, `{args.reference}`) "
+        f" *Reference*: bbpPairings (C++, the FIDE-endorsed engine the corpus was made with, built here from "
+        f"BieremaBoyzProgramming's source, `{args.reference}`) "
         f"pairing the same round of the same file as a whole process (`--{args.system} FILE -p OUT`; reading the "
         "TRF and writing the answer included, the file written as it reads it by `pairing.trf.dumps_bbp` outside "
         "the clock), median of 3 runs, wall and CPU time (`getrusage` of the child); its pairing is checked to be "
