@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python bench/fast.py [--sizes 10000 100000] [--rounds 10 30] [--seed 1] [--runs 3]
                                       [--model-sizes 10000 100000] [--rebuild] [--no-write]
-                                      [--reference /tmp/bbp/bbpPairings.exe]
+                                      [--reference /tmp/bbp-fast/bbpPairings.exe]
        .venv/bin/python bench/fast.py --check-reference BINARY [--events 20] [--max-players 300] [--seed 1]
 
 Each event is simulated column-wise (`pairing.fast.FastEvent`), every round paired by the Fast engine itself:
