@@ -61,6 +61,17 @@ ROUND_ONE_100 = 0.1
 PROCESS_FROM = 400
 
 
+# Why the Burstein table looks as it does (written under it).
+BURSTEIN_NOTE = (
+    "Burstein has no speed target in the issue, and it shows: our engine takes 30 to 140 times the reference's time"
+    " at these sizes, at most 7 s a round for 400 players, over a minute for 800 and a quarter of an hour for round"
+    " 1 of 1,600 (2.3 GiB). Almost all of it is the maximum-weight matching (`pairing/matching.py`): to answer each"
+    " player's own choice in the same solve, the edge weights carry a partner priority for every player still to "
+    "choose, so they are thousands of bits long (about 3,600 for 400 players), and Python's big integers make every"
+    " slack computation slow; the reference does the same with fixed-width words in C++. It matters little where "
+    "Burstein is used: `auto` gives it the rounds of 250 to 699 players (Lichess's thresholds), a few seconds each,"
+    " and Fast Swiss everything above."
+)
 # A measured row: players, round, its label, our numbers, the reference's (None when not measured).
 Row = tuple[int, int, str, dict[str, float], dict[str, float] | None]
 DEFAULT_REFERENCE = Path("/tmp/bbp/bbpPairings.exe")
@@ -403,6 +414,8 @@ def section(rows: list[Row], args: argparse.Namespace, loads: list[float], build
         "are shared with other engineers' work (tests, builds, benchmarks), so the wall times are upper bounds.",
         "",
     ]
+    if args.system == "burstein":
+        lines += [BURSTEIN_NOTE, ""]
     if args.system == "dutch":
         lines += [
             targets_line(rows),
