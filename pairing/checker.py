@@ -68,6 +68,29 @@ def _pre_2025_pab_eligible(views: RoundViews, number: int) -> bool:
     return not any(r.kind in (RecordKind.PAB, RecordKind.FORFEIT_WIN) for r in views.history(number))
 
 
+def _double_pab_eligible(views: RoundViews, number: int) -> bool:
+    from pairing import double
+
+    return double.entrant(views, number, double.match_of(views.round)).pab_eligible
+
+
+def _match_problem(views: RoundViews, board: Board) -> str | None:
+    """Double-Swiss: a second game that is not its first game reversed, or a match against an opponent already
+    met in a match that was not forfeited."""
+    from pairing import double
+
+    white, black = board.white, board.black
+    if views.round % 2 == 0:
+        first = views.tournament.player(white).record(views.round - 1)
+        if first.opponent != black or first.colour is not Colour.BLACK:
+            return f"{white}-{black} is not the first game of its match ({views.round - 1}) with colours reversed"
+        return None
+    match = double.match_of(views.round)
+    if black in double.entrant(views, white, match).met:
+        return f"{white}-{black} already played a match"
+    return None
+
+
 @dataclass(frozen=True)
 class Rules:
     """The absolute criteria of one system, beside no rematch and no forbidden pair."""
@@ -80,6 +103,8 @@ class Rules:
     pab_reason: str
     # The colour limits (difference beyond 2, a third same colour) are absolute; Fast Swiss's last passes ignore them.
     colour_limits: bool = True
+    # Double-Swiss: two game rounds a match, the second the first with colours reversed; a meeting is a match.
+    two_game_matches: bool = False
 
 
 RULES = {
@@ -91,6 +116,14 @@ RULES = {
     "dubov": Rules(False, _dutch_pab_eligible, "already scored a win without playing"),
     # Lichess's Fast Swiss: the fork's Burstein PAB rule; colours are only preferences (its passes 4-5).
     "fast": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit", colour_limits=False),
+    # Double-Swiss (C.04.5 [C2]): no PAB after a PAB, a full-point bye or a match won by forfeit; no colour rule.
+    "double": Rules(
+        False,
+        _double_pab_eligible,
+        "already had a bye worth a win or won a match by forfeit",
+        colour_limits=False,
+        two_game_matches=True,
+    ),
 }
 
 
@@ -142,9 +175,14 @@ def _board_problems(
     tournament = views.tournament
     white, black = board.white, board.black
     problems: list[tuple[DiscrepancyKind, str]] = []
-    met = _met_in(views, white, black)
-    if met is not None:
-        problems.append((DiscrepancyKind.REMATCH, f"{white}-{black} already played each other in round {met}"))
+    if rules.two_game_matches:
+        problem = _match_problem(views, board)
+        if problem is not None:
+            problems.append((DiscrepancyKind.REMATCH, problem))
+    else:
+        met = _met_in(views, white, black)
+        if met is not None:
+            problems.append((DiscrepancyKind.REMATCH, f"{white}-{black} already played each other in round {met}"))
     if tournament.is_forbidden(white, black):
         problems.append((DiscrepancyKind.FORBIDDEN_PAIR, f"{white}-{black} is a forbidden pairing"))
     if check_colours and not _colour_exempt(views, board, rules):

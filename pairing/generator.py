@@ -120,6 +120,7 @@ def generate(
     accelerated: bool = False,
     acceleration_method: str = "baku",
     stop_after: int | None = None,
+    two_game_matches: bool = False,
 ) -> Tournament:
     """Simulate a tournament: pre-assigned byes, then a pairing by `pair`, then Elo-drawn results, each round.
 
@@ -131,7 +132,12 @@ def generate(
     Stops early, returning the rounds played so far, when `pair` raises NoValidPairing or fewer than two
     players are left to pair; `stop_after` stops after that many rounds. The same arguments give the same
     tournament. ValueError for bad arguments, including a scoring under which a score could pass 99.9.
+    With `two_game_matches` (Double-Swiss), `rounds` counts game rounds, two a match: an even round replays the
+    odd one before it with the colours reversed (`pair` gives it so), its byes are the odd round's, and the
+    PAB's player gets a half-point bye in it (the PAB of a match is one game won and one drawn).
     """
+    if two_game_matches and rounds % 2:
+        raise ValueError("two-game matches need an even number of game rounds")
     if players < 2:
         raise ValueError("a tournament needs at least two players")
     if rounds < 1:
@@ -185,7 +191,16 @@ def generate(
     for round_number in range(1, last + 1):
         byes: dict[int, RoundRecord] = {}
         requested: dict[int, RoundRecord] = {}
-        for player in entrants:
+        if two_game_matches and round_number % 2 == 0:
+            for player in tournament.players:
+                first = player.record(round_number - 1)
+                if first.kind is RecordKind.PAB:
+                    byes[player.number] = RoundRecord(RecordKind.HALF_BYE)
+                elif first.opponent is None:
+                    byes[player.number] = (
+                        first if first.kind is not RecordKind.NOT_PAIRED else RoundRecord(RecordKind.ZERO_BYE)
+                    )
+        for player in [] if two_game_matches and round_number % 2 == 0 else entrants:
             number = player.number
             if round_number > 1 and number not in withdrawn and rng.random() < withdraw_rate:
                 withdrawn.add(number)

@@ -16,7 +16,9 @@ from pairing.model import Pairing, Tournament
 
 Engine = Callable[[Tournament, int | None], Pairing]
 
-SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast")
+SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast", "double")
+# Systems whose pairings are two-game matches (a TRF with two round columns a match): not for single-game events.
+MATCH_SYSTEMS: tuple[str, ...] = ("double",)
 AUTO = "auto"
 AUTO_LIMITS: tuple[tuple[int, str], ...] = ((250, "dutch"), (700, "burstein"))
 AUTO_ABOVE = "fast"

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     choices = [*systems.SYSTEMS, systems.AUTO]
     parser.add_argument("--system", default="dutch", choices=choices, help="pairing system (default dutch)")
     parser.add_argument("--players", type=int, required=True, help="number of players")
-    parser.add_argument("--rounds", type=int, required=True, help="number of rounds")
+    parser.add_argument("--rounds", type=int, required=True, help="number of rounds (of matches for double)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--points", default="1/0.5/0", help="points for a win, a draw and a loss (default 1/0.5/0)")
     parser.add_argument("--pab", default=None, help="points of the pairing-allocated bye (default: a win's)")
@@ -52,22 +52,25 @@ def run(args: argparse.Namespace) -> int:
     """Generate the event and write it; return the exit code."""
     try:
         scoring = generator.parse_scoring(args.points, args.pab)
+        matches = args.system in systems.MATCH_SYSTEMS  # --rounds counts matches, two game columns each
+        columns = 2 * args.rounds if matches else args.rounds
         tournament = generator.generate(
             args.seed,
             args.players,
-            args.rounds,
+            columns,
             pair=partial(_pair_with, args.system),
             scoring=scoring,
             accelerated=args.baku or args.acceleration is not None,
             acceleration_method=args.acceleration or "baku",
+            two_game_matches=matches,
         )
         data = trf.dump_bytes(tournament, args.encoding)
     except (ValueError, trf.TrfError) as error:
         print(f"swissbot generate: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if tournament.rounds_completed < args.rounds:
+    if tournament.rounds_completed < columns:
         print(
-            f"swissbot generate: stopped after {tournament.rounds_completed} of {args.rounds} rounds "
+            f"swissbot generate: stopped after {tournament.rounds_completed} of {columns} rounds "
             "(no valid pairing for the next round, or fewer than two players left)",
             file=sys.stderr,
         )
