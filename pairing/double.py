@@ -18,8 +18,9 @@ a player forfeited both games; a player whose opponent forfeited both games won 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from pairing.errors import NoValidPairing
 from pairing.matching import max_weight_perfect_matching
@@ -41,6 +42,25 @@ _FORFEIT = (RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS)
 def match_of(game_round: int) -> int:
     """The match a game round belongs to (game rounds 1 and 2 are match 1)."""
     return (game_round + 1) // 2
+
+
+class Competitor(Protocol):
+    """What the procedure reads of a player (or a team) before a round."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def score(self) -> Points: ...
+    @property
+    def met(self) -> frozenset[int]: ...
+    @property
+    def pab_eligible(self) -> bool: ...
+    @property
+    def matches_played(self) -> int: ...
+    @property
+    def colours(self) -> tuple[Colour, ...]: ...
+    @property
+    def floated(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -86,9 +106,7 @@ def entrant(views: RoundViews, number: int, match: int) -> Entrant:
         if k == match - 1:
             before = 2 * k - 1
             floated = views.score(number, before) != views.score(opponent, before)
-    return Entrant(
-        number, views.score(number), frozenset(met), eligible, played_matches, tuple(colours), floated
-    )
+    return Entrant(number, views.score(number), frozenset(met), eligible, played_matches, tuple(colours), floated)
 
 
 def _column(history: Sequence[RoundRecord], game_round: int) -> RoundRecord:
@@ -100,7 +118,7 @@ def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
     game_round = tournament.round_to_pair if round_number is None else round_number
     if game_round % 2 == 0:
         return second_game(tournament, game_round)
-    return _Round(tournament, game_round).run()
+    return MatchRound(tournament, game_round).run()
 
 
 def second_game(tournament: Tournament, game_round: int) -> Pairing:
@@ -118,16 +136,17 @@ def second_game(tournament: Tournament, game_round: int) -> Pairing:
     return Pairing(board_order(views, boards), None)
 
 
-class _Round:
-    """One match's pairing (Art. 3) and colours (Art. 4)."""
+class MatchRound:
+    """One match's pairing (Art. 3) and colours (Art. 4); `pairing.team` reuses the procedure for teams."""
 
     def __init__(self, tournament: Tournament, game_round: int) -> None:
         self.tournament = tournament
         self.views = tournament.views(game_round)
         self.match = match_of(game_round)
         self.last = self.match >= tournament.total_rounds // 2
+        self.floats_count = not self.last  # [C7]/[C8] about floaters apply except in the last match
         numbers = sorted(self.views.to_pair())
-        self.entrants = {n: entrant(self.views, n, self.match) for n in numbers}
+        self.entrants: Mapping[int, Competitor] = {n: entrant(self.views, n, self.match) for n in numbers}
 
     # -- legality --------------------------------------------------------------------------------------------
 
@@ -143,10 +162,7 @@ class _Round:
         if not group:
             return True
         edges = [
-            (i, j, 1)
-            for i, a in enumerate(group)
-            for j in range(i + 1, len(group))
-            if self.compatible(a, group[j])
+            (i, j, 1) for i, a in enumerate(group) for j in range(i + 1, len(group)) if self.compatible(a, group[j])
         ]
         return max_weight_perfect_matching(len(group), edges) is not None
 
@@ -227,7 +243,7 @@ class _Round:
         return sorted(tuple(n for part in parts for n in part) for parts in itertools.product(*groups))
 
     def _c7(self, chosen: Iterable[int]) -> int:
-        return 0 if self.last else sum(self.entrants[n].floated for n in chosen)
+        return sum(self.entrants[n].floated for n in chosen) if self.floats_count else 0
 
     def next_group_pairable(self, rest: set[int]) -> bool:
         """[C6]: the next scoregroup, if any is left, can be paired in its own bracket with its fewest upfloaters."""
@@ -242,30 +258,31 @@ class _Round:
 
     def pair_bracket(self, bracket: list[int], upfloaters: set[int]) -> list[tuple[int, int]]:
         """3.6: the first legal pairing of the bracket in identifier order among those with the fewest [C8]."""
-        cost = self._c8_costs(bracket, upfloaters)
+        cost = self.pair_costs(bracket, upfloaters)
         least = self._least_cost(bracket, cost)
         found = self._first(sorted(bracket), cost, least)
         if found is None:
             raise NoValidPairing(f"the bracket {sorted(bracket)} has no legal pairing")
         return found
 
-    def _c8_costs(self, bracket: list[int], upfloaters: set[int]) -> dict[tuple[int, int], int]:
-        """[C8] per pair: an upfloater whose opponent floated in the previous match (not in the last match)."""
-        out: dict[tuple[int, int], int] = {}
-        for a, b in itertools.combinations(sorted(bracket), 2):
-            if self.last:
-                out[(a, b)] = 0
-                continue
-            ea, eb = self.entrants[a], self.entrants[b]
-            out[(a, b)] = int(a in upfloaters and eb.floated) + int(b in upfloaters and ea.floated)
-        return out
+    def pair_costs(self, bracket: list[int], upfloaters: set[int]) -> dict[tuple[int, int], int]:
+        """What each pair of the bracket costs on the criteria its pairing minimises (Double-Swiss: [C8], an
+        upfloater whose opponent floated in the previous match; nothing in the last match)."""
+        return {(a, b): self.floated_opponents(a, b, upfloaters) for a, b in itertools.combinations(sorted(bracket), 2)}
+
+    def floated_opponents(self, a: int, b: int, upfloaters: set[int]) -> int:
+        """Upfloaters of the pair whose opponent floated in the previous round (0 where floats do not count)."""
+        if not self.floats_count:
+            return 0
+        ea, eb = self.entrants[a], self.entrants[b]
+        return int(a in upfloaters and eb.floated) + int(b in upfloaters and ea.floated)
 
     def _least_cost(self, players: Sequence[int], cost: dict[tuple[int, int], int]) -> int | None:
         """The least total [C8] of a legal pairing of `players` (None: none exists)."""
         group = sorted(players)
         if not group:
             return 0
-        top = 3  # a pair costs at most 2
+        top = max(cost.values(), default=0) + 1
         edges = [
             (i, j, top - cost[(a, group[j])])
             for i, a in enumerate(group)
@@ -305,7 +322,7 @@ class _Round:
         if not tops:
             return budget >= 0
         size = len(tops)
-        top_weight = 3
+        top_weight = max(cost.values(), default=0) + 1
         edges = [
             (i, size + j, top_weight - cost[(t, b)])
             for i, t in enumerate(tops)
@@ -342,7 +359,7 @@ class _Round:
         """Art. 4: White (in game 1) by the first rule that decides."""
         ea, eb = self.entrants[a], self.entrants[b]
         hrp, other = (ea, eb) if (ea.score, -ea.number) > (eb.score, -eb.number) else (eb, ea)
-        white: Entrant | None = None
+        white: Competitor | None = None
         if not ea.colours and not eb.colours:
             initial = self.tournament.initial_colour or Colour.WHITE
             mine = initial if hrp.number % 2 else initial.opposite
@@ -364,4 +381,3 @@ class _Round:
             if white is None:
                 white = hrp
         return Board(white.number, (eb if white is ea else ea).number)
-

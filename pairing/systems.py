@@ -16,9 +16,12 @@ from pairing.model import Pairing, Tournament
 
 Engine = Callable[[Tournament, int | None], Pairing]
 
-SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast", "double")
-# Systems whose pairings are two-game matches (a TRF with two round columns a match): not for single-game events.
-MATCH_SYSTEMS: tuple[str, ...] = ("double",)
+SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast", "double", "team")
+# Systems that pair through swissbot pair|check|generate but not an event yet: Double-Swiss's two-game matches
+# (a TRF with two round columns a match) and Team Swiss's teams (a TRF whose players are the teams).
+NOT_FOR_EVENTS: tuple[str, ...] = ("double", "team")
+# Systems whose pairings are two-game matches: a match is two game rounds, the second the first reversed.
+TWO_GAME_MATCHES: tuple[str, ...] = ("double",)
 AUTO = "auto"
 AUTO_LIMITS: tuple[tuple[int, str], ...] = ((250, "dutch"), (700, "burstein"))
 AUTO_ABOVE = "fast"

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     """Generate the event and write it; return the exit code."""
     try:
         scoring = generator.parse_scoring(args.points, args.pab)
-        matches = args.system in systems.MATCH_SYSTEMS  # --rounds counts matches, two game columns each
+        matches = args.system in systems.TWO_GAME_MATCHES  # --rounds counts matches, two game columns each
         columns = 2 * args.rounds if matches else args.rounds
         tournament = generator.generate(
             args.seed,

@@ -90,7 +90,7 @@ def test_no_pairing_is_a_clear_error() -> None:
 
 
 def test_double_swiss_cannot_be_an_events_system_yet() -> None:
-    assert "double" in systems.SYSTEMS and "double" in systems.MATCH_SYSTEMS
+    assert "double" in systems.SYSTEMS and "double" in systems.NOT_FOR_EVENTS and "double" in systems.TWO_GAME_MATCHES
 
 
 @settings(max_examples=40, deadline=None)
