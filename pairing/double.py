@@ -230,17 +230,19 @@ class MatchRound:
         ]
         yield from sorted(profiles, key=lambda c: tuple(sorted(c)), reverse=True)
 
-    def _sets(self, pool: list[int], profile: tuple[Points, ...]) -> list[tuple[int, ...]]:
+    def _sets(self, pool: list[int], profile: tuple[Points, ...]) -> Iterator[tuple[int, ...]]:
         """3.5.3-3.5.4: the sets with that profile, each ordered by score (highest first) then number, in the
-        lexicographic order of those sequences."""
+        lexicographic order of those sequences, lazily (the first good one usually ends the search)."""
         wanted: dict[Points, int] = {}
         for score in profile:
             wanted[score] = wanted.get(score, 0) + 1
         groups = [
-            list(itertools.combinations(sorted(n for n in pool if self.entrants[n].score == score), count))
+            itertools.combinations(sorted(n for n in pool if self.entrants[n].score == score), count)
             for score, count in sorted(wanted.items(), reverse=True)
         ]
-        return sorted(tuple(n for part in parts for n in part) for parts in itertools.product(*groups))
+        # Parts of fixed lengths, the higher scores first: the product runs in the order of the joined sequences.
+        for parts in itertools.product(*groups):
+            yield tuple(n for part in parts for n in part)
 
     def _c7(self, chosen: Iterable[int]) -> int:
         return sum(self.entrants[n].floated for n in chosen) if self.floats_count else 0

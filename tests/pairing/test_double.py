@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,15 @@ def test_the_checker_flags_a_rematch_and_a_second_game_that_is_not_the_first_rev
     found = checker.check_round(first, 2, same_colours, "double")
     assert [d.message for d in found] == ["1-4 is not the first game of its match (1) with colours reversed"]
     assert checker.check_round(first, 2, double.pair(first), "double") == []
+
+
+def test_upfloater_sets_come_in_the_texts_order() -> None:
+    # 3.5.4's example: 2, 6, 8 on 3 points and 1, 3, 5 on 2½; two upfloaters with 3 and one with 2½.
+    from types import SimpleNamespace
+
+    three, two_half = Fraction(3), Fraction(5, 2)
+    scores = {2: three, 6: three, 8: three, 1: two_half, 3: two_half, 5: two_half}
+    bracket = double.MatchRound.__new__(double.MatchRound)
+    bracket.entrants = {n: SimpleNamespace(score=s) for n, s in scores.items()}
+    sets = list(bracket._sets(sorted(scores), (three, three, two_half)))
+    assert sets == [(2, 6, 1), (2, 6, 3), (2, 6, 5), (2, 8, 1), (2, 8, 3), (2, 8, 5), (6, 8, 1), (6, 8, 3), (6, 8, 5)]
