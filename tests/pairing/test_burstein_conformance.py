@@ -117,3 +117,35 @@ def test_nobody_to_pair_gives_an_empty_pairing() -> None:
 def test_one_player_to_pair_gets_the_bye() -> None:
     t = trf.parse(_trf(_player(1, "1.0", "   2 w 1"), _player(2, "0.0", "   1 b 0", "0000 - H")))
     assert pair(t) == Pairing((), 1)
+
+
+# Round 2 of a generated event where the group of the floater 9 (1 point) and 8, 11, 14 (0) is ordered by a
+# comparator that is not transitive (the floater's Buchholz is weighed by its own score): 14 > 8 > 9 > 14. The
+# reference sorts with libstdc++'s std::list::sort; its answer (bbpPairings --burstein on this file) is the test.
+NON_TRANSITIVE_GROUP = """012 swissbot RTG seed 72
+001    1      Player0001, Rtg                   2221                             1.0    1     7 w 1
+001    2      Player0002, Rtg                   2140                             1.0    2     6 b 1
+001    3      Player0003, Rtg                   2121                             0.0    3     5 w 0
+001    4      Player0004, Rtg                   2009                             1.0    4    14 b 1
+001    5      Player0005, Rtg                   1779                             1.0    5     3 b 1
+001    6      Player0006, Rtg                   1765                             0.0    6     2 w 0
+001    7      Player0007, Rtg                   1712                             0.0    7     1 b 0
+001    8      Player0008, Rtg                   1708                             0.0    8    13 b 0
+001    9      Player0009, Rtg                   1706                             1.0    9    12 w 1
+001   10      Player0010, Rtg                   1493                             1.0   10    11 b 1
+001   11      Player0011, Rtg                   1474                             0.0   11    10 w 0
+001   12      Player0012, Rtg                   1439                             0.0   12     9 b 0
+001   13      Player0013, Rtg                   1269                             1.0   13     8 w 1
+001   14      Player0014, Rtg                   1244                             0.0   14     4 w 0
+001   15      Player0015, Rtg                   1022                             1.0   15  0000 - U
+XXR 12
+XXC white1
+"""
+
+
+def test_a_group_ordered_by_a_non_transitive_comparator_is_sorted_as_the_reference_sorts_it() -> None:
+    from pairing import trf
+    from pairing.burstein import pair
+
+    got = pair(trf.parse(NON_TRANSITIVE_GROUP)).lines()
+    assert got == ["8", "4 1", "2 5", "11 9", "10 6", "7 13", "15 3", "8 14", "12 0"]
