@@ -31,8 +31,11 @@ the end of the list. What the README leaves to "as Burstein" (PAB choice, the ac
 opponent, the comparator whose different-score branch compares Buchholz times score, the fallback's groups in
 list order) is the fork's code, and the fallback sorts with libstdc++'s `std::list::sort` because that
 comparator need not be a strict weak order. Any acceleration in the tournament (the fork reads only `XXA`)
-replaces the default one. The fork would put the PAB player back into the window if every other pair had been
-undone; that cannot give a legal pairing, so it is reported as `NoValidPairing` instead.
+replaces the default one. When backtracking has undone every other pair, the fork undoes the PAB too (it keeps it
+as a pair of the bye player with himself): the player joins the window twice, and the matching may give him the
+bye again by pairing him with himself, as it does here. When its matching would instead put him on two boards
+(which the fork publishes), the rules win over the fork: the bye is given anew by its rule and the rest matched
+again (`_rebye`).
 
 Scale: the history is held column-wise (`FastEvent`: per round, an array of opponents and bytes of result and
 colour codes), the metrics are computed a round at a time with C-level `map`s (fixing up only the few unplayed
@@ -419,6 +422,26 @@ class _Context:
 
     # --- the round ---------------------------------------------------------------------------------------
 
+    def _rebye(
+        self, found: list[tuple[int, int]], window: list[int], ranked: list[int]
+    ) -> list[tuple[int, int]] | None:
+        """The fallback's answer once the PAB was undone: the fork's own when it gives the bye player the bye again
+        (a pair of him with himself) or pairs him once; when it would place him twice (the fork then publishes
+        him on two boards), the bye goes anew by its rule (from the bottom, the first eligible player whose
+        removal leaves the rest pairable) and the rest is matched again: a legal pairing where the fork has none."""
+        placed = [p for pair in found for p in ({pair[0]} if pair[0] == pair[1] else pair)]
+        if len(placed) == len(set(placed)):
+            return found
+        players = list(dict.fromkeys(window))
+        place = {p: k for k, p in enumerate(ranked)}
+        for candidate in sorted(players, key=place.__getitem__, reverse=True):
+            if any(c in _BYE_BLOCKERS for c in self.row(candidate)):
+                continue
+            rest = _Fallback(self, [p for p in players if p != candidate]).solve()
+            if rest is not None:
+                return [*rest, (candidate, candidate)]
+        return None
+
     def run(self) -> FastResult:
         """Bye, greedy stage, backtracking, board order."""
         order = self._sorted()
@@ -440,16 +463,29 @@ class _Context:
         while unpaired:
             k = len(unpaired)
             while k > 0 and (pairs or bye is not None):
-                if not pairs:
-                    raise NoValidPairing(stuck)  # the fork would undo the PAB itself (see the module docstring)
-                white, black = pairs.pop()
+                if pairs:
+                    white, black = pairs.pop()
+                else:
+                    # The fork keeps the PAB as a pair (bye, bye) first in its list, so it is undone last: the
+                    # bye player joins the window twice, and a pair of him with himself is the PAB again.
+                    assert bye is not None
+                    white = black = bye
+                    bye = None
                 unpaired += [white, black]
                 k -= 2
             found = _Fallback(self, unpaired).solve()
+            if found is not None and len(unpaired) != len(set(unpaired)):
+                found = self._rebye(found, unpaired, self._sorted())
+                if found is None:
+                    raise NoValidPairing(stuck)
             if found is not None:
-                pairs.extend(found)
+                for white, black in found:
+                    if white == black:
+                        bye = white
+                    else:
+                        pairs.append((white, black))
                 break
-            if not pairs:
+            if not pairs and bye is None:
                 raise NoValidPairing(stuck)
         score = self.score
         base = max(score, default=0) + 1

@@ -137,3 +137,26 @@ def test_worked_example_f1_as_lichess_writes_it() -> None:
     ]
     text = "012 F1\nXXR 5\nXXC white1\n" + "".join(_line(*p) + "\n" for p in rows)
     assert sorted(pair(trf.parse(text)).lines()[1:]) == sorted(["10 2", "1 3", "6 7", "11 5", "13 8", "9 4"])
+
+
+# Backtracking undid every pair, then the PAB (the fork keeps it as a pair of the bye player with himself): the
+# bye player joins the window twice and the matching gives him the bye again. bbpPairings --fast on this file
+# (cyanfish's fork, built from its source) answers 4-2, 1-3, 5-10 and the bye to 7.
+LOCAL_CASES = Path(__file__).parent / "cases"
+
+
+def test_an_undone_pab_goes_back_into_the_window_as_the_fork_does() -> None:
+    from pairing import fast, trf
+
+    assert fast.pair(trf.read(str(LOCAL_CASES / "fast-pab-undone.trf"))).lines() == ["4", "4 2", "1 3", "5 10", "7 0"]
+
+
+def test_where_the_fork_would_place_the_bye_player_twice_the_rules_win() -> None:
+    # Three players: the fork's matching puts the bye player 3 on two boards ("1 3", "3 2"), which no rule
+    # allows; the engine gives the bye anew by its rule and pairs the rest (a deliberate difference).
+    from pairing import checker, fast, trf
+
+    state = trf.read(str(LOCAL_CASES / "fast-pab-twice.trf"))
+    pairing = fast.pair(state)
+    assert pairing.players() == frozenset({1, 2, 3}) and len(pairing.boards) == 1
+    assert checker.check_round(state, 2, pairing, "fast") == []
