@@ -87,7 +87,7 @@ def _match_problem(views: RoundViews, board: Board) -> str | None:
     white, black = board.white, board.black
     if views.round % 2 == 0:
         first = views.tournament.player(white).record(views.round - 1)
-        if first.opponent != black or first.colour is not Colour.BLACK:
+        if first.opponent != black or first.colour is Colour.WHITE:  # no colour (a forfeit): either way round
             return f"{white}-{black} is not the first game of its match ({views.round - 1}) with colours reversed"
         return None
     match = double.match_of(views.round)

@@ -126,14 +126,19 @@ def second_game(tournament: Tournament, game_round: int) -> Pairing:
     PAB player has the match's half-point bye in this round)."""
     views = tournament.views(game_round)
     to_pair = set(views.to_pair())
-    boards = []
+    boards: dict[frozenset[int], Board] = {}
     for player in tournament.players:
-        rec = player.record(game_round - 1)
-        if rec.opponent is None or rec.colour is not Colour.WHITE:
+        me, rec = player.number, player.record(game_round - 1)
+        them = rec.opponent
+        if them is None or me not in to_pair or them not in to_pair:
             continue
-        if player.number in to_pair and rec.opponent in to_pair:
-            boards.append(Board(rec.opponent, player.number))
-    return Pairing(board_order(views, boards), None)
+        if rec.colour is Colour.WHITE:
+            boards[frozenset((me, them))] = Board(them, me)
+        elif rec.colour is Colour.BLACK:
+            boards[frozenset((me, them))] = Board(me, them)
+        else:  # a forfeit written without colours: the pair plays again, colours as the numbers fall
+            boards.setdefault(frozenset((me, them)), Board(min(me, them), max(me, them)))
+    return Pairing(board_order(views, boards.values()), None)
 
 
 class MatchRound:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -159,3 +160,14 @@ def test_upfloater_sets_come_in_the_texts_order() -> None:
     bracket.entrants = {n: SimpleNamespace(score=s) for n, s in scores.items()}
     sets = list(bracket._sets(sorted(scores), (three, three, two_half)))
     assert sets == [(2, 6, 1), (2, 6, 3), (2, 6, 5), (2, 8, 1), (2, 8, 3), (2, 8, 5), (6, 8, 1), (6, 8, 3), (6, 8, 5)]
+
+
+def test_a_first_game_forfeit_written_without_colours_still_has_its_second_game() -> None:
+    event = six(matches=2)
+    records = dict(result_records(1, 4, Outcome.WIN, forfeit=True))
+    records = {n: replace(r, colour=None) for n, r in records.items()}  # as other programs write a forfeit
+    records.update(result_records(5, 2, Outcome.DRAW))
+    records.update(result_records(3, 6, Outcome.DRAW))
+    event = event.with_round(1, records)
+    second = double.pair(event)
+    assert {frozenset((b.white, b.black)) for b in second.boards} == {frozenset(p) for p in ((1, 4), (2, 5), (3, 6))}
