@@ -153,7 +153,7 @@ class _TeamRound(MatchRound):
             return team if wanted is Colour.WHITE else (other if team is first else first)
         if pf is not None and po is not None and pf is not po:  # 3
             return first if pf is Colour.WHITE else other
-        if self.kind == "B" and first.strong != other.strong and pf is not None:  # 4
+        if self.kind == "B" and first.strong != other.strong:  # 4 (a strong preference is a preference)
             team = first if first.strong else other
             return team if team.preference is Colour.WHITE else (other if team is first else first)
         cd_first = sum(1 if c is Colour.WHITE else -1 for c in first.colours)
