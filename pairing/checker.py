@@ -91,6 +91,8 @@ RULES = {
     "dubov": Rules(False, _dutch_pab_eligible, "already scored a win without playing"),
     # Lichess's Fast Swiss: the fork's Burstein PAB rule; colours are only preferences (its passes 4-5).
     "fast": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit", colour_limits=False),
+    # C.04.6 [C2] on the teams as players (match points): no colour limits at all (Preface).
+    "team": Rules(False, _dutch_pab_eligible, "already won a match without playing", colour_limits=False),
 }
 
 
@@ -387,6 +389,8 @@ def check_tournament(
     Forfeited boards are compared as pairs, without colours, as the reference checker does.
     `system=None` checks the (Dutch) absolute criteria only; `engine` replaces the system's engine.
     """
+    if system == "team":
+        raise ValueError("a team event is checked team by team: pairing.team_check.check_tournament")
     rules = rules_of(system)
     pair = engine if engine is not None else (_engine(system) if system is not None else None)
     found: list[Discrepancy] = []

@@ -16,7 +16,7 @@ from pairing.model import Pairing, Tournament
 
 Engine = Callable[[Tournament, int | None], Pairing]
 
-SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast")
+SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast", "team")
 AUTO = "auto"
 AUTO_LIMITS: tuple[tuple[int, str], ...] = ((250, "dutch"), (700, "burstein"))
 AUTO_ABOVE = "fast"

@@ -93,6 +93,8 @@ class TeamRules:
             raise TeamError(f"a team event needs at least one board, got {self.boards}")
         if not self.pattern or set(self.pattern.upper()) - {"W", "B"} or self.pattern.upper()[0] != "W":
             raise TeamError(f"the board colour pattern must be W and B letters starting with W, got {self.pattern!r}")
+        # One letter per board, so that equal rules compare equal however the pattern was given.
+        object.__setattr__(self, "pattern", (self.pattern.upper() * self.boards)[: self.boards])
 
     @property
     def pab_match_points(self) -> Points:
@@ -849,6 +851,7 @@ def event_from_tournament(tournament: Tournament) -> TeamEvent:
     teams: list[Team] = []
     legacy: list[Team] = []
     pattern: str | None = None
+    pab_points: tuple[Points | None, str] | None = None
     rules = TeamRules()
     for line in tournament.header:
         tag = line[:3]
@@ -879,14 +882,21 @@ def event_from_tournament(tournament: Tournament) -> TeamEvent:
                 else:
                     rules = replace(rules, pab_match=points)
         elif tag == "320":
-            pab_match = _points(_col(line, 5, 8), tag, "PAB match points")
-            pab_game = _points(_col(line, 10, 13), tag, "PAB game points")
-            rules = replace(rules, pab_match=pab_match, pab_game=pab_game)
+            pab_points = (_points(_col(line, 5, 8), tag, "PAB match points"), _col(line, 10, 13))
     chosen = teams or legacy
     if not chosen:
         raise TeamError("the file has no team records (310 or 013); a team event needs them")
     boards = len(pattern) if pattern else min(len(t.players) for t in chosen)
     rules = replace(rules, boards=boards, pattern=pattern or "WB")
+    if pab_points is not None:
+        # Values equal to the defaults (a drawn match) are read as the defaults, so the rules round-trip.
+        pab_match = pab_points[0]
+        pab_game = _points(pab_points[1], "320", "PAB game points")
+        rules = replace(
+            rules,
+            pab_match=None if pab_match == rules.match_draw else pab_match,
+            pab_game=None if pab_game == tournament.scoring.draw * boards else pab_game,
+        )
     return TeamEvent(tournament, tuple(sorted(chosen, key=lambda t: t.number)), rules)
 
 
@@ -916,12 +926,11 @@ def team_records(event: TeamEvent) -> list[str]:
     kind = {ColourType.A: "_TYPEA", ColourType.B: "_TYPEB", ColourType.NONE: ""}[rules.colours]
     secondary = Primary.GP if rules.primary is Primary.MP else Primary.MP
     code = f"FIDE_TEAM{kind}_{rules.primary.value}" + (f"_{secondary.value}" if rules.secondary_for_colours else "")
-    pattern = (rules.pattern.upper() * rules.boards)[: max(rules.boards, len(rules.pattern))]
     scale = "    ".join(
         f"{letter}{format_points(value)}"
         for letter, value in (("W", rules.match_win), ("D", rules.match_draw), ("L", rules.match_loss))
     )
-    lines = [f"192 {code}", f"352 {pattern}", f"362  {scale}"]
+    lines = [f"192 {code}", f"352 {rules.pattern}", f"362  {scale}"]
     ranks = _ranks(event)
     for team in event.teams:
         head = (
