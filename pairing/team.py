@@ -371,7 +371,9 @@ class MatchResult:
     match_points: tuple[Points, Points]
 
 
-def match_result(board_points: Iterable[tuple[Points, Points]], rules: TeamRules | None = None) -> MatchResult:
+def match_result(
+    board_points: Iterable[tuple[Points | int, Points | int]], rules: TeamRules | None = None
+) -> MatchResult:
     """The match result from each board's points (team A's, team B's), forfeited boards included: more game
     points wins the match."""
     rules = rules or TeamRules()
@@ -647,21 +649,7 @@ class _Round:
         raise NoValidPairing(f"the teams on {top} points cannot be paired with any upfloaters")
 
     def _profiles(self, pool: Sequence[int], k: int) -> Iterator[Iterator[tuple[int, ...]]]:
-        """The k-sets of the pool grouped by score profile, best [C5] first, each in set order (3.5.4)."""
-        groups: list[list[int]] = []
-        for number in pool:
-            if groups and self.teams[groups[-1][0]].score == self.teams[number].score:
-                groups[-1].append(number)
-            else:
-                groups.append([number])
-        counts = list(_compositions(k, [len(g) for g in groups]))
-
-        def profile(count: tuple[int, ...]) -> tuple[Points, ...]:
-            return tuple(sorted(self.teams[g[0]].score for g, c in zip(groups, count, strict=True) for _ in range(c)))
-
-        for count in sorted(counts, key=profile, reverse=True):
-            choices = [itertools.combinations(g, c) for g, c in zip(groups, count, strict=True)]
-            yield (tuple(itertools.chain.from_iterable(parts)) for parts in itertools.product(*choices))
+        return (sets for _, sets in upfloater_sets({n: self.teams[n].score for n in pool}, k))
 
     def _following_pairs(self, rest: set[int], following: Points | None) -> bool:
         """[C6]: the following scoregroup, unless emptied, can be paired in its own bracket with its parity
@@ -681,67 +669,16 @@ class _Round:
 
     def pair_bracket(self, bracket: Sequence[int], upfloaters: set[int]) -> list[tuple[int, int]]:
         """The first pairing in identifier order among the legal ones best on [C8] > [C9] > [C10]."""
-        size = len(bracket)
-        scale = size + 1
-        big = scale**3
+        scale = len(bracket) + 1
         costs = {}
-        for a, b in itertools.combinations(bracket, 2):
+        for a, b in itertools.combinations(sorted(bracket), 2):
             if self.legal(a, b):
                 c8, c9, c10 = self._pair_quality(a, b)
                 costs[(a, b)] = c8 * scale * scale + c9 * scale + c10
-        index = {n: i for i, n in enumerate(bracket)}
-
-        def best_cost(allowed: Iterable[tuple[int, int]], members: Sequence[int]) -> int | None:
-            """The least total cost of a perfect matching of `members` over `allowed` pairs, or None."""
-            if not members:
-                return 0
-            local = {n: i for i, n in enumerate(members)}
-            edges = [(local[a], local[b], big - costs[(a, b)]) for a, b in allowed]
-            mate = max_weight_perfect_matching(len(members), edges)
-            if mate is None:
-                return None
-            total = 0
-            for i, j in enumerate(mate):
-                if i < j:
-                    a, b = sorted((members[i], members[j]), key=index.__getitem__)
-                    total += costs[(a, b)]
-            return total
-
-        target = best_cost(costs, bracket)
-        if target is None:
+        pairs = first_best(bracket, costs)
+        if pairs is None:
             raise NoValidPairing("a chosen bracket has no legal pairing")  # next_bracket checked it: a bug
-        # Tops: the smallest set in lexicographic order that some best pairing has (3.6.1-3.6.3).
-        role: dict[int, bool] = {}
-
-        def allowed_pairs(fixed: Mapping[int, int]) -> list[tuple[int, int]]:
-            taken = set(fixed) | set(fixed.values())
-            return [
-                (a, b)
-                for a, b in costs
-                if role.get(a) is not False and role.get(b) is not True and a not in taken and b not in taken
-            ]
-
-        for number in bracket:
-            role[number] = True
-            if best_cost(allowed_pairs({}), bracket) != target:
-                role[number] = False
-        tops = [n for n in bracket if role[n]]
-        fixed: dict[int, int] = {}
-        spent = 0
-        for top in tops:
-            for bottom in bracket:
-                if role[bottom] or bottom < top or bottom in fixed.values() or (top, bottom) not in costs:
-                    continue
-                fixed[top] = bottom
-                left = [n for n in bracket if n not in fixed and n not in fixed.values()]
-                rest = best_cost(allowed_pairs(fixed), left)
-                if rest is not None and spent + costs[(top, bottom)] + rest == target:
-                    spent += costs[(top, bottom)]
-                    break
-                del fixed[top]
-            else:
-                raise NoValidPairing("no bottom completes the best pairing")  # unreachable by construction
-        return list(fixed.items())
+        return pairs
 
     def _pair_quality(self, a: int, b: int) -> tuple[int, int, int]:
         """[C8] a team denied its preference, [C9] (Type B) a strong one denied, [C10] the upfloater's
@@ -804,6 +741,90 @@ def allocate(first: TeamState, other: TeamState, initial: Colour, type_b: bool =
     if first.colours:
         return first.colours[-1].opposite
     return other.colours[-1]
+
+
+def identifier(pairs: Iterable[tuple[int, int]]) -> tuple[int, ...]:
+    """A pairing's identifier (3.6.2): the smaller number of each pair ascending, then the larger ones in the
+    same pair order."""
+    ordered = sorted((min(a, b), max(a, b)) for a, b in pairs)
+    return tuple(top for top, _ in ordered) + tuple(bottom for _, bottom in ordered)
+
+
+def upfloater_sets(
+    pool: Mapping[int, Points], k: int
+) -> Iterator[tuple[tuple[Points, ...], Iterator[tuple[int, ...]]]]:
+    """The k-sets of upfloaters from a pool (team -> score), by score profile, best [C5] first (the ascending
+    scores compared, higher first); each profile's sets in the order of 3.5.4 (members by score then number,
+    sets compared on those numbers)."""
+    groups: list[list[int]] = []
+    for number in sorted(pool, key=lambda n: (-pool[n], n)):
+        if groups and pool[groups[-1][0]] == pool[number]:
+            groups[-1].append(number)
+        else:
+            groups.append([number])
+    counts = list(_compositions(k, [len(g) for g in groups]))
+
+    def profile(count: tuple[int, ...]) -> tuple[Points, ...]:
+        return tuple(sorted(pool[g[0]] for g, c in zip(groups, count, strict=True) for _ in range(c)))
+
+    for count in sorted(counts, key=profile, reverse=True):
+        choices = [itertools.combinations(g, c) for g, c in zip(groups, count, strict=True)]
+        yield profile(count), (tuple(itertools.chain.from_iterable(p)) for p in itertools.product(*choices))
+
+
+def first_best(members: Sequence[int], costs: Mapping[tuple[int, int], int]) -> list[tuple[int, int]] | None:
+    """Among the perfect pairings of `members` over the allowed pairs (`costs` keys, smaller number first), the
+    first in identifier order of those with the least total cost; None when there is none.
+
+    A weighted matching gives the least cost; then the tops are fixed smallest first and each top's bottom
+    smallest first, every choice kept only when some pairing of that least cost still completes it.
+    """
+    ordered = sorted(members)
+    if not ordered:
+        return []
+    big = 1 + sum(costs.values())
+
+    def best_cost(allowed: Iterable[tuple[int, int]], group: Sequence[int]) -> int | None:
+        if not group:
+            return 0
+        local = {n: i for i, n in enumerate(group)}
+        edges = [(local[a], local[b], big - costs[(a, b)]) for a, b in allowed]
+        mate = max_weight_perfect_matching(len(group), edges)
+        if mate is None:
+            return None
+        return sum(costs[(min(group[i], group[j]), max(group[i], group[j]))] for i, j in enumerate(mate) if i < j)
+
+    target = best_cost(costs, ordered)
+    if target is None:
+        return None
+    top: dict[int, bool] = {}
+
+    def allowed(fixed: Mapping[int, int]) -> list[tuple[int, int]]:
+        taken = set(fixed) | set(fixed.values())
+        return [
+            (a, b)
+            for a, b in costs
+            if top.get(a) is not False and top.get(b) is not True and a not in taken and b not in taken
+        ]
+
+    for number in ordered:
+        top[number] = True
+        if best_cost(allowed({}), ordered) != target:
+            top[number] = False
+    fixed: dict[int, int] = {}
+    spent = 0
+    for first in (n for n in ordered if top[n]):
+        for second in ordered:
+            if top[second] or second < first or second in fixed.values() or (first, second) not in costs:
+                continue
+            fixed[first] = second
+            left = [n for n in ordered if n not in fixed and n not in fixed.values()]
+            rest = best_cost(allowed(fixed), left)
+            if rest is not None and spent + costs[(first, second)] + rest == target:
+                spent += costs[(first, second)]
+                break
+            del fixed[first]
+    return list(fixed.items())
 
 
 def _compositions(total: int, limits: Sequence[int]) -> Iterator[tuple[int, ...]]:
