@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.cli import main as swissbot
-from pairing import checker, systems, team, team_check, trf
+from pairing import checker, systems, team, team_check, team_standings, trf
 from pairing.errors import NoValidPairing, TeamError
 from pairing.model import Colour, Player, RecordKind, Tournament
 from pairing.team import ColourType, Preference, Primary, Team, TeamEvent, TeamRules
+from pairing.tiebreak_codes import UnknownTiebreak
 
 W, B = Colour.WHITE, Colour.BLACK
 
@@ -403,3 +405,54 @@ def test_generated_team_events_meet_the_absolute_criteria(
             assert pairing.bye not in byes
             assert all(h.kind not in (RecordKind.FORFEIT_WIN, RecordKind.FULL_BYE) for h in history)
             byes.add(pairing.bye)
+
+
+# --- team standings ---------------------------------------------------------------------------------------------
+
+
+def test_team_tiebreaks_after_round_one_of_the_worked_example() -> None:
+    rows = team_standings.team_standings(after_round_one(ColourType.A), ("GP", "ESB", "BH:MP", "BH:GP", "DE", "TPN"))
+    half = Fraction(1, 2)
+    codes = ("GP", "ESB", "BH:MP", "BH:GP")
+    got = [(row.rank, row.number, *(row.tiebreaks[code] for code in codes)) for row in rows]
+    # ESB: the opponent's match points times the game points scored against it (3-6: 2 x 1½ = 3).
+    expected: list[tuple[int | Fraction, ...]] = [
+        (1, 1, 3, 0, 0, 1),
+        (2, 6, 2 + half, 0, 0, 1 + half),
+        (3, 2, 2, 2, 1, 2),
+        (4, 5, 2, 2, 1, 2),
+        (5, 3, 1 + half, 3, 2, 2 + half),
+        (6, 4, 1, 2, 2, 3),
+    ]
+    assert got == [tuple(Fraction(v) for v in row) for row in expected]
+    assert rows[2].tiebreaks["DE:MP"] == rows[3].tiebreaks["DE:MP"] == 1  # 2 and 5 drew: still tied, TPN decides
+
+
+def test_unplayed_rounds_of_teams_follow_article_16() -> None:
+    event = six_teams(teams=3)
+    event = replace(event, rules=TeamRules(boards=2), tournament=replace(event.tournament, total_rounds=2))
+    event = team.record_match(event, 1, 1, 2, ["1", "1"])
+    event = team.record_bye(event, 1, 3, RecordKind.PAB)
+    event = team.record_match(event, 2, 3, 1, ["=", "="])
+    event = team.record_bye(event, 2, 2, RecordKind.PAB)
+    rows = {row.number: row for row in team_standings.team_standings(event, ("BH:MP", "BH:GP", "ESB"))}
+    assert [r.number for r in team_standings.team_standings(event, ())] == [1, 3, 2]
+    # Team 3's PAB: a dummy opponent on its own score (2 MP, 2 GP), capped by a drawn match per round (2 and 2).
+    five, four, three = Fraction(5), Fraction(4), Fraction(3)
+    assert (rows[3].tiebreaks["BH:MP"], rows[3].tiebreaks["BH:GP"], rows[3].tiebreaks["ESB"]) == (five, five, five)
+    assert (rows[1].tiebreaks["BH:MP"], rows[1].tiebreaks["ESB"]) == (three, four)
+    assert (rows[1].match_points, rows[1].game_points) == (three, three)
+
+
+@pytest.mark.parametrize(
+    ("code", "canonical"),
+    [("bh:mp/c1", "BH:MP/C1"), ("SB:GP", "SB:GP"), ("BH", "BH:MP"), ("ESB/C1", "ESB/C1"), ("WIN:GP", "WIN:MP")],
+)
+def test_team_tiebreak_codes_read_the_trf26_grammar(code: str, canonical: str) -> None:
+    assert team_standings.parse_team_tiebreak(code).code == canonical
+
+
+@pytest.mark.parametrize("code", ["ARO:MP", "BH:XP", "ESB:GP", "BH/F"])
+def test_tiebreaks_teams_cannot_use_are_refused(code: str) -> None:
+    with pytest.raises(UnknownTiebreak):
+        team_standings.parse_team_tiebreak(code)
