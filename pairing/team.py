@@ -139,9 +139,6 @@ class TeamRecord:
         return self.kind is RecordKind.PLAYED
 
 
-_BYES = {RecordKind.FULL_BYE, RecordKind.HALF_BYE, RecordKind.ZERO_BYE}
-
-
 @dataclass(frozen=True)
 class TeamEvent:
     """A team event: the players' tournament (board games, rounds, game scoring), the teams and the team rules."""
@@ -403,6 +400,33 @@ def seeded(teams: Sequence[Team], players: Mapping[int, Player], boards: int) ->
     rated = [replace(t, rating=team_strength((players[p].rating for p in t.players), boards)) for t in teams]
     ordered = sorted(rated, key=lambda t: (-t.rating, t.name, t.number))
     return tuple(replace(t, number=i) for i, t in enumerate(ordered, start=1))
+
+
+def new_event(
+    players: Sequence[Player],
+    rosters: Sequence[tuple[str, Sequence[int]]],
+    rounds: int,
+    rules: TeamRules | None = None,
+    *,
+    initial_colour: Colour = Colour.WHITE,
+    by_strength: bool = True,
+) -> TeamEvent:
+    """A team event before round 1: teams named with their players' numbers in board order, numbered by
+    strength (`seeded`) or, with `by_strength=False`, in the order given (the competition rules' order)."""
+    rules = rules or TeamRules()
+    teams = [Team(i, name, tuple(members)) for i, (name, members) in enumerate(rosters, start=1)]
+    tournament = Tournament(tuple(players), rounds, initial_colour=initial_colour)
+    known = tournament.by_number
+    unknown = sorted(pid for t in teams for pid in t.players if pid not in known)
+    if unknown:
+        raise TeamError(f"player {unknown[0]} is in a team but not a player of the event")
+    if by_strength:
+        ordered = seeded(teams, known, rules.boards)
+    else:
+        ordered = tuple(
+            replace(t, rating=team_strength((known[p].rating for p in t.players), rules.boards)) for t in teams
+        )
+    return TeamEvent(tournament, ordered, rules)
 
 
 _RESULT_CODES: dict[str, tuple[Outcome, bool, bool]] = {

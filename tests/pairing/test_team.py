@@ -250,6 +250,16 @@ def test_strength_is_the_average_of_the_top_boards_and_seeding_numbers_by_it() -
     assert [(t.number, t.name, t.rating) for t in seeded] == [(1, "B", 1950), (2, "C", 1700), (3, "A", 1450)]
 
 
+def test_a_new_event_numbers_the_teams_by_strength_and_pairs_round_one() -> None:
+    players = [Player(n, f"P{n}", 1500 + 37 * n % 400) for n in range(1, 13)]
+    rosters = [("Rooks", [1, 2, 3]), ("Knights", [4, 5, 6]), ("Bishops", [7, 8, 9]), ("Pawns", [10, 11, 12])]
+    event = team.new_event(players, rosters, 5, TeamRules(boards=3))
+    assert [t.rating for t in event.teams] == sorted((t.rating for t in event.teams), reverse=True)
+    assert team.pair_event(event).lines() == ["2", "1 3", "4 2"]
+    kept = team.new_event(players, rosters, 5, TeamRules(boards=3), by_strength=False)
+    assert [t.name for t in kept.teams] == ["Rooks", "Knights", "Bishops", "Pawns"]
+
+
 # --- bad team data ---------------------------------------------------------------------------------------------
 
 
