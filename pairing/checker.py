@@ -74,11 +74,6 @@ def _double_pab_eligible(views: RoundViews, number: int) -> bool:
     return double.entrant(views, number, double.match_of(views.round)).pab_eligible
 
 
-def _team_pab_eligible(views: RoundViews, number: int) -> bool:
-    blocking = (RecordKind.PAB, RecordKind.FULL_BYE, RecordKind.FORFEIT_WIN)
-    return not any(r.kind in blocking for r in views.history(number))
-
-
 def _match_problem(views: RoundViews, board: Board) -> str | None:
     """Double-Swiss: a second game that is not its first game reversed, or a match against an opponent already
     met in a match that was not forfeited."""
@@ -121,10 +116,8 @@ RULES = {
     "dubov": Rules(False, _dutch_pab_eligible, "already scored a win without playing"),
     # Lichess's Fast Swiss: the fork's Burstein PAB rule; colours are only preferences (its passes 4-5).
     "fast": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit", colour_limits=False),
-    # Swiss Team (C.04.6 [C2]): no PAB after a PAB, a forfeit win or a full-point bye; no colour limits (Preface).
-    "team": Rules(
-        False, _team_pab_eligible, "already had a PAB, a full-point bye or a forfeit win", colour_limits=False
-    ),
+    # C.04.6 [C2] on the teams as players (match points): no colour limits at all (Preface).
+    "team": Rules(False, _dutch_pab_eligible, "already won a match without playing", colour_limits=False),
     # Double-Swiss (C.04.5 [C2]): no PAB after a PAB, a full-point bye or a match won by forfeit; no colour rule.
     "double": Rules(
         False,
@@ -434,6 +427,8 @@ def check_tournament(
     Forfeited boards are compared as pairs, without colours, as the reference checker does.
     `system=None` checks the (Dutch) absolute criteria only; `engine` replaces the system's engine.
     """
+    if system == "team":
+        raise ValueError("a team event is checked team by team: pairing.team_check.check_tournament")
     rules = rules_of(system)
     pair = engine if engine is not None else (_engine(system) if system is not None else None)
     found: list[Discrepancy] = []

@@ -142,7 +142,7 @@ def second_game(tournament: Tournament, game_round: int) -> Pairing:
 
 
 class MatchRound:
-    """One match's pairing (Art. 3) and colours (Art. 4); `pairing.team` reuses the procedure for teams."""
+    """One match's pairing (Art. 3) and colours (Art. 4), over any `Competitor` (Swiss Team's procedure)."""
 
     def __init__(self, tournament: Tournament, game_round: int) -> None:
         self.tournament = tournament

@@ -13,3 +13,7 @@ class NoValidPairing(PairingError):
 
 class BudgetExhausted(PairingError):
     """The engine gave up before deciding (a limit on work was reached); not a proof of impossibility."""
+
+
+class TeamError(ValueError):
+    """A team event that is not well formed (a short roster, a player in two teams, an unknown player)."""

@@ -322,7 +322,8 @@ def parse(text: str, *, require_rounds: bool = True) -> Tournament:
     if not b.players:
         raise TrfError(None, "the file has no player records (001)")
     _apply_byes(b)
-    _check_symmetry(b)
+    # In a team event (records 310 or TRF16's 013) every board player of the team with the PAB shows a U.
+    _check_symmetry(b, one_pab=not any(line[:3] in ("310", "013") for line in b.header))
     present = max(len(p.rounds) for p in b.players.values())
     if b.total_rounds is None:
         if require_rounds:
@@ -368,12 +369,12 @@ def _apply_byes(b: _Builder) -> None:
         b.players[pid] = replace(player, rounds=tuple(rounds))
 
 
-def _check_symmetry(b: _Builder) -> None:
+def _check_symmetry(b: _Builder, one_pab: bool = True) -> None:
     pab_rounds: dict[int, int] = {}
     for pid, player in b.players.items():
         lineno = b.player_lines[pid]
         for r, rec in enumerate(player.rounds, start=1):
-            if rec.kind is RecordKind.PAB:
+            if rec.kind is RecordKind.PAB and one_pab:
                 if r in pab_rounds:
                     raise TrfError(lineno, f"round {r}: two pairing-allocated byes ({pab_rounds[r]} and {pid})")
                 pab_rounds[r] = pid

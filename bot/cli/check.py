@@ -6,8 +6,9 @@ import argparse
 import sys
 
 from bot.cli import COMMANDS
-from bot.cli.trf_files import TrfFileError, parse_trf, read_text
-from pairing import checker, systems
+from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, parse_trf, read_text
+from pairing import checker, systems, team_check
+from pairing.errors import TeamError
 
 EXIT_OK = 0
 EXIT_DISCREPANCIES = 1
@@ -51,7 +52,13 @@ def run(args: argparse.Namespace) -> int:
         )
     system = None if args.system == "none" else str(args.system)
     try:
-        found = checker.check_tournament(tournament, system)
+        if system == "team":
+            found = team_check.check_tournament(tournament)
+        else:
+            found = checker.check_tournament(tournament, system)
+    except TeamError as error:
+        print(f"{path}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except ImportError as error:
         print(f"the {system} engine is not available: {error}", file=sys.stderr)
         return EXIT_ENGINE_MISSING

@@ -8,7 +8,7 @@ from functools import partial
 
 from bot.cli import COMMANDS
 from bot.cli.trf_files import EXIT_BAD_INPUT
-from pairing import acceleration, generator, systems, trf
+from pairing import acceleration, generator, systems, team, team_check, trf
 from pairing.model import Pairing, Tournament
 
 EXIT_WRITTEN = 0
@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     choices = [*systems.SYSTEMS, systems.AUTO]
     parser.add_argument("--system", default="dutch", choices=choices, help="pairing system (default dutch)")
-    parser.add_argument("--players", type=int, required=True, help="number of players")
+    parser.add_argument("--players", type=int, required=True, help="number of players (teams with --system team)")
+    parser.add_argument("--boards", type=int, default=4, help="boards per team with --system team (default 4)")
     parser.add_argument("--rounds", type=int, required=True, help="number of rounds (of matches for double)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--points", default="1/0.5/0", help="points for a win, a draw and a loss (default 1/0.5/0)")
@@ -51,6 +52,8 @@ def _pair_with(choice: str, tournament: Tournament) -> Pairing:
 def run(args: argparse.Namespace) -> int:
     """Generate the event and write it; return the exit code."""
     try:
+        if args.system == "team":
+            return _write(args, _team_event(args))
         scoring = generator.parse_scoring(args.points, args.pab)
         matches = args.system in systems.TWO_GAME_MATCHES  # --rounds counts matches, two game columns each
         columns = 2 * args.rounds if matches else args.rounds
@@ -64,10 +67,30 @@ def run(args: argparse.Namespace) -> int:
             acceleration_method=args.acceleration or "baku",
             two_game_matches=matches,
         )
+    except (ValueError, trf.TrfError) as error:
+        print(f"swissbot generate: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return _write(args, tournament)
+
+
+def _team_event(args: argparse.Namespace) -> Tournament:
+    """A random team event (`--players` teams of `--boards` boards), as the players' tournament with team records."""
+    if args.points != "1/0.5/0" or args.pab is not None or args.baku:
+        raise ValueError(
+            "--system team plays boards 1/0.5/0 with a drawn match as the PAB; --points, --pab and --baku do not apply"
+        )
+    event = team_check.generate_event(args.seed, args.players, args.rounds, rules=team.TeamRules(boards=args.boards))
+    return team.to_tournament(event)
+
+
+def _write(args: argparse.Namespace, tournament: Tournament) -> int:
+    """Write the generated event; the exit code."""
+    try:
         data = trf.dump_bytes(tournament, args.encoding)
     except (ValueError, trf.TrfError) as error:
         print(f"swissbot generate: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    columns = args.rounds * (2 if args.system in systems.TWO_GAME_MATCHES else 1)
     if tournament.rounds_completed < columns:
         print(
             f"swissbot generate: stopped after {tournament.rounds_completed} of {columns} rounds "

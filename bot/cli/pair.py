@@ -8,7 +8,7 @@ import sys
 from bot.cli import COMMANDS
 from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, read_trf
 from pairing import systems
-from pairing.errors import NoValidPairing, PairingError
+from pairing.errors import NoValidPairing, PairingError, TeamError
 
 EXIT_PAIRED = 0
 EXIT_NO_PAIRING = 1
@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "pair",
         help=COMMANDS["pair"],
         description="Pair the next round of a TRF file and print it: the number of pairs, then "
-        "'white black' lines of starting numbers, the pairing-allocated bye as 'id 0'. "
+        "'white black' lines of starting numbers, the pairing-allocated bye as 'id 0' (with --system team: team "
+        "numbers, White being the first board's colour). "
         "Exit codes: 0 paired, 1 no valid pairing exists, 2 the engine gave up, 3 bad input, 5 file cannot be read.",
     )
     parser.add_argument(
@@ -58,5 +59,8 @@ def run(args: argparse.Namespace) -> int:
     except PairingError as exc:
         print(f"swissbot pair: the engine gave up (not a proof that no pairing exists): {exc}", file=sys.stderr)
         return EXIT_GAVE_UP
+    except TeamError as exc:
+        print(f"swissbot pair: {args.file}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     sys.stdout.write("\n".join(pairing.lines()) + "\n")
     return EXIT_PAIRED
