@@ -18,8 +18,8 @@ Engine = Callable[[Tournament, int | None], Pairing]
 
 SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast", "double", "team")
 # Systems that pair through swissbot pair|check|generate but not an event yet: Double-Swiss's two-game matches
-# (a TRF with two round columns a match) and Team Swiss's teams (a TRF of the board players with team records).
-NOT_FOR_EVENTS: tuple[str, ...] = ("double", "team")
+# (a TRF with two round columns a match). Team Swiss events pair through bot.director.teams, not `pair` below.
+NOT_FOR_EVENTS: tuple[str, ...] = ("double",)
 # Systems whose pairings are two-game matches: a match is two game rounds, the second the first reversed.
 TWO_GAME_MATCHES: tuple[str, ...] = ("double",)
 AUTO = "auto"

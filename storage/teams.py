@@ -215,7 +215,7 @@ def team_rules(history: History) -> team.TeamRules:
 
 def team_event(history: History, teams: Sequence[TeamRow], tournament: Tournament) -> team.TeamEvent:
     """The team event over a players' tournament built from `history` (rosters as starting numbers, in board
-    order; players not numbered yet are left out)."""
+    order; players not numbered are left out, and so is a team left with fewer of them than the boards)."""
     numbers = {e.player.id: n for n, e in history.numbered.items()}
     rules = team_rules(history)
     ratings = {e.player.id: e.rating for e in history.numbered.values()}
@@ -228,7 +228,8 @@ def team_event(history: History, teams: Sequence[TeamRow], tournament: Tournamen
         )
         for t in teams
     )
-    return team.TeamEvent(tournament, built, rules)
+    # A team whose players left before the start (no starting number) is short for good: it is no team of play.
+    return team.TeamEvent(tournament, tuple(t for t in built if len(t.players) >= rules.boards), rules)
 
 
 def seeded_order(history: History, teams: Sequence[TeamRow]) -> list[int]:

@@ -31,6 +31,7 @@ __all__ = [
     "RoundView",
     "ShownBye",
     "StandingRow",
+    "TeamGame",
     "shown_bye",
 ]
 
@@ -131,14 +132,25 @@ class RoundView:
 
 
 @dataclass(frozen=True)
+class TeamGame:
+    """A member's match in a team event: their team, the opposing team, the match and their board in it."""
+
+    team: str
+    opponent_team: str
+    match: int
+    board: int
+
+
+@dataclass(frozen=True)
 class MyGame:
-    """A player's board in the current round."""
+    """A player's board in the current round (`team`: their match, in a team event)."""
 
     event: Event
     round_number: int
     board: BoardView
     colour: str
     opponent: PlayerRef
+    team: TeamGame | None = None
 
 
 @dataclass(frozen=True)

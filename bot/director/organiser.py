@@ -427,8 +427,7 @@ def _validate(settings: EventSettings) -> None:
         problems.append(f"unknown pairing system {settings.system!r} ({', '.join((*systems.SYSTEMS, systems.AUTO))})")
     elif settings.system in systems.NOT_FOR_EVENTS:
         problems.append(
-            f"{settings.system} pairs two-game matches or teams, which events cannot play yet (swissbot pair and "
-            "check can)"
+            f"{settings.system} pairs two-game matches, which events cannot play yet (swissbot pair and check can)"
         )
     for code in settings.tiebreaks:
         try:

@@ -6,6 +6,7 @@ import asyncio
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.director import teams
 from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
 from bot.director.endings import finish_event
@@ -84,6 +85,8 @@ async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
             await storage_entries.start_event(ctx.db, event_id, at=now, actor=SYSTEM_ACTOR.name)
         except storage_errors.WrongStatus as exc:
             raise InvalidState(str(exc)) from None
+    if teams.is_team_event(event):  # Team Swiss: matches of teams laid out as board games (bot.director.teams)
+        return await teams.pair_team_round(ctx, event_id, round_number)
     tournament = await load_tournament(ctx.db, event_id)
     if len(tournament.views(round_number).to_pair()) < 2:
         await finish_event(ctx, event_id, "not enough players left")

@@ -1,0 +1,385 @@
+"""Team Swiss events (FIDE C.04.6): forming teams, pairing a team round onto board games, team standings.
+
+A team round is paired by `pairing.team.pair_event` on the stored history and rosters; each match becomes
+`team_boards` board games (board k: each team's k-th available roster player, withdrawn players and requested
+byes skipped, so reserves step in), with the colours `pairing.team.boards` gives, stored as the round's boards
+so that the games, results and polling of any round serve it unchanged. Match points come from the board
+results (`pairing.team` derives every team record from its players' records).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from bot.director.context import Context
+from bot.director.endings import finish_event
+from bot.director.lookups import get_event, sentence
+from bot.director.models import SYSTEM_ACTOR, Actor, MyGame, PlayerRef, TeamGame
+from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
+from pairing import team
+from pairing.errors import NoValidPairing, PairingError, TeamError
+from pairing.model import Pairing, RecordKind, RoundRecord
+from pairing.team_standings import DEFAULT_TEAM_TIEBREAKS, team_standings
+from storage import entries as storage_entries
+from storage import errors as storage_errors
+from storage import events as storage_events
+from storage import players as storage_players
+from storage import teams as storage_teams
+from storage.history import History, build_tournament, get_history, results_tournament
+from storage.records import Entry, EntryStatus, Event
+from storage.teams import TEAM_SYSTEM, TeamRow
+
+MENTION = re.compile(r"<@!?(\d+)>")
+
+
+@dataclass(frozen=True)
+class TeamView:
+    """A team as commands show it: pairing number, name, roster in board order (reserves after the boards)."""
+
+    number: int
+    name: str
+    players: tuple[PlayerRef, ...]
+    boards: int
+    role_id: int | None = None
+
+
+@dataclass(frozen=True)
+class TeamPlayerLine:
+    """A team player's event: each round's board and result (`3:1`, `1:½`, `-` when not on a board), points."""
+
+    player: PlayerRef
+    cells: tuple[str, ...]
+    points: Fraction
+
+
+@dataclass(frozen=True)
+class TeamStandingView:
+    """One line of the team standings, with the team's players' board results."""
+
+    rank: int
+    number: int
+    name: str
+    match_points: Fraction
+    game_points: Fraction
+    tiebreaks: dict[str, Fraction]
+    players: tuple[TeamPlayerLine, ...]
+
+
+def is_team_event(event: Event) -> bool:
+    """The event is paired by the Swiss Team system."""
+    return event.settings.system == TEAM_SYSTEM
+
+
+def _organiser(actor: Actor) -> None:
+    if not actor.is_organiser:
+        raise NotOrganiser()
+
+
+def _refused(exc: storage_errors.StorageError) -> InvalidSetting:
+    return InvalidSetting(sentence(str(exc)))
+
+
+async def _resolve(ctx: Context, event: Event, who: str, entries: Sequence[Entry]) -> int:
+    """A member named by mention, Discord id or Lichess name, as the player id of their entry."""
+    text = who.strip()
+    mention = MENTION.fullmatch(text)
+    key = (mention.group(1) if mention else text.lstrip("@")).lower()
+    for entry in entries:
+        if key in (str(entry.discord_id), entry.name.lower(), entry.lichess_id or ""):
+            if entry.status is not EntryStatus.ACTIVE:
+                raise NotEntered(f"{entry.name} is {entry.status.value} in {event.name}.")
+            return entry.player_id
+    player = None
+    if key.isdigit():
+        player = await storage_players.player_by_discord(ctx.db, int(key))
+    else:
+        player = await storage_players.player_by_lichess(ctx.db, key)
+    if player is None or player.lichess_id is None:
+        raise NotLinked(f"{who} has not linked a Lichess account (/link), so cannot be in a team.")
+    raise NotEntered(f"{player.lichess_name or who} has not joined {event.name} (/join).")
+
+
+async def _team_event_for_change(ctx: Context, actor: Actor, event_id: int) -> Event:
+    _organiser(actor)
+    event = await get_event(ctx.db, event_id)
+    if not is_team_event(event):
+        raise InvalidState(f"{event.name} is not a team event (its system is {event.settings.system}).")
+    return event
+
+
+async def add_team(
+    ctx: Context, actor: Actor, event_id: int, name: str, members: Sequence[str], role_id: int | None = None
+) -> TeamView:
+    """Form a team from members named in board order (mentions, Discord ids or Lichess names)."""
+    event = await _team_event_for_change(ctx, actor, event_id)
+    entries = await storage_entries.list_entries(ctx.db, event_id)
+    players = [await _resolve(ctx, event, who, entries) for who in members if who.strip()]
+    try:
+        row = await storage_teams.add_team(
+            ctx.db, event_id, name, players, at=ctx.clock.now(), actor=actor.audit_name, role_id=role_id
+        )
+    except (storage_errors.TeamRefused, storage_errors.NotFound) as exc:
+        raise _refused(exc) from None
+    ctx.changed()
+    return _view(event, row, {e.player_id: e for e in entries})
+
+
+async def add_team_from_role(
+    ctx: Context, actor: Actor, event_id: int, name: str, role_id: int, member_ids: Sequence[int]
+) -> TeamView:
+    """Form a team from a Discord role's members (the caller resolves the role): those who joined the event,
+    in board order by their rating in it (then name); the role's members who did not join are left out."""
+    event = await _team_event_for_change(ctx, actor, event_id)
+    entries = await storage_entries.list_entries(ctx.db, event_id)
+    wanted = set(member_ids)
+    chosen = sorted(
+        (e for e in entries if e.discord_id in wanted and e.status is EntryStatus.ACTIVE),
+        key=lambda e: (-e.rating, e.name.casefold()),
+    )
+    try:
+        row = await storage_teams.add_team(
+            ctx.db,
+            event_id,
+            name,
+            [e.player_id for e in chosen],
+            at=ctx.clock.now(),
+            actor=actor.audit_name,
+            role_id=role_id,
+        )
+    except (storage_errors.TeamRefused, storage_errors.NotFound) as exc:
+        raise _refused(exc) from None
+    ctx.changed()
+    return _view(event, row, {e.player_id: e for e in entries})
+
+
+async def remove_team(ctx: Context, actor: Actor, event_id: int, name: str) -> TeamView:
+    """Remove a team before the event starts (its players stay entered)."""
+    event = await _team_event_for_change(ctx, actor, event_id)
+    try:
+        row = await storage_teams.remove_team(ctx.db, event_id, name, at=ctx.clock.now(), actor=actor.audit_name)
+    except (storage_errors.TeamRefused, storage_errors.NotFound) as exc:
+        raise _refused(exc) from None
+    ctx.changed()
+    entries = await storage_entries.list_entries(ctx.db, event_id)
+    return _view(event, row, {e.player_id: e for e in entries})
+
+
+async def set_roster(ctx: Context, actor: Actor, event_id: int, name: str, members: Sequence[str]) -> TeamView:
+    """Set a team's roster anew, in board order, before the event starts."""
+    event = await _team_event_for_change(ctx, actor, event_id)
+    entries = await storage_entries.list_entries(ctx.db, event_id)
+    players = [await _resolve(ctx, event, who, entries) for who in members if who.strip()]
+    try:
+        row = await storage_teams.reorder_team(
+            ctx.db, event_id, name, players, at=ctx.clock.now(), actor=actor.audit_name
+        )
+    except (storage_errors.TeamRefused, storage_errors.NotFound) as exc:
+        raise _refused(exc) from None
+    ctx.changed()
+    return _view(event, row, {e.player_id: e for e in entries})
+
+
+async def list_teams(ctx: Context, event_id: int) -> list[TeamView]:
+    """The event's teams by pairing number."""
+    event = await get_event(ctx.db, event_id)
+    async with ctx.db.snapshot():
+        rows = await storage_teams.list_teams(ctx.db, event_id)
+        entries = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
+    return [_view(event, row, entries) for row in rows]
+
+
+def _view(event: Event, row: TeamRow, entries: dict[int, Entry]) -> TeamView:
+    players = tuple(_ref(entries[p]) for p in row.players if p in entries)
+    return TeamView(row.number, row.name, players, event.settings.team_boards, row.role_id)
+
+
+def _ref(entry: Entry) -> PlayerRef:
+    return PlayerRef(entry.number or 0, entry.name, entry.discord_id, entry.rating)
+
+
+# --- pairing a team round ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TeamRound:
+    """A team round laid out: the board games (starting numbers), the byes, the teams that could not play."""
+
+    boards: tuple[tuple[int, int], ...]
+    byes: dict[int, RecordKind]
+    short: tuple[str, ...]
+
+
+def line_ups(event: team.TeamEvent, round_number: int) -> tuple[dict[int, tuple[int, ...]], team.TeamEvent]:
+    """Each team's line-up for a round (its first available roster players, reserves stepping in), and the event
+    with a zero-point bye for the available players of every team that cannot field all its boards."""
+    boards = event.rules.boards
+    tournament = event.tournament
+    fielded: dict[int, tuple[int, ...]] = {}
+    benched: dict[int, RoundRecord] = {}
+    for t in event.teams:
+        free = tuple(
+            p for p in t.players if tournament.player(p).record(round_number).kind is RecordKind.NOT_PAIRED
+        )
+        if len(free) >= boards:
+            fielded[t.number] = free[:boards]
+        else:
+            benched.update((p, RoundRecord(RecordKind.ZERO_BYE)) for p in free)
+    if benched:
+        event = replace(event, tournament=tournament.with_round(round_number, benched))
+    return fielded, event
+
+
+def lay_out(event: team.TeamEvent, round_number: int) -> tuple[TeamRound, Pairing]:
+    """Pair a team round (`pairing.team.pair_event`) and lay its matches out as board games."""
+    fielded, ready = line_ups(event, round_number)
+    short = tuple(t.name for t in event.teams if t.number not in fielded)
+    byes: dict[int, RecordKind] = {
+        p: RecordKind.ZERO_BYE
+        for t in event.teams
+        if t.number not in fielded
+        for p in t.players
+        if ready.tournament.player(p).record(round_number).kind is RecordKind.ZERO_BYE
+        and event.tournament.player(p).record(round_number).kind is RecordKind.NOT_PAIRED
+    }
+    pairing = team.pair_event(ready, round_number)
+    games: list[tuple[int, int]] = []
+    for match in pairing.boards:
+        games.extend(team.boards(fielded[match.white], fielded[match.black], True, ready.rules.pattern))
+    if pairing.bye is not None:
+        byes.update((p, RecordKind.PAB) for p in fielded[pairing.bye])
+    return TeamRound(tuple(games), byes, short), pairing
+
+
+async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> bool:
+    """Pair and store a team round; False if the event ended instead (too few teams, no valid pairing)."""
+    now = ctx.clock.now()
+    event = await get_event(ctx.db, event_id)
+    history = await get_history(ctx.db, event_id)
+    rows = await storage_teams.list_teams(ctx.db, event_id)
+    if round_number == 1:  # pairing numbers by strength, once the ratings are those of the start
+        await storage_teams.number_teams(
+            ctx.db, event_id, storage_teams.seeded_order(history, rows), at=now, actor=SYSTEM_ACTOR.name
+        )
+        rows = await storage_teams.list_teams(ctx.db, event_id)
+    try:
+        event_now = storage_teams.team_event(history, rows, build_tournament(history))
+    except TeamError as exc:
+        await ctx.announcer.notice(event, f"Round {round_number} could not be paired: {sentence(str(exc))}")
+        raise
+    _, ready = line_ups(event_now, round_number)
+    if len(ready.to_pair(round_number)) < 2:
+        await finish_event(ctx, event_id, "not enough teams left")
+        return False
+    try:
+        laid, _ = await asyncio.to_thread(lay_out, event_now, round_number)
+    except NoValidPairing:
+        await finish_event(ctx, event_id, f"no valid pairing exists for round {round_number}")
+        return False
+    except PairingError as exc:
+        await ctx.announcer.notice(event, f"Round {round_number} could not be paired ({exc}); retrying.")
+        raise
+    async with ctx.db.transaction():
+        await storage_teams.store_team_round(
+            ctx.db, event_id, round_number, laid.boards, laid.byes, at=now, actor=SYSTEM_ACTOR.name
+        )
+        await storage_events.set_next_round_at(ctx.db, event_id, None)
+    dropped = tuple(r.name for r in rows if r.number not in event_now.by_number)
+    if laid.short or dropped:
+        names = ", ".join((*dropped, *laid.short))
+        await ctx.announcer.notice(
+            event, f"Round {round_number}: {names} cannot field {event.settings.team_boards} players and sit out."
+        )
+    ctx.changed()
+    return True
+
+
+# --- views ------------------------------------------------------------------------------------------------------
+
+
+async def standings(ctx: Context, event_id: int) -> list[TeamStandingView]:
+    """The team standings: match points, then the team tie-breaks (game points, team SB, Buchholz, direct
+    encounter), each team with its players' board results."""
+    history = await get_history(ctx.db, event_id)
+    rows = await storage_teams.list_teams(ctx.db, event_id)
+    if not rows or not any(e.number is not None for e in history.entries):
+        return []
+    tournament = results_tournament(history)
+    event = storage_teams.team_event(history, rows, tournament)
+    ranked = team_standings(event, DEFAULT_TEAM_TIEBREAKS)
+    rounds = len(history.rounds)
+    by_id = {e.player.id: n for n, e in history.numbered.items()}
+    boards_of = _board_numbers(history)
+    out = []
+    for line in ranked:
+        stored = next(r for r in rows if r.number == line.number)
+        players = []
+        for pid in stored.players:
+            number = by_id.get(pid)
+            if number is None:
+                continue
+            player = tournament.player(number)
+            cells = []
+            for r in range(1, rounds + 1):
+                rec = player.record(r)
+                board = boards_of.get((r, number))
+                points = tournament.scoring.points(rec)
+                if board is not None:
+                    cells.append(f"{board}:{_points(points)}")
+                elif rec.kind is RecordKind.PAB:
+                    cells.append("bye")
+                else:
+                    cells.append("-")
+            total = sum((tournament.scoring.points(player.record(r)) for r in range(1, rounds + 1)), Fraction(0))
+            players.append(TeamPlayerLine(_ref(history.numbered[number]), tuple(cells), total))
+        out.append(
+            TeamStandingView(
+                line.rank,
+                line.number,
+                line.name,
+                Fraction(line.match_points),
+                Fraction(line.game_points),
+                {k: Fraction(v) for k, v in line.tiebreaks.items()},
+                tuple(players),
+            )
+        )
+    return out
+
+
+def _board_numbers(history: History) -> dict[tuple[int, int], int]:
+    """Each board player's board in their match, by (round, starting number)."""
+    boards = history.event.settings.team_boards
+    found: dict[tuple[int, int], int] = {}
+    for summary in history.rounds:
+        for b in summary.boards:
+            within = (b.board_no - 1) % boards + 1
+            found[(summary.round.number, b.white_number)] = within
+            found[(summary.round.number, b.black_number)] = within
+    return found
+
+
+def _points(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    whole = value.numerator // value.denominator
+    return f"{whole or ''}½" if value - whole == Fraction(1, 2) else str(float(value))
+
+
+async def my_team_game(ctx: Context, game: MyGame) -> MyGame:
+    """A member's board with their team, the opposing team and the match (a team event's game)."""
+    if not is_team_event(game.event):
+        return game
+    boards = game.event.settings.team_boards
+    rows = await storage_teams.list_teams(ctx.db, game.event.id)
+    entries = await storage_entries.list_entries(ctx.db, game.event.id)
+    by_number = {e.number: e.player_id for e in entries if e.number is not None}
+    mine = by_number.get(game.board.white.number if game.colour == "white" else game.board.black.number)
+    theirs = by_number.get(game.opponent.number)
+    team_of = {p: r.name for r in rows for p in r.players}
+    match = (game.board.number - 1) // boards + 1
+    within = (game.board.number - 1) % boards + 1
+    found = TeamGame(team_of.get(mine or 0, "?"), team_of.get(theirs or 0, "?"), match, within)
+    return replace(game, team=found)
