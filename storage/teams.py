@@ -232,6 +232,11 @@ def team_event(history: History, teams: Sequence[TeamRow], tournament: Tournamen
     return team.TeamEvent(tournament, tuple(t for t in built if len(t.players) >= rules.boards), rules)
 
 
+def team_tournament(history: History, teams: Sequence[TeamRow], tournament: Tournament) -> Tournament:
+    """The players' tournament with the team records in its header (`pairing.team.to_tournament`), for TRF."""
+    return team.to_tournament(team_event(history, teams, tournament))
+
+
 def seeded_order(history: History, teams: Sequence[TeamRow]) -> list[int]:
     """The teams' ids by strength (the average of their best boards' ratings), then name: pairing order."""
     ratings = {e.player.id: e.rating for e in history.entries}

@@ -42,6 +42,8 @@ from bot.director.models import (
     MyGame,
     RoundView,
     StandingRow,
+    TeamStandingView,
+    TeamView,
 )
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
@@ -210,24 +212,24 @@ class Director:
 
     async def add_team(
         self, actor: Actor, event_id: int, name: str, members: Sequence[str], role_id: int | None = None
-    ) -> teams.TeamView:
+    ) -> TeamView:
         return await teams.add_team(self.ctx, actor, event_id, name, members, role_id)
 
     async def add_team_from_role(
         self, actor: Actor, event_id: int, name: str, role_id: int, member_ids: Sequence[int]
-    ) -> teams.TeamView:
+    ) -> TeamView:
         return await teams.add_team_from_role(self.ctx, actor, event_id, name, role_id, member_ids)
 
-    async def remove_team(self, actor: Actor, event_id: int, name: str) -> teams.TeamView:
+    async def remove_team(self, actor: Actor, event_id: int, name: str) -> TeamView:
         return await teams.remove_team(self.ctx, actor, event_id, name)
 
-    async def set_roster(self, actor: Actor, event_id: int, name: str, members: Sequence[str]) -> teams.TeamView:
+    async def set_roster(self, actor: Actor, event_id: int, name: str, members: Sequence[str]) -> TeamView:
         return await teams.set_roster(self.ctx, actor, event_id, name, members)
 
-    async def list_teams(self, event_id: int) -> list[teams.TeamView]:
+    async def list_teams(self, event_id: int) -> list[TeamView]:
         return await teams.list_teams(self.ctx, event_id)
 
-    async def team_standings(self, event_id: int) -> list[teams.TeamStandingView]:
+    async def team_standings(self, event_id: int) -> list[TeamStandingView]:
         return await teams.standings(self.ctx, event_id)
 
     # -- the round cycle, driven by the scheduler (bot.director.rounds, _polling, _endings, _jobs) -----

@@ -155,9 +155,7 @@ async def request_bye(ctx: Context, actor: Actor, event_id: int, round_number: i
         entry = await _active_entry(ctx, actor, event)
     target = round_number if round_number is not None else event.current_round + 1
     try:
-        await storage_entries.request_bye(
-            ctx.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name
-        )
+        await storage_entries.request_bye(ctx.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name)
     except storage_errors.ByeNotAllowed as exc:
         raise ByeLimitReached(sentence(str(exc))) from None
     ctx.changed()

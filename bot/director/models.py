@@ -32,6 +32,9 @@ __all__ = [
     "ShownBye",
     "StandingRow",
     "TeamGame",
+    "TeamPlayerLine",
+    "TeamStandingView",
+    "TeamView",
     "shown_bye",
 ]
 
@@ -129,6 +132,39 @@ class RoundView:
     def decided(self) -> bool:
         """Every board has a result."""
         return all(b.result is not None for b in self.boards)
+
+
+@dataclass(frozen=True)
+class TeamView:
+    """A team as commands show it: pairing number, name, roster in board order (reserves after the boards)."""
+
+    number: int
+    name: str
+    players: tuple[PlayerRef, ...]
+    boards: int
+    role_id: int | None = None
+
+
+@dataclass(frozen=True)
+class TeamPlayerLine:
+    """A team player's event: each round's board and result (`3:1`, `1:½`, `-` when not on a board), points."""
+
+    player: PlayerRef
+    cells: tuple[str, ...]
+    points: Fraction
+
+
+@dataclass(frozen=True)
+class TeamStandingView:
+    """One line of the team standings, with the team's players' board results."""
+
+    rank: int
+    number: int
+    name: str
+    match_points: Fraction
+    game_points: Fraction
+    tiebreaks: dict[str, Fraction]
+    players: tuple[TeamPlayerLine, ...]
 
 
 @dataclass(frozen=True)

@@ -154,8 +154,10 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
             trouble = trouble or f"board {board.board_no}: its bulk pairing is not confirmed yet"
             continue
         subject = board_subject(round_number, board.board_no)
-        if game is not None and game.status is GameStatus.FAILED and await storage_audit.logged(
-            ctx.db, event_id=event_id, action=REFUSED, subject=subject
+        if (
+            game is not None
+            and game.status is GameStatus.FAILED
+            and await storage_audit.logged(ctx.db, event_id=event_id, action=REFUSED, subject=subject)
         ):
             continue  # held for an organiser since Lichess refused it
         white, black = _lichess_id(people[board.white_id]), _lichess_id(people[board.black_id])

@@ -18,7 +18,16 @@ from fractions import Fraction
 from bot.director.context import Context
 from bot.director.endings import finish_event
 from bot.director.lookups import get_event, sentence
-from bot.director.models import SYSTEM_ACTOR, Actor, MyGame, PlayerRef, TeamGame
+from bot.director.models import (
+    SYSTEM_ACTOR,
+    Actor,
+    MyGame,
+    PlayerRef,
+    TeamGame,
+    TeamPlayerLine,
+    TeamStandingView,
+    TeamView,
+)
 from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
 from pairing import team
 from pairing.errors import NoValidPairing, PairingError, TeamError
@@ -34,39 +43,6 @@ from storage.records import Entry, EntryStatus, Event
 from storage.teams import TEAM_SYSTEM, TeamRow
 
 MENTION = re.compile(r"<@!?(\d+)>")
-
-
-@dataclass(frozen=True)
-class TeamView:
-    """A team as commands show it: pairing number, name, roster in board order (reserves after the boards)."""
-
-    number: int
-    name: str
-    players: tuple[PlayerRef, ...]
-    boards: int
-    role_id: int | None = None
-
-
-@dataclass(frozen=True)
-class TeamPlayerLine:
-    """A team player's event: each round's board and result (`3:1`, `1:½`, `-` when not on a board), points."""
-
-    player: PlayerRef
-    cells: tuple[str, ...]
-    points: Fraction
-
-
-@dataclass(frozen=True)
-class TeamStandingView:
-    """One line of the team standings, with the team's players' board results."""
-
-    rank: int
-    number: int
-    name: str
-    match_points: Fraction
-    game_points: Fraction
-    tiebreaks: dict[str, Fraction]
-    players: tuple[TeamPlayerLine, ...]
 
 
 def is_team_event(event: Event) -> bool:
@@ -221,9 +197,7 @@ def line_ups(event: team.TeamEvent, round_number: int) -> tuple[dict[int, tuple[
     fielded: dict[int, tuple[int, ...]] = {}
     benched: dict[int, RoundRecord] = {}
     for t in event.teams:
-        free = tuple(
-            p for p in t.players if tournament.player(p).record(round_number).kind is RecordKind.NOT_PAIRED
-        )
+        free = tuple(p for p in t.players if tournament.player(p).record(round_number).kind is RecordKind.NOT_PAIRED)
         if len(free) >= boards:
             fielded[t.number] = free[:boards]
         else:

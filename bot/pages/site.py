@@ -208,8 +208,13 @@ class PlayerLink:
 
 def _players(entries: Sequence[Entry]) -> dict[int, PlayerLink]:
     return {
-        e.number: PlayerLink(e.number, e.player.name, e.rating, e.player.lichess_id or e.player.name.lower(),
-                             STATUS_MARKS.get(e.status.value, ""))
+        e.number: PlayerLink(
+            e.number,
+            e.player.name,
+            e.rating,
+            e.player.lichess_id or e.player.name.lower(),
+            STATUS_MARKS.get(e.status.value, ""),
+        )
         for e in entries
         if e.number is not None
     }
@@ -372,7 +377,7 @@ def _cell(cell: CrosstableCell, rank_of: dict[int, int | None]) -> dict[str, str
     if cell.opponent is None:
         return {"text": cell.text, "title": KIND_TEXT.get(cell.kind, "")}
     rank = rank_of.get(cell.opponent)
-    shown = f"{rank if rank is not None else cell.opponent}{cell.text[len(str(cell.opponent)):]}"
+    shown = f"{rank if rank is not None else cell.opponent}{cell.text[len(str(cell.opponent)) :]}"
     title = f"against no. {cell.opponent}"
     if cell.kind is RecordKind.FORFEIT_WIN:
         title += ", won by forfeit"

@@ -197,4 +197,3 @@ class MemberCog(commands.Cog, name="Members"):
         game = await self.bot.director.my_game(actor, event_id, interaction.guild_id)
         text = my_game_text(game) if game else "You have no game right now."
         await interaction.followup.send(text, ephemeral=True)
-

@@ -381,4 +381,3 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         data = await self.bot.director.export(found.id, format)
         file = bytes_file(f"event-{found.id}.{format}", data)
         await interaction.followup.send(f"**{found.name}** as {format.upper()}:", file=file, ephemeral=True)
-
