@@ -12,7 +12,8 @@ to the module that holds the use case, where its docstring is:
 - `polling`: a round in play (read the games back, adjudicate, no-shows and bans);
 - `endings`: the end of a round and of an event, announced once;
 - `jobs`: the jobs the database implies, running one, the reminder;
-- `teams`: Team Swiss events: forming teams, a team round laid out as board games, team standings;
+- `teams`: Team Swiss events: forming teams, a team round laid out as board games, a member's match;
+  `team_views`: the team standings;
 - `views`: the queries; `lookups`: the storage reads they all share.
 
 Nothing here knows Discord, and nothing here runs SQL: every read and write goes through `storage`'s
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.clock import Clock
-from bot.director import endings, jobs, members, oauth, organiser, polling, rounds, teams, views
+from bot.director import endings, jobs, members, oauth, organiser, polling, rounds, team_views, teams, views
 from bot.director.announcer import Announcer
 from bot.director.context import Context
 from bot.director.lookups import get_event
@@ -230,7 +231,7 @@ class Director:
         return await teams.list_teams(self.ctx, event_id)
 
     async def team_standings(self, event_id: int) -> list[TeamStandingView]:
-        return await teams.standings(self.ctx, event_id)
+        return await team_views.standings(self.ctx, event_id)
 
     # -- the round cycle, driven by the scheduler (bot.director.rounds, _polling, _endings, _jobs) -----
 

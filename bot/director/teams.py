@@ -1,4 +1,4 @@
-"""Team Swiss events (FIDE C.04.6): forming teams, pairing a team round onto board games, team standings.
+"""Team Swiss events (FIDE C.04.6): forming teams, pairing a team round onto board games, a member's match.
 
 A team round is paired by `pairing.team.pair_event` on the stored history and rosters; each match becomes
 `team_boards` board games (board k: each team's k-th available roster player, withdrawn players and requested
@@ -13,7 +13,6 @@ import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 from bot.director.context import Context
 from bot.director.endings import finish_event
@@ -24,21 +23,18 @@ from bot.director.models import (
     MyGame,
     PlayerRef,
     TeamGame,
-    TeamPlayerLine,
-    TeamStandingView,
     TeamView,
 )
 from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
 from pairing import team
 from pairing.errors import NoValidPairing, PairingError, TeamError
 from pairing.model import Pairing, RecordKind, RoundRecord
-from pairing.team_standings import DEFAULT_TEAM_TIEBREAKS, team_standings
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import players as storage_players
 from storage import teams as storage_teams
-from storage.history import History, build_tournament, get_history, results_tournament
+from storage.history import build_tournament, get_history
 from storage.records import Entry, EntryStatus, Event
 from storage.teams import TEAM_SYSTEM, TeamRow
 
@@ -271,75 +267,7 @@ async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> boo
     return True
 
 
-# --- views ------------------------------------------------------------------------------------------------------
-
-
-async def standings(ctx: Context, event_id: int) -> list[TeamStandingView]:
-    """The team standings: match points, then the team tie-breaks (game points, team SB, Buchholz, direct
-    encounter), each team with its players' board results."""
-    history = await get_history(ctx.db, event_id)
-    rows = await storage_teams.list_teams(ctx.db, event_id)
-    if not rows or not any(e.number is not None for e in history.entries):
-        return []
-    tournament = results_tournament(history)
-    event = storage_teams.team_event(history, rows, tournament)
-    ranked = team_standings(event, DEFAULT_TEAM_TIEBREAKS)
-    rounds = len(history.rounds)
-    by_id = {e.player.id: n for n, e in history.numbered.items()}
-    boards_of = _board_numbers(history)
-    out = []
-    for line in ranked:
-        stored = next(r for r in rows if r.number == line.number)
-        players = []
-        for pid in stored.players:
-            number = by_id.get(pid)
-            if number is None:
-                continue
-            player = tournament.player(number)
-            cells = []
-            for r in range(1, rounds + 1):
-                rec = player.record(r)
-                board = boards_of.get((r, number))
-                points = tournament.scoring.points(rec)
-                if board is not None:
-                    cells.append(f"{board}:{_points(points)}")
-                elif rec.kind is RecordKind.PAB:
-                    cells.append("bye")
-                else:
-                    cells.append("-")
-            total = sum((tournament.scoring.points(player.record(r)) for r in range(1, rounds + 1)), Fraction(0))
-            players.append(TeamPlayerLine(_ref(history.numbered[number]), tuple(cells), total))
-        out.append(
-            TeamStandingView(
-                line.rank,
-                line.number,
-                line.name,
-                Fraction(line.match_points),
-                Fraction(line.game_points),
-                {k: Fraction(v) for k, v in line.tiebreaks.items()},
-                tuple(players),
-            )
-        )
-    return out
-
-
-def _board_numbers(history: History) -> dict[tuple[int, int], int]:
-    """Each board player's board in their match, by (round, starting number)."""
-    boards = history.event.settings.team_boards
-    found: dict[tuple[int, int], int] = {}
-    for summary in history.rounds:
-        for b in summary.boards:
-            within = (b.board_no - 1) % boards + 1
-            found[(summary.round.number, b.white_number)] = within
-            found[(summary.round.number, b.black_number)] = within
-    return found
-
-
-def _points(value: Fraction) -> str:
-    if value.denominator == 1:
-        return str(value.numerator)
-    whole = value.numerator // value.denominator
-    return f"{whole or ''}½" if value - whole == Fraction(1, 2) else str(float(value))
+# --- a member's match -------------------------------------------------------------------------------------------
 
 
 async def my_team_game(ctx: Context, game: MyGame) -> MyGame:
