@@ -10,9 +10,13 @@ from contextlib import asynccontextmanager
 from fractions import Fraction
 from pathlib import Path
 
+from aiohttp.test_utils import TestClient, TestServer
+
 from bot.cli import main as swissbot
+from bot.config import ClubConfig
+from bot.pages.site import make_pages_app
 from bot.scenario.format import load
-from bot.scenario.runner import ScenarioRun
+from bot.scenario.runner import CHANNEL, GUILD, ScenarioRun
 from pairing.model import RecordKind
 from sandbox.lichess.server import run_sandbox
 from storage.entries import list_entries
@@ -117,3 +121,16 @@ async def test_boards_follow_rosters_and_colours_and_match_points_follow_the_boa
     assert all(lineups[r].get("Pawns", ["hank", "ivan"]) == ["hank", "ivan"] for r in (2, 3))
     assert {row.name: row.match_points for row in standings} == match_points
     assert [row.match_points for row in standings] == sorted((row.match_points for row in standings), reverse=True)
+
+
+async def test_the_event_page_shows_the_team_standings(tmp_path: Path) -> None:
+    async with finished_event(tmp_path) as run:
+        app = make_pages_app(run.director, (ClubConfig(GUILD, "TD", CHANNEL, name="Club", public=True),))
+        async with TestClient(TestServer(app)) as client:
+            reply = await client.get(f"/events/{run.events[-1]}")
+            page = await reply.text()
+    assert reply.status == 200
+    table = page[page.index('<table id="team-standings">') : page.index('<table id="standings">')]
+    names = ["Pawns", "Knights", "Bishops", "Rooks", "Queens"]
+    assert [table.index(f">{name}</th>") for name in names] == sorted(table.index(f">{n}</th>") for n in names)
+    assert "<td>4</td><td>4</td>" in table and "gina 0, hank 3, ivan 1" in table
