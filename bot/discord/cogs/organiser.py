@@ -56,7 +56,7 @@ SETTING_HELP = {
     "min_games": "Rated games at the event's speed a player needs on Lichess to join",
     "late_join_bye": "A player who joins after round 1 gets a half-point bye for one missed round",
     "lichess_sb": "Compute SB as Lichess does (unplayed rounds count against a virtual opponent)",
-    "boards": "Team events: boards a match (players beyond them in a team are reserves)",
+    "boards": "Team events: boards per match",
 }
 RENAMES = {
     "fixed_times": "fixed-times",
@@ -388,13 +388,13 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
 
     # -- /swiss team: Team Swiss events ------------------------------------------------------------------------
 
-    team = app_commands.Group(name="team", description="The teams of a team event (system team)")
+    team = app_commands.Group(name="team", description="Teams of a team event")
 
-    @team.command(name="add", description="Form a team: members in board order (mentions), or a role's members")
+    @team.command(name="add", description="Form a team from members in board order, or a role")
     @app_commands.describe(
         name="The team's name",
-        members="Members in board order, e.g. @ann @ben @cat (those beyond the event's boards are reserves)",
-        role="Or a Discord role: its members who joined, by rating",
+        members="Members in board order (@ann @ben ...); those beyond the boards are reserves",
+        role="Or a role (its joined members, by rating)",
         event=EVENT_HELP,
     )
     @app_commands.autocomplete(event=organiser_event_autocomplete)
@@ -419,7 +419,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             view = await director.add_team(actor, found.id, name, members.replace(",", " ").split())
         await self._done(interaction, f"Team added to **{found.name}**: {_team_text(view)}")
 
-    @team.command(name="remove", description="Remove a team before the event starts (its players stay entered)")
+    @team.command(name="remove", description="Remove a team (before the start)")
     @app_commands.describe(name="The team's name", event=EVENT_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def team_remove(self, interaction: Interaction, name: str, event: str | None = None) -> None:
@@ -430,7 +430,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             interaction, f"Team {discord.utils.escape_markdown(gone.name)} is removed from **{found.name}**."
         )
 
-    @team.command(name="roster", description="Set a team's players anew, in board order (before the start)")
+    @team.command(name="roster", description="Set a team's players in board order (before the start)")
     @app_commands.describe(name="The team's name", members="Members in board order (mentions)", event=EVENT_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def team_roster(self, interaction: Interaction, name: str, members: str, event: str | None = None) -> None:
@@ -439,7 +439,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         view = await self.bot.director.set_roster(actor, found.id, name, members.replace(",", " ").split())
         await self._done(interaction, f"Roster of **{found.name}**: {_team_text(view)}")
 
-    @team.command(name="list", description="The teams of an event with their boards and reserves")
+    @team.command(name="list", description="List an event's teams")
     @app_commands.describe(event=EVENT_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def team_list(self, interaction: Interaction, event: str | None = None) -> None:
