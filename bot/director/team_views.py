@@ -7,7 +7,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from bot.director.context import Context
-from bot.director.models import PlayerRef, TeamPlayerLine, TeamStandingView
+from bot.director.models import BoardView, PlayerRef, TeamPlayerLine, TeamStandingView
 from pairing.model import RecordKind
 from pairing.team_standings import DEFAULT_TEAM_TIEBREAKS, team_standings
 from storage import teams as storage_teams
@@ -104,3 +104,21 @@ async def announce(ctx: Context, event: Event, after_round: int, *, final: bool)
     rows = await standings(ctx, event.id, after_round)
     if rows:
         await ctx.announcer.bulletin(event, summary_text(rows, after_round, final=final))
+
+
+async def label_matches(
+    ctx: Context, event: Event, boards: list[BoardView], people: dict[int, Entry]
+) -> list[BoardView]:
+    """A team event's boards with their match as the detail ("Knights v Bishops, board 2"); others unchanged."""
+    if event.settings.system != TEAM_SYSTEM:
+        return boards
+    per_match = event.settings.team_boards
+    named = {p: t.name for t in await storage_teams.list_teams(ctx.db, event.id) for p in t.players}
+    team_of = {e.number: named.get(e.player_id, "?") for e in people.values() if e.number is not None}
+    out = []
+    for board in boards:
+        first = (board.number - 1) // per_match * per_match + 1  # board 1 of the match: its first team is White
+        head = next((b for b in boards if b.number == first), board)
+        match = f"{team_of.get(head.white.number, '?')} v {team_of.get(head.black.number, '?')}"
+        out.append(replace(board, detail=f"{match}, board {board.number - first + 1}"))
+    return out
