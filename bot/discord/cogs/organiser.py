@@ -14,7 +14,7 @@ from bot.discord.autocomplete import NOT_OVER
 from bot.discord.context import BotContext
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.discord.replies import bytes_file
-from bot.errors import InvalidSetting
+from bot.errors import InvalidSetting, SwissbotError
 from bot.rendering.teams import team_line
 from storage.records import Event, EventStatus
 
@@ -85,6 +85,18 @@ async def any_event_autocomplete(interaction: Interaction, current: str) -> list
     """Every event of this server, finished ones included (for exports)."""
     bot: BotContext = interaction.client
     return await bot.events.choices(interaction.guild_id, current, frozenset(EventStatus))
+
+
+async def team_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """The teams of the event chosen so far (or the one in progress) whose name contains what was typed."""
+    bot: BotContext = interaction.client
+    try:
+        found = await bot.events.resolve(interaction.guild_id, getattr(interaction.namespace, "event", None), NOT_OVER)
+        teams = await bot.director.list_teams(found.id)
+    except SwissbotError:
+        return []
+    typed = current.strip().casefold()
+    return [app_commands.Choice(name=t.name, value=t.name) for t in teams if typed in t.name.casefold()][:25]
 
 
 @app_commands.guild_only()
@@ -421,7 +433,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
 
     @team.command(name="remove", description="Remove a team (before the start)")
     @app_commands.describe(name="The team's name", event=EVENT_HELP)
-    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    @app_commands.autocomplete(event=organiser_event_autocomplete, name=team_autocomplete)
     async def team_remove(self, interaction: Interaction, name: str, event: str | None = None) -> None:
         """Remove a team."""
         actor, found = await self._begin(interaction, event)
@@ -432,7 +444,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
 
     @team.command(name="roster", description="Set a team's players in board order (before the start)")
     @app_commands.describe(name="The team's name", members="Members in board order (mentions)", event=EVENT_HELP)
-    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    @app_commands.autocomplete(event=organiser_event_autocomplete, name=team_autocomplete)
     async def team_roster(self, interaction: Interaction, name: str, members: str, event: str | None = None) -> None:
         """Reorder or change a team's roster."""
         actor, found = await self._begin(interaction, event)

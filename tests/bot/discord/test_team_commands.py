@@ -10,7 +10,19 @@ import pytest
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from tests.bot.discord.test_real_bot import ALICE, BOB, CAROL, HELPER_ROLE, OLGA, Club, link, running_club, text_of
+from tests.bot.discord.test_real_bot import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    HELPER_ROLE,
+    OLGA,
+    Club,
+    link,
+    running_club,
+    text_of,
+)
 
 
 @pytest.fixture
@@ -61,3 +73,16 @@ async def test_a_bad_roster_is_refused_in_one_sentence_and_a_good_one_forms_the_
     assert _one_sentence(by_role) == "A team needs at least 2 players (the event's boards), got 1."
     listed = await club.command(OLGA, "swiss team list")
     assert text_of(listed).strip() == "1. Knights: bob, alice"
+
+
+async def test_team_names_autocomplete_in_remove(team_club: Club) -> None:
+    club = team_club
+    await club.command(OLGA, "swiss team add", name="Knights", members=f"<@{ALICE}> <@{BOB}>")
+    body = {"guild_id": str(GUILD), "channel_id": str(CHANNEL), "user_id": str(OLGA), "command": "swiss team remove"}
+    answer = await club.control("/sandbox/autocomplete", {**body, "options": {"name": "kni"}, "focused": "name"})
+    assert [c["value"] for c in answer["choices"]] == ["Knights"]
+    nothing = await club.control("/sandbox/autocomplete", {**body, "options": {"name": "zz"}, "focused": "name"})
+    assert nothing["choices"] == []
+    removed = await club.command(OLGA, "swiss team remove", name="Knights")
+    assert "Team Knights is removed from **Club Teams**" in text_of(removed)
+    assert await club.bot.director.list_teams(1) == []
