@@ -111,6 +111,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "standings": (list,),
         "trf_contains": (str,),
         "trf_lacks": (str,),
+        "trf_checks": (str,),
     },
 }
 EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {

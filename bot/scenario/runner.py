@@ -8,7 +8,9 @@ the clock to a step's time fires every planned job on the way, in order.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import sys
 import tempfile
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
@@ -512,7 +514,25 @@ class ScenarioRun:
                 raise self.failed(step, f"the TRF to contain {v['trf_contains']!r}", "it does not")
             if "trf_lacks" in v and v["trf_lacks"] in trf:
                 raise self.failed(step, f"the TRF to lack {v['trf_lacks']!r}", "it has it")
+        if "trf_checks" in v:
+            verdict = await _swissbot_check((await d.export(event.id, "trf")).decode(), str(v["trf_checks"]))
+            if verdict is not None:
+                raise self.failed(step, f"swissbot check --system {v['trf_checks']} to accept the TRF", verdict)
         self.say(f"{step.where}: expectations hold")
+
+
+async def _swissbot_check(trf: str, system: str) -> str | None:
+    """Run `swissbot check --system SYSTEM` (the real command, as a process) on an exported TRF: None when it
+    accepts it, else what it printed."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "export.trf"
+        path.write_text(trf, encoding="utf-8")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", "check", "--system", system, str(path),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+        out, _ = await process.communicate()
+    return None if process.returncode == 0 else f"exit {process.returncode}: {out.decode().strip()}"
 
 
 def _fill_disk(conn: Any) -> None:
