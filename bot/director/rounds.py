@@ -284,7 +284,7 @@ async def _announce_round(ctx: Context, event: Event, round_number: int) -> None
                 what = f"your game against {other.name} could not be created on Lichess; an organiser decides it"
             else:
                 what = f"you play {other.name} with {colour}: {board_view.url}"
-            await ctx.announcer.dm(me.discord_id, f"{event.name} round {round_number}: {what}")
+            await ctx.announcer.dm(me.discord_id, f"{event.name} {event.round_name(round_number)}: {what}")
     await storage_rounds.mark_pairings_announced(ctx.db, event.id, round_number, at=ctx.clock.now())
 
 
