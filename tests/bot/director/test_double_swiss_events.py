@@ -5,6 +5,7 @@ sentence. The whole evening against the local Lichess is `tests/scenarios/double
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ from tests.bot.director.director_world import World
     ],
 )
 async def test_bad_double_swiss_settings_are_one_sentence(
-    quiet_world: World, settings: dict[str, object], message: str
+    quiet_world: World, settings: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(InvalidSetting, match=message):
         await quiet_world.event(system="double", **settings)
