@@ -248,6 +248,13 @@ class Event:
             return f"round {number}"
         return f"round {number} (match {(number + 1) // 2}, game {2 - number % 2})"
 
+    def bye_name(self, number: int) -> str:
+        """What a bye asked for `number` covers: "round 3", or with two-game matches "match 2 (rounds 3 and 4)"."""
+        if self.settings.system not in TWO_GAME_MATCHES:
+            return f"round {number}"
+        match = (number + 1) // 2
+        return f"match {match} (rounds {2 * match - 1} and {2 * match})"
+
 
 @dataclass(frozen=True)
 class PlayerRow:

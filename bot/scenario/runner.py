@@ -299,7 +299,8 @@ class ScenarioRun:
             await d.unban(actor, GUILD, str(options["player"]))
             return f"{options['player']} may join events again."
         event_id = await self.event_id(options)
-        name = (await d.event(event_id)).name
+        this = await d.event(event_id)
+        name = this.name
         if do == "edit":
             event = await d.event(event_id)
             changes = settings_changes(**_setting_options(options))
@@ -363,16 +364,16 @@ class ScenarioRun:
         if do == "join":
             entry = await d.join(actor, event_id)
             text = f"You are in {name} as {entry.name} ({entry.rating})."
-            return text + (f" You join from round {entry.joined_round}." if entry.joined_round > 1 else "")
+            return text + (f" You join from {this.round_name(entry.joined_round)}." if entry.joined_round > 1 else "")
         if do == "withdraw":
             await d.withdraw(actor, event_id)
             return f"You have withdrawn from {name}."
         if do == "bye" and options.get("cancel"):
             taken = await d.cancel_bye(actor, event_id, options.get("round"))
-            return f"Your bye in round {taken} of {name} is cancelled: you will be paired."
+            return f"Your bye in {this.bye_name(taken)} of {name} is cancelled: you will be paired."
         if do == "bye":
             granted = await d.request_bye(actor, event_id, options.get("round"))
-            return f"You have a half-point bye in round {granted} of {name}."
+            return f"You have a half-point bye in {this.bye_name(granted)} of {name}."
         if do == "mygame":
             game = await d.my_game(actor, event_id, GUILD)
             if game is None:
