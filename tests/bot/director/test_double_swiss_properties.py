@@ -76,13 +76,12 @@ async def _run_event(seed: int, players: int, matches: int) -> None:
             exported = (await w.director.export(event_id, "trf")).decode()
             tournament = trf.parse(exported, require_rounds=False)
             assert checker.check_tournament(tournament, "double") == [], exported
-            entries = {e.player_id: e for e in await w.director.entries(event_id)}
-            for number in range(2, 2 * matches + 1, 2):
+            played = (await w.director.event(event_id)).current_round  # fewer when no pairing was left
+            for number in range(2, played + 1, 2):
                 view = await w.director.pairings(event_id, number)
                 for board in view.boards:
                     if board.game_id is None:
                         assert board.result is not None and board.result.kind.value == "forfeit", board
-            assert entries  # the event had its members
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
