@@ -17,10 +17,11 @@ from pairing.model import Pairing, Tournament
 Engine = Callable[[Tournament, int | None], Pairing]
 
 SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast", "double", "team")
-# Systems that pair through swissbot pair|check|generate but not an event yet: Double-Swiss's two-game matches
-# (a TRF with two round columns a match). Team Swiss events pair through bot.director.teams, not `pair` below.
-NOT_FOR_EVENTS: tuple[str, ...] = ("double",)
-# Systems whose pairings are two-game matches: a match is two game rounds, the second the first reversed.
+# Systems that pair through swissbot pair|check|generate but not an event yet: none now (Team Swiss events pair
+# through bot.director.teams, not `pair` below; Double-Swiss events through `pair`, a match being two game rounds).
+NOT_FOR_EVENTS: tuple[str, ...] = ()
+# Systems whose pairings are two-game matches: a match is two game rounds, the second the first reversed (an
+# event's rounds count games, so they are even).
 TWO_GAME_MATCHES: tuple[str, ...] = ("double",)
 AUTO = "auto"
 AUTO_LIMITS: tuple[tuple[int, str], ...] = ((250, "dutch"), (700, "burstein"))

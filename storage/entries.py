@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pairing.systems import TWO_GAME_MATCHES
 from storage import audit
 from storage.db import (
     Connection,
@@ -89,6 +90,28 @@ async def last_paired_round(conn: Connection, event_id: int) -> int:
     return int(row[0]) if row is not None else 0
 
 
+def first_round_open(event: Event) -> int:
+    """The first round a player joining now can be paired in: the next one, or with two-game matches
+    (Double-Swiss) the first game of the next match, since a match is one pairing."""
+    next_round = event.current_round + 1
+    if event.settings.system in TWO_GAME_MATCHES and next_round % 2 == 0:
+        next_round += 1
+    return next_round
+
+
+def match_bye_round(event: Event, round_number: int) -> int:
+    """The round a bye request for `round_number` is kept under: with two-game matches, a bye is for a whole
+    match and kept under its first game round (ByeNotAllowed if that game is already paired)."""
+    if event.settings.system not in TWO_GAME_MATCHES or round_number % 2:
+        return round_number
+    if round_number - 1 <= event.current_round:
+        raise ByeNotAllowed(
+            f"round {round_number} is the second game of a match already paired; a bye is for a whole match "
+            f"(ask for round {round_number + 1})"
+        )
+    return round_number - 1
+
+
 async def join_event(
     db: Database,
     event_id: int,
@@ -112,7 +135,7 @@ async def join_event(
         await load_player(conn, player_id)
         row = await fetchone(conn, _ENTRY_SQL + " WHERE e.event_id = ? AND e.player_id = ?", (event_id, player_id))
         started = event.status in STARTED
-        next_round = event.current_round + 1
+        next_round = first_round_open(event)
         if row is not None:
             old = entry_from_row(row)
             if old.status is EntryStatus.ACTIVE:
@@ -213,9 +236,12 @@ async def _number_late_entry(
         " WHERE event_id = ? AND player_id = ?",
         (number, int(accelerated), next_round, late_bye_round, event.id, player_id),
     )
-    missed = [
-        (event.id, r, player_id, "half_bye" if r == late_bye_round else "not_paired") for r in range(1, next_round)
-    ]
+    def late_bye(r: int) -> bool:  # with two-game matches, the bye is the whole match's
+        if late_bye_round is None or event.settings.system not in TWO_GAME_MATCHES:
+            return r == late_bye_round
+        return (r + 1) // 2 == (late_bye_round + 1) // 2
+
+    missed = [(event.id, r, player_id, "half_bye" if late_bye(r) else "not_paired") for r in range(1, next_round)]
     if missed:
         await executemany(conn, "INSERT INTO round_byes (event_id, round, player_id, kind) VALUES (?, ?, ?, ?)", missed)
 
@@ -312,6 +338,7 @@ async def request_bye(
             raise ByeNotAllowed(f"you are {entry.status.value} in {event.settings.name!r}")
         if not 1 <= round_number <= event.settings.rounds:
             raise ByeNotAllowed(f"{event.settings.name!r} has rounds 1 to {event.settings.rounds}")
+        round_number = match_bye_round(event, round_number)
         if round_number <= event.current_round:
             raise ByeNotAllowed(f"round {round_number} is already paired")
         existing = await fetchall(
@@ -345,6 +372,7 @@ async def cancel_bye(
     """Withdraw a bye request for a round not yet paired; False if there was none."""
     async with db.transaction() as conn:
         event = await load_event(conn, event_id)
+        round_number = match_bye_round(event, round_number)
         if round_number <= event.current_round:
             raise ByeNotAllowed(f"round {round_number} is already paired")
         return await _delete_audited(

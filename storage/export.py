@@ -32,7 +32,12 @@ def _date(moment: datetime | None, sep: str = "/") -> str:
 
 # Record 192's code for an event whose every round one FIDE system paired (Fast Swiss, and a mix, have none;
 # the JSON export names each round's system).
-TRF_SYSTEM_CODES = {"dutch": "FIDE_DUTCH", "burstein": "FIDE_BURSTEIN"}
+TRF_SYSTEM_CODES = {
+    "dutch": "FIDE_DUTCH",
+    "burstein": "FIDE_BURSTEIN",
+    "dubov": "FIDE_DUBOV",
+    "double": "FIDE_DOUBLESWISS",
+}
 
 
 async def export_trf(db: Database, event_id: int) -> str:

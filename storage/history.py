@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from pairing import acceleration
 from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
+from pairing.systems import TWO_GAME_MATCHES
 from storage.db import Connection, Database, Row, fetchall, need_time, parse_time
 from storage.entries import load_entries
 from storage.events import STARTED, accelerated_group_size, load_event, starting_order_key
@@ -105,6 +106,47 @@ def planned_byes(
         elif round_number in requested.get(entry.player.id, frozenset()):
             planned[number] = RecordKind.HALF_BYE
     return planned
+
+
+def second_game_records(
+    numbered: Mapping[int, Entry],
+    requested: Mapping[int, frozenset[int]],
+    first: RoundSummary | None,
+    round_number: int,
+) -> dict[int, RecordKind]:
+    """Records fixed before a Double-Swiss match's second game (`round_number` even): the match is one pairing,
+    so whoever had a board in the first game is paired again (a player gone since loses that game by forfeit, the
+    director's part), the first game's PAB or requested bye goes on as a half-point bye, two players both gone
+    since get zero-point byes, and a player with no board in the first game waits for the next match."""
+    by_id = {e.player.id: n for n, e in numbered.items()}
+    opponent: dict[int, int] = {}
+    for board in first.boards if first is not None else ():
+        opponent[board.white_number], opponent[board.black_number] = board.black_number, board.white_number
+    first_byes = {by_id[pid]: kind for pid, kind in (first.byes if first is not None else {}).items() if pid in by_id}
+    planned: dict[int, RecordKind] = {}
+    for number, entry in numbered.items():
+        if entry.joined_round > round_number:
+            continue
+        active = entry.status is EntryStatus.ACTIVE
+        if number in opponent:
+            if not active and numbered[opponent[number]].status is not EntryStatus.ACTIVE:
+                planned[number] = RecordKind.ZERO_BYE
+        elif active and (
+            first_byes.get(number) in (RecordKind.PAB, RecordKind.HALF_BYE)
+            or round_number - 1 in requested.get(entry.player.id, frozenset())
+        ):
+            planned[number] = RecordKind.HALF_BYE
+        else:
+            planned[number] = RecordKind.ZERO_BYE if not active else RecordKind.NOT_PAIRED
+    return planned
+
+
+def fixed_records(history: History, round_number: int) -> dict[int, RecordKind]:
+    """The records fixed before pairing `round_number`, by starting number, under the event's system."""
+    if history.event.settings.system in TWO_GAME_MATCHES and round_number % 2 == 0:
+        first = next((r for r in history.rounds if r.round.number == round_number - 1), None)
+        return second_game_records(history.numbered, history.requested, first, round_number)
+    return planned_byes(history.numbered, history.requested, round_number)
 
 
 async def load_requested(conn: Connection, event_id: int) -> dict[int, frozenset[int]]:
@@ -230,7 +272,7 @@ def build_tournament(history: History) -> Tournament:
         and event.status not in (EventStatus.FINISHED, EventStatus.CANCELLED)
     )
     if pairable:
-        for number, kind in planned_byes(history.numbered, history.requested, next_round).items():
+        for number, kind in fixed_records(history, next_round).items():
             columns[number].append(RoundRecord(kind))
     tournament = _tournament(history, columns, {})
     if not settings.acceleration:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from pairing.model import Colour, Outcome, RecordKind, RoundRecord, result_records
+from pairing.systems import TWO_GAME_MATCHES
 from pairing.tiebreak_codes import DEFAULT_TIEBREAKS as DEFAULT_TIEBREAKS
 
 
@@ -241,6 +242,19 @@ class Event:
     def channel_id(self) -> int:
         """The channel its announcements go to."""
         return self.settings.channel_id
+
+    def round_name(self, number: int) -> str:
+        """How members read a round: "round 3", or with two-game matches "round 3 (match 2, game 1)"."""
+        if self.settings.system not in TWO_GAME_MATCHES:
+            return f"round {number}"
+        return f"round {number} (match {(number + 1) // 2}, game {2 - number % 2})"
+
+    def bye_name(self, number: int) -> str:
+        """What a bye asked for `number` covers: "round 3", or with two-game matches "match 2 (rounds 3 and 4)"."""
+        if self.settings.system not in TWO_GAME_MATCHES:
+            return f"round {number}"
+        match = (number + 1) // 2
+        return f"match {match} (rounds {2 * match - 1} and {2 * match})"
 
 
 @dataclass(frozen=True)

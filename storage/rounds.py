@@ -13,10 +13,10 @@ from storage.history import (
     BOARD_SQL,
     History,
     board_from_row,
+    fixed_records,
     is_decided,
     load_history,
     load_rounds,
-    planned_byes,
     round_from_row,
 )
 from storage.records import BoardRow, EventStatus, RoundRow, RoundStatus, RoundSummary
@@ -81,8 +81,9 @@ async def store_pairing(
             raise RoundNotNext(f"{event.settings.name!r} has only {event.settings.rounds} rounds")
         if history.rounds and not is_decided(history.rounds[-1]):
             raise RoundIncomplete(f"round {round_number - 1} still has games without a result")
-        planned = planned_byes(history.numbered, history.requested, round_number)
-        _check_pairing(pairing, set(history.numbered) - set(planned))
+        planned = fixed_records(history, round_number)
+        joined = {n for n, e in history.numbered.items() if e.joined_round <= round_number}
+        _check_pairing(pairing, joined - set(planned))  # a late joiner waiting for the next match has its rows
         await execute(
             conn,
             "INSERT INTO rounds (event_id, number, status, paired_at, system) VALUES (?, ?, 'paired', ?, ?)",

@@ -51,7 +51,7 @@ class ConsoleAnnouncer:
 
     async def round_paired(self, event: Event, round: RoundView) -> None:
         """Print the pairings with links."""
-        self._print("", f"== {event.name} — round {round.number} pairings ==", *format_round(round))
+        self._print("", f"== {event.name} — {event.round_name(round.number)} pairings ==", *format_round(round))
 
     async def results_updated(self, event: Event, round: RoundView) -> None:
         """Print the results when the round is complete (the channel edits in place)."""

@@ -25,6 +25,7 @@ from bot.errors import (
 )
 from bot.lichess.errors import LichessError, LichessUnavailable, LichessUserNotFound
 from bot.lichess.payloads import LichessUser, valid_username
+from pairing.systems import TWO_GAME_MATCHES
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
@@ -155,13 +156,15 @@ async def request_bye(ctx: Context, actor: Actor, event_id: int, round_number: i
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
         entry = await _active_entry(ctx, actor, event)
-    target = round_number if round_number is not None else event.current_round + 1
+    target = round_number if round_number is not None else storage_entries.first_round_open(event)
     try:
-        await storage_entries.request_bye(ctx.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name)
+        request = await storage_entries.request_bye(
+            ctx.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name
+        )
     except storage_errors.ByeNotAllowed as exc:
         raise ByeLimitReached(sentence(str(exc))) from None
     ctx.changed()
-    return target
+    return request.round  # with two-game matches, the match's first game round
 
 
 def entry_condition(event: Event, user: LichessUser, *, you: str = "Your") -> tuple[str | None, int]:
@@ -238,6 +241,8 @@ async def cancel_bye(ctx: Context, actor: Actor, event_id: int, round_number: in
         )
     coming = [r for r in requested if r > event.current_round]
     target = round_number if round_number is not None else (coming[0] if coming else event.current_round + 1)
+    if round_number is not None and event.settings.system in TWO_GAME_MATCHES and round_number % 2 == 0:
+        target = round_number - 1  # a bye is a whole match's, kept under its first game round
     try:
         cancelled = await storage_entries.cancel_bye(
             ctx.db, event_id, entry.player_id, target, at=ctx.clock.now(), actor=actor.audit_name

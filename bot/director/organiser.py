@@ -419,8 +419,16 @@ def _validate(settings: EventSettings) -> None:
         problems.append(f"unknown pairing system {settings.system!r} ({', '.join((*systems.SYSTEMS, systems.AUTO))})")
     elif settings.system in systems.NOT_FOR_EVENTS:
         problems.append(
-            f"{settings.system} pairs two-game matches, which events cannot play yet (swissbot pair and check can)"
+            f"{settings.system} cannot be an event's system yet (swissbot pair and check can)"
         )
+    elif settings.system in systems.TWO_GAME_MATCHES:
+        if settings.rounds % 2:
+            problems.append(
+                f"a Double-Swiss event plays two games a match, so its rounds count games and must be even "
+                f"(not {settings.rounds})"
+            )
+        if settings.acceleration:
+            problems.append("acceleration is not defined for Double-Swiss events")
     for code in settings.tiebreaks:
         try:
             parse_tiebreak(code)

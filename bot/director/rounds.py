@@ -134,6 +134,7 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
     challenges); start the round when every board has one or is held. A game Lichess refuses holds (or forfeits)
     that board alone; trouble on Lichess's side, or a bulk pairing not confirmed yet, leaves the rest for the
     next attempt."""
+    await _forfeit_gone(ctx, event_id, round_number)
     waiting = await ensure_bulk_games(ctx, event_id, round_number)  # bulk pairings first (bot.director.bulk)
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
@@ -187,6 +188,32 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
     if summary.round.status is RoundStatus.PAIRED:
         await storage_rounds.mark_round_started(ctx.db, event_id, round_number, at=ctx.clock.now())
     await _announce_round(ctx, event, round_number)
+
+
+async def _forfeit_gone(ctx: Context, event_id: int, round_number: int) -> None:
+    """A Double-Swiss match's second game whose player left after the first (withdrawn, or a no-show there):
+    the opponent wins it by forfeit before any game is created (C.04.5: the match is still one pairing)."""
+    async with ctx.db.snapshot():
+        event = await get_event(ctx.db, event_id)
+        if event.settings.system not in systems.TWO_GAME_MATCHES or round_number % 2:
+            return
+        people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
+        summary = await get_round(ctx.db, event, round_number)
+        tried = {g.board_id for g in await storage_games.games_of_round(ctx.db, event_id, round_number)}
+    now = ctx.clock.now()
+    for board in summary.boards:
+        if board.result is not None or board.id in tried:
+            continue
+        white_gone = people[board.white_id].status is not EntryStatus.ACTIVE
+        black_gone = people[board.black_id].status is not EntryStatus.ACTIVE
+        if white_gone == black_gone:
+            continue  # both gone is decided at pairing (zero-point byes); both here play
+        result = Result.BLACK_WINS_FORFEIT if white_gone else Result.WHITE_WINS_FORFEIT
+        gone = people[board.white_id if white_gone else board.black_id]
+        await storage_results.record_result(
+            ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name,
+            reason=f"{gone.name} left after the match's first game",
+        )  # fmt: skip
 
 
 async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int, Entry], why: str) -> None:
@@ -262,7 +289,7 @@ async def _announce_round(ctx: Context, event: Event, round_number: int) -> None
                 what = f"your game against {other.name} could not be created on Lichess; an organiser decides it"
             else:
                 what = f"you play {other.name} with {colour}: {board_view.url}"
-            await ctx.announcer.dm(me.discord_id, f"{event.name} round {round_number}: {what}")
+            await ctx.announcer.dm(me.discord_id, f"{event.name} {event.round_name(round_number)}: {what}")
     await storage_rounds.mark_pairings_announced(ctx.db, event.id, round_number, at=ctx.clock.now())
 
 

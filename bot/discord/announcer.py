@@ -144,7 +144,8 @@ class DiscordAnnouncer:
         (The director DMs each player their own pairing through `dm`.)
         """
         pages = round_messages(event, round, mention=False)
-        pings = mention_messages(f"Round {round.number} of **{event.name}** is paired:", round_players(round))
+        title = f"{event.round_name(round.number).capitalize()} of **{event.name}** is paired:"
+        pings = mention_messages(title, round_players(round))
         ref = await get_message(self.db, event.id, "round:0", round_number=round.number)
         ping = {"content": pings[0], "allowed_mentions": PING_USERS} if pings and ref is None else {}
         new = await self._post_pages(event, "round", round.number, pages, **ping)

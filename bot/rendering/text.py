@@ -126,7 +126,7 @@ def round_title(event: Event, round: RoundView) -> str:
     """The title of a round's message."""
     done = sum(1 for board in round.boards if board.result is not None)
     state = "complete" if round.decided else f"{done}/{len(round.boards)} results"
-    return clip(f"{event.name} — round {round.number} ({state})", EMBED_TITLE_LIMIT)
+    return clip(f"{event.name} — {event.round_name(round.number)} ({state})", EMBED_TITLE_LIMIT)
 
 
 def pack_lines(lines: Sequence[str], limit: int) -> list[str]:

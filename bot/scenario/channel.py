@@ -57,7 +57,7 @@ class ScenarioChannel:
 
     async def round_paired(self, event: Event, round: RoundView) -> None:
         """The pairings."""
-        self._post([f"{event.name} — round {round.number} pairings", *format_round(round)])
+        self._post([f"{event.name} — {event.round_name(round.number)} pairings", *format_round(round)])
 
     async def results_updated(self, event: Event, round: RoundView) -> None:
         """The round's results (the channel edits the round's post; shown again here)."""

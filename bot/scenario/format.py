@@ -116,6 +116,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "team_standings": (list,),
         "trf_contains": (str,),
         "trf_lacks": (str,),
+        "trf_checks": (str,),
     },
 }
 EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {

@@ -8,7 +8,9 @@ the clock to a step's time fires every planned job on the way, in order.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import sys
 import tempfile
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
@@ -299,7 +301,8 @@ class ScenarioRun:
             await d.unban(actor, GUILD, str(options["player"]))
             return f"{options['player']} may join events again."
         event_id = await self.event_id(options)
-        name = (await d.event(event_id)).name
+        this = await d.event(event_id)
+        name = this.name
         if do == "edit":
             event = await d.event(event_id)
             changes = settings_changes(**_setting_options(options))
@@ -367,16 +370,16 @@ class ScenarioRun:
         if do == "join":
             entry = await d.join(actor, event_id)
             text = f"You are in {name} as {entry.name} ({entry.rating})."
-            return text + (f" You join from round {entry.joined_round}." if entry.joined_round > 1 else "")
+            return text + (f" You join from {this.round_name(entry.joined_round)}." if entry.joined_round > 1 else "")
         if do == "withdraw":
             await d.withdraw(actor, event_id)
             return f"You have withdrawn from {name}."
         if do == "bye" and options.get("cancel"):
             taken = await d.cancel_bye(actor, event_id, options.get("round"))
-            return f"Your bye in round {taken} of {name} is cancelled: you will be paired."
+            return f"Your bye in {this.bye_name(taken)} of {name} is cancelled: you will be paired."
         if do == "bye":
             granted = await d.request_bye(actor, event_id, options.get("round"))
-            return f"You have a half-point bye in round {granted} of {name}."
+            return f"You have a half-point bye in {this.bye_name(granted)} of {name}."
         if do == "mygame":
             game = await d.my_game(actor, event_id, GUILD)
             if game is None:
@@ -540,7 +543,25 @@ class ScenarioRun:
                 raise self.failed(step, f"the TRF to contain {v['trf_contains']!r}", "it does not")
             if "trf_lacks" in v and v["trf_lacks"] in trf:
                 raise self.failed(step, f"the TRF to lack {v['trf_lacks']!r}", "it has it")
+        if "trf_checks" in v:
+            verdict = await _swissbot_check((await d.export(event.id, "trf")).decode(), str(v["trf_checks"]))
+            if verdict is not None:
+                raise self.failed(step, f"swissbot check --system {v['trf_checks']} to accept the TRF", verdict)
         self.say(f"{step.where}: expectations hold")
+
+
+async def _swissbot_check(trf: str, system: str) -> str | None:
+    """Run `swissbot check --system SYSTEM` (the real command, as a process) on an exported TRF: None when it
+    accepts it, else what it printed."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "export.trf"
+        path.write_text(trf, encoding="utf-8")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", "check", "--system", system, str(path),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+        out, _ = await process.communicate()
+    return None if process.returncode == 0 else f"exit {process.returncode}: {out.decode().strip()}"
 
 
 def _fill_disk(conn: Any) -> None:

@@ -33,7 +33,7 @@ def my_game_text(game: MyGame) -> str:
     opponent = f"**{discord.utils.escape_markdown(game.opponent.name)}**"
     if game.opponent.rating:
         opponent += f" ({game.opponent.rating})"
-    where = f"**{game.event.name}**, round {game.round_number}, board {board.number}"
+    where = f"**{game.event.name}**, {game.event.round_name(game.round_number)}, board {board.number}"
     lines = [f"{where}: you play **{game.colour}** against {opponent}."]
     if game.team is not None:  # a team event: the match, and the board within it
         t = game.team
@@ -116,7 +116,7 @@ class MemberCog(commands.Cog, name="Members"):
         entry = await self.bot.director.join(actor_for(self.bot.config, interaction), found.id)
         text = f"You are in **{found.name}** as {discord.utils.escape_markdown(entry.name)} ({entry.rating})."
         if entry.joined_round > 1:
-            text += f" You join from round {entry.joined_round}."
+            text += f" You join from {found.round_name(entry.joined_round)}."
         await interaction.followup.send(text, ephemeral=True)
 
     @app_commands.command(name="withdraw", description="Leave an event (you keep your points)")
@@ -150,12 +150,12 @@ class MemberCog(commands.Cog, name="Members"):
         found = await self.bot.events.resolve(interaction.guild_id, event)
         if cancel:
             taken = await self.bot.director.cancel_bye(actor_for(self.bot.config, interaction), found.id, round)
-            text = f"Your bye in round {taken} of **{found.name}** is cancelled: you will be paired."
+            text = f"Your bye in {found.bye_name(taken)} of **{found.name}** is cancelled: you will be paired."
             await interaction.followup.send(text, ephemeral=True)
             return
         granted = await self.bot.director.request_bye(actor_for(self.bot.config, interaction), found.id, round)
         await interaction.followup.send(
-            f"You have a half-point bye in round {granted} of **{found.name}**.", ephemeral=True
+            f"You have a half-point bye in {found.bye_name(granted)} of **{found.name}**.", ephemeral=True
         )
 
     @app_commands.command(name="standings", description="The standings of an event")

@@ -19,8 +19,8 @@ from bot.rendering.teams import team_line
 from storage.records import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
-# auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems)
-System = Literal["auto", "dutch", "burstein", "dubov", "fast", "team"]  # team: a Team Swiss event (/swiss team)
+# auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems); team: /swiss team
+System = Literal["auto", "dutch", "burstein", "dubov", "fast", "double", "team"]
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 Acceleration = Literal["baku", "us-28r1", "us-28r2"]  # pairing.acceleration.METHODS
@@ -405,8 +405,8 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @team.command(name="add", description="Form a team from members in board order, or a role")
     @app_commands.describe(
         name="The team's name",
-        members="Members in board order (@ann @ben ...); those beyond the boards are reserves",
-        role="Or a role (its joined members, by rating)",
+        members="Members in board order; those beyond the boards are reserves",
+        role="Or a role (joined members, by rating)",
         event=EVENT_HELP,
     )
     @app_commands.autocomplete(event=organiser_event_autocomplete)
@@ -442,8 +442,8 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             interaction, f"Team {discord.utils.escape_markdown(gone.name)} is removed from **{found.name}**."
         )
 
-    @team.command(name="roster", description="Set a team's players in board order (before the start)")
-    @app_commands.describe(name="The team's name", members="Members in board order (mentions)", event=EVENT_HELP)
+    @team.command(name="roster", description="Set a team's players in board order")
+    @app_commands.describe(name="The team's name", members="Members in board order", event=EVENT_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete, name=team_autocomplete)
     async def team_roster(self, interaction: Interaction, name: str, members: str, event: str | None = None) -> None:
         """Reorder or change a team's roster."""

@@ -329,3 +329,17 @@ async def test_autocomplete_is_wired_to_the_event_option(env: Env, path: str) ->
     assert shown == (
         ["Spring Swiss (open)", "Spring Draft (draft)"] if path.startswith("swiss") else ["Spring Swiss (open)"]
     )
+
+
+async def test_every_offered_system_is_one_an_event_takes_and_double_needs_whole_matches(env: Env) -> None:
+    option = next(p for p in find_command(env.bot, "swiss create").parameters if p.name == "system")
+    offered = [choice.value for choice in option.choices]
+    assert "double" in offered
+    for value in offered:
+        reply = await env.run("swiss create", env.organiser, name=f"System {value}", rounds=4, system=value)
+        assert f"System {value}" in _private_answer(reply)
+    made = {e.name: e.settings.system for e in await env.director.list_events(GUILD)}
+    assert all(made[f"System {value}"] == value for value in offered)
+    odd = await env.run("swiss create", env.organiser, name="Odd Double", rounds=3, system="double")
+    assert "rounds count games and must be even (not 3)" in _refusal(odd)
+    assert "Odd Double" not in {e.name for e in await env.director.list_events(GUILD)}
