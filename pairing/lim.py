@@ -18,11 +18,10 @@ Readings where the text leaves room (§4.1 warns its secondary parts are uncerta
   Floater reasons (b) and (c) of Art. 2.3 are then (a): no compatible opponent left in the group. In the last
   round (Art. 6) the colour limits are dropped, but every choice still tries colour-compatible partners first.
 - Due colour: the colour that equalises the colour difference, else the other of the last one (Art. 5); a player
-  with no game has none. A floater takes the first partner (down: highest-ranked; up: lowest-ranked resident,
-  then the other floaters) due the other colour, so both get their due colours, else the first compatible one
-  (3.8, as the §4.9 example reads "who can give him the alternate colour"). The scrutiny
-  likewise takes the first candidate with whom both get their due colours, else the first compatible one
-  (the colour exchanges of 5.2).
+  with no game has none. A floater takes the first resident (down: highest-ranked; up: lowest-ranked; then the
+  other floaters the same way) due the other colour, so both get their due colours, else the first compatible
+  one (3.8, as the §4.9 example reads "who can give him the alternate colour"). The scrutiny likewise takes the
+  first candidate with whom both get their due colours, else the first compatible one (the exchanges of 5.2).
 - Floater choice (Art. 3): players with no compatible partner in the group first, then by type d, c, b, a (not
   floated into this group and compatible with someone of the next group first, 3.9), then not a floater of the
   previous round (3.10), then the choice leaving the due-White and due-Black counts closest (3.2.2), then
@@ -292,10 +291,13 @@ class _Round:
         for f in self._floater_order(floaters, up_floaters, upper):
             if f not in pool:
                 continue
-            others = [n for n in residents if n in pool], [n for n in floaters if n in pool and n != f]
-            if f in up_floaters:  # an up-floater takes the lowest-ranked
-                others = others[0][::-1], others[1][::-1]
-            partner = self._first(f, [*others[0], *others[1]], pool, allowed, upper)
+            # The group's own players first, then the other floaters; an up-floater takes the lowest-ranked.
+            partner = None
+            for tier in (residents, floaters):
+                order = tier[::-1] if f in up_floaters else tier
+                partner = self._first(f, order, pool, allowed, upper)
+                if partner is not None:
+                    break
             if partner is not None:
                 pairs.append(_Pair(f, partner, upper))
                 pool -= {f, partner}
