@@ -196,7 +196,7 @@ class _Round:
             bye = self.choose_bye(remaining)
             remaining.discard(bye)
         elif self.unmatched(remaining):
-            raise NoValidPairing("no pairing of every player keeps them from rematches and the colour limits")
+            raise NoValidPairing("no pairing of every player avoids rematches and keeps the colour limits")
         self.position = {n: k for k, n in enumerate(sorted(remaining), start=1)}
         pairs = self.pair_groups(remaining)
         if pairs is None:
@@ -208,9 +208,9 @@ class _Round:
         """Art. 1: the lowest-ranked eligible player of the lowest scoregroup who leaves a complete pairing
         (round 1, Art. 7: the lowest-rated)."""
 
-        def key(n: int) -> tuple[Fraction, int, int]:
+        def key(n: int) -> tuple[Fraction, int]:
             p = self.players[n]
-            return (Fraction(p.rating), 0, -n) if self.views.round == 1 else (p.score, 0, -n)
+            return (Fraction(p.rating) if self.views.round == 1 else p.score, -n)
 
         for number in sorted(remaining, key=key):
             if self.views.pab_eligible(number) and not self.unmatched(remaining - {number}):
@@ -293,7 +293,7 @@ class _Round:
                 continue
             # The group's own players first, then the other floaters; an up-floater takes the lowest-ranked.
             partner = None
-            for tier in (residents, floaters):
+            for tier in (residents, sorted(floaters)):
                 order = tier[::-1] if f in up_floaters else tier
                 partner = self._first(f, order, pool, allowed, upper)
                 if partner is not None:
@@ -386,7 +386,7 @@ class _Round:
                 player, order = rest[-1], rest[half - 1 :: -1] + rest[half:-1]
             partner = self._first(player, order, pool, 0, upper)
             if partner is None:  # cannot happen: the group is pairable and every choice keeps it so
-                raise NoValidPairing(f"player {player} has no compatible opponent left in his scoregroup")
+                raise NoValidPairing(f"player {player} has no compatible opponent left in the group")
             pairs.append(_Pair(player, partner, upper))
             pool -= {player, partner}
             rest = [n for n in rest if n in pool]
@@ -411,7 +411,7 @@ class _Round:
                 edges.append((i, j, (top - gap * gap) * factor + int(self.strict(a, b))))
         mate = max_weight_perfect_matching(len(group), edges)
         if mate is None:  # run() checked that a complete pairing exists
-            raise NoValidPairing("no pairing of every player keeps them from rematches and the colour limits")
+            raise NoValidPairing("no pairing of every player avoids rematches and keeps the colour limits")
         out = []
         for i, j in enumerate(mate):
             if i < j:
