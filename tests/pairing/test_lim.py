@@ -52,6 +52,10 @@ def _with_results(tournament: Tournament, round_number: int, boards: list[tuple[
     return tournament.with_round(round_number, records)
 
 
+def _pairs(pairing: Pairing) -> set[frozenset[int]]:
+    return {frozenset((b.white, b.black)) for b in pairing.boards}
+
+
 # --- the reference document's §4.9 worked example ------------------------------------------------------------
 
 
@@ -104,14 +108,14 @@ def test_round_1_gives_the_bye_to_the_lowest_rated_and_pairs_the_rest_by_number(
     assert pairing.bye == max(i for i, r in enumerate(ratings, start=1) if r == lowest)
     rest = [n for n in range(1, len(ratings) + 1) if n != pairing.bye]
     half = len(rest) // 2
-    assert {frozenset((b.white, b.black)) for b in pairing.boards} == {
+    assert _pairs(pairing) == {
         frozenset((rest[i], rest[i + half])) for i in range(half)
     }
 
 
 def test_round_1_exchanges_a_forbidden_opponent_for_the_next_of_the_lower_half() -> None:
     event = replace(_event(6), forbidden=(frozenset({1, 4}),))
-    pairs = {frozenset((b.white, b.black)) for b in lim.pair(event).boards}
+    pairs = _pairs(lim.pair(event))
     assert pairs == {frozenset({1, 5}), frozenset({2, 4}), frozenset({3, 6})}  # #1 tries 4, then 5; 2 v 4, 3 v 6
 
 
@@ -156,6 +160,32 @@ def test_groups_are_paired_top_down_then_bottom_up_then_the_median(seed: int, pl
     assert order[-1] in ((median,), ())  # the median group last, possibly without residents of its own
 
 
+# --- floaters (Art. 3) ----------------------------------------------------------------------------------------
+
+
+def test_a_floater_with_a_partner_in_the_next_group_goes_before_the_lowest_ranked() -> None:
+    # §4.9 round 2 with 8 barred from the median players 3 and 7: 8 would be type c (3.9), so 1, who keeps the
+    # colours as balanced, floats down instead and takes 7, due White; 2-8 stays in the top group.
+    event = replace(_read("lim-round2.trf"), forbidden=(frozenset({8, 3}), frozenset({8, 7})))
+    assert _pairs(lim.pair(event)) == {frozenset({2, 8}), frozenset({1, 7}), frozenset({3, 4}), frozenset({5, 6})}
+
+
+def test_a_floater_of_the_previous_round_is_not_floated_again_to_even_the_group() -> None:
+    # Round 3 after 2-1 ½, 7-8 1-0, 4-3 1-0, 5-6 ½: the top group {1, 2, 7} (1½) is odd. Dropping 7 (the
+    # lowest-ranked) or 2 leaves one player due White and one due Black, but 7 floated up in round 2 (3.10),
+    # so 2 floats down; below the median {3, 5, 6} (½) 3 floated down in round 2, so 6 floats up.
+    event = _with_results(
+        _read("lim-round2.trf"),
+        2,
+        [(2, 1, Outcome.DRAW), (7, 8, Outcome.WIN), (4, 3, Outcome.WIN), (5, 6, Outcome.DRAW)],
+    )
+    views = event.views()
+    assert [views.score(n) for n in (1, 2, 7)] == [1.5, 1.5, 1.5] and views.score(4) == views.score(8) == 1
+    assert lim.due_colour(views.colours(1)) is W and lim.due_colour(views.colours(2)) is B
+    assert lim.due_colour(views.colours(7)) is B
+    assert _pairs(lim.pair(event)) == {frozenset({1, 7}), frozenset({2, 8}), frozenset({4, 6}), frozenset({3, 5})}
+
+
 # --- cracking and the fallback (Art. 2.6) --------------------------------------------------------------------
 
 
@@ -167,7 +197,7 @@ def test_a_blocked_median_group_cracks_the_upper_neighbour() -> None:
     engine = lim._Round(views, views.to_pair())
     assert engine.pair_groups(set(engine.players)) is not None  # the procedure itself completes the round
     pairing = lim.pair(event)
-    pairs = {frozenset((b.white, b.black)) for b in pairing.boards}
+    pairs = _pairs(pairing)
     assert frozenset({1, 2}) not in pairs and frozenset({5, 6}) in pairs  # the lower group is left alone
     assert checker.check_round(event, 2, pairing, "lim") == []
 
@@ -191,8 +221,7 @@ def test_a_median_group_still_blocked_after_cracking_falls_back_to_a_complete_le
     assert engine.pair_groups(set(engine.players)) is None  # the text's procedure is stuck
     pairing = lim.pair(event)
     assert checker.check_round(event, 3, pairing, "lim") == []  # everyone paired once, legally
-    pairs = {frozenset((b.white, b.black)) for b in pairing.boards}
-    assert frozenset({1, 5}) in pairs
+    assert frozenset({1, 5}) in _pairs(pairing)
     # The fallback keeps score gaps smallest: no other pairing's squared gaps sum lower.
     gaps = sum(((views.score(b.white) - views.score(b.black)) ** 2 for b in pairing.boards), Fraction(0))
     assert gaps == min(_gap_sums(views))
@@ -251,10 +280,19 @@ def _bye_is_the_first_that_fits(event: Tournament, round_number: int) -> None:
     raise AssertionError(f"round {round_number}: the bye went to {bye}, who was not to be paired")
 
 
-@given(seed=st.integers(1, 100_000), players=st.integers(3, 22), rounds=st.integers(2, 9))
+@given(
+    seed=st.integers(1, 100_000),
+    players=st.integers(3, 22),
+    rounds=st.integers(2, 9),
+    points=st.sampled_from(["1/0.5/0", "3/1/0"]),
+    late_entries=st.sampled_from([0.0, 0.05]),
+)
 @settings(max_examples=1500, deadline=None)
-def test_generated_events_meet_the_absolute_criteria(seed: int, players: int, rounds: int) -> None:
-    event = generator.generate(seed, players, rounds, pair=lim.pair)
+def test_generated_events_meet_the_absolute_criteria(
+    seed: int, players: int, rounds: int, points: str, late_entries: float
+) -> None:
+    scoring = generator.parse_scoring(points)
+    event = generator.generate(seed, players, rounds, pair=lim.pair, scoring=scoring, late_entry_rate=late_entries)
     # No rematch, one PAB at most and only to an eligible player, everyone to be paired placed exactly once,
     # the colour limits except in the last round, and the engine pairs each round the same again.
     assert checker.check_tournament(event, "lim") == []
@@ -334,7 +372,7 @@ def test_the_checker_drops_the_colour_limits_in_lims_last_round_only() -> None:
 def test_the_last_round_pairs_a_scoregroup_across_the_colour_limits() -> None:
     event = _two_rounds_of_white()  # everyone on 1 point; 1 and 2, both due Black, are the only pair left
     pairing = lim.pair(event)
-    assert {frozenset((b.white, b.black)) for b in pairing.boards} == {frozenset({1, 2}), frozenset({3, 4})}
+    assert _pairs(pairing) == {frozenset({1, 2}), frozenset({3, 4})}
     with pytest.raises(NoValidPairing):
         lim.pair(replace(event, total_rounds=4))  # before the last round the limits are absolute
 
