@@ -36,7 +36,8 @@ Readings where the text leaves room (§4.1 warns its secondary parts are uncerta
 - Cracking (2.6): the lower neighbouring group when more players floated down into the median group than up,
   else the upper one; its pairs are undone last made first, and only the two groups next to the median are
   cracked. If the median group is still blocked, the text stops: then every player (but the bye) is paired by a
-  maximum-cardinality legal matching that keeps the score differences of the pairs smallest (`fallback`).
+  maximum-cardinality legal matching with the smallest sum of squared score differences, colour-compatible pairs
+  preferred in the last round (`fallback`); the bye stays.
 - Not built: the Maxi-tournament 100-point guard (3.2.3, 3.8, 5.7); it needs an organiser flag we do not have.
 """
 

@@ -325,12 +325,12 @@ def test_an_event_stops_only_when_no_legal_pairing_exists() -> None:
 def test_swissbot_check_on_a_generated_lim_event_reports_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    event = generator.generate(5, 15, 6, pair=lim.pair)
-    assert event.rounds_completed == 6
     path = tmp_path / "lim.trf"
-    path.write_text(trf.dumps(event), encoding="utf-8")
+    generate = ["generate", "--system", "lim", "--players", "15", "--rounds", "6", "--seed", "5", "-o", str(path)]
+    assert swissbot(generate) == 0
+    assert trf.parse(path.read_text(encoding="utf-8")).rounds_completed == 6
     assert swissbot(["check", "--system", "lim", str(path)]) == 0
-    assert "no discrepancy" in capsys.readouterr().err
+    assert "6 rounds checked against the lim engine: no discrepancy" in capsys.readouterr().err
 
 
 # --- colours and the checker -----------------------------------------------------------------------------------
