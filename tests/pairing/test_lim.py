@@ -298,9 +298,12 @@ def test_generated_events_meet_the_absolute_criteria(
     assert checker.check_tournament(event, "lim") == []
     for number in range(1, event.rounds_completed + 1):
         _bye_is_the_first_that_fits(event, number)
+        state = checker.round_input(event, number)
+        views = state.views(number)
+        pairing = lim.pair(state, number)
+        placed = [n for b in pairing.boards for n in (b.white, b.black)] + ([pairing.bye] if pairing.bye else [])
+        assert sorted(placed) == sorted(views.to_pair())  # everyone to be paired, each exactly once
         if number < event.total_rounds:
-            state = checker.round_input(event, number)
-            views = state.views(number)
             for player in event.players:
                 rec = player.record(number)
                 if rec.is_played and rec.colour is not None:
