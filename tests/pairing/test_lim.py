@@ -108,9 +108,7 @@ def test_round_1_gives_the_bye_to_the_lowest_rated_and_pairs_the_rest_by_number(
     assert pairing.bye == max(i for i, r in enumerate(ratings, start=1) if r == lowest)
     rest = [n for n in range(1, len(ratings) + 1) if n != pairing.bye]
     half = len(rest) // 2
-    assert _pairs(pairing) == {
-        frozenset((rest[i], rest[i + half])) for i in range(half)
-    }
+    assert _pairs(pairing) == {frozenset((rest[i], rest[i + half])) for i in range(half)}
 
 
 def test_round_1_exchanges_a_forbidden_opponent_for_the_next_of_the_lower_half() -> None:
