@@ -19,7 +19,7 @@ from storage.records import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
 # auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems)
-System = Literal["auto", "dutch", "burstein", "dubov", "fast", "double"]
+System = Literal["auto", "dutch", "burstein", "dubov", "lim", "fast", "double"]
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 Acceleration = Literal["baku", "us-28r1", "us-28r2"]  # pairing.acceleration.METHODS
