@@ -105,6 +105,8 @@ class Rules:
     colour_limits: bool = True
     # Double-Swiss: two game rounds a match, the second the first with colours reversed; a meeting is a match.
     two_game_matches: bool = False
+    # The colour limits hold in the last round too; Lim drops them there for everyone (C.04.4.3 Art. 6).
+    colour_limits_last_round: bool = True
 
 
 RULES = {
@@ -114,6 +116,8 @@ RULES = {
     "burstein": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit"),
     # C.04.4.1 [C2]/[C3]: the PAB rule of C.04.1 Art. 4 (a full-point bye blocks it too), no topscorer exception.
     "dubov": Rules(False, _dutch_pab_eligible, "already scored a win without playing"),
+    # C.04.4.3 Lim: edition-B PAB eligibility (Art. 1 adds to C.04.1); colour limits hard but for the last round.
+    "lim": Rules(False, _dutch_pab_eligible, "already scored a win without playing", colour_limits_last_round=False),
     # Lichess's Fast Swiss: the fork's Burstein PAB rule; colours are only preferences (its passes 4-5).
     "fast": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit", colour_limits=False),
     # C.04.6 [C2] on the teams as players (match points): no colour limits at all (Preface).
@@ -150,9 +154,9 @@ def colour_violations(views: RoundViews, number: int, colour: Colour) -> list[Di
 
 
 def _colour_exempt(views: RoundViews, board: Board, rules: Rules) -> bool:
-    """In the final round a Dutch pairing involving a topscorer may break the colour limits (§3.2.5); a system
-    without colour limits is always exempt."""
-    return not rules.colour_limits or (
+    """In the final round a Dutch pairing involving a topscorer may break the colour limits (§3.2.5), a Lim
+    pairing any of them; a system without colour limits is always exempt."""
+    return not rules.colour_limits or (views.is_last_round and not rules.colour_limits_last_round) or (
         rules.topscorer_exemption
         and views.is_last_round
         and (views.is_topscorer(board.white) or views.is_topscorer(board.black))

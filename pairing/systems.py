@@ -16,7 +16,7 @@ from pairing.model import Pairing, Tournament
 
 Engine = Callable[[Tournament, int | None], Pairing]
 
-SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "fast", "double", "team")
+SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "lim", "fast", "double", "team")
 # Systems that pair through swissbot pair|check|generate but not an event yet: none now (Team Swiss events pair
 # through bot.director.teams, not `pair` below; Double-Swiss events through `pair`, a match being two game rounds).
 NOT_FOR_EVENTS: tuple[str, ...] = ()

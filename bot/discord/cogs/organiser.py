@@ -20,7 +20,7 @@ from storage.records import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
 # auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems); team: /swiss team
-System = Literal["auto", "dutch", "burstein", "dubov", "fast", "double", "team"]
+System = Literal["auto", "dutch", "burstein", "dubov", "lim", "fast", "double", "team"]
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 Acceleration = Literal["baku", "us-28r1", "us-28r2"]  # pairing.acceleration.METHODS
@@ -56,7 +56,7 @@ SETTING_HELP = {
     "min_games": "Rated games at the event's speed a player needs on Lichess to join",
     "late_join_bye": "A player who joins after round 1 gets a half-point bye for one missed round",
     "lichess_sb": "Compute SB as Lichess does (unplayed rounds count against a virtual opponent)",
-    "boards": "Team events: boards per match",
+    "boards": "Boards per team match",
 }
 RENAMES = {
     "fixed_times": "fixed-times",
@@ -405,8 +405,8 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @team.command(name="add", description="Form a team from members in board order, or a role")
     @app_commands.describe(
         name="The team's name",
-        members="Members in board order; those beyond the boards are reserves",
-        role="Or a role (joined members, by rating)",
+        members="Members in board order (extra ones are reserves)",
+        role="Or a role's joined members",
         event=EVENT_HELP,
     )
     @app_commands.autocomplete(event=organiser_event_autocomplete)
@@ -431,7 +431,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             view = await director.add_team(actor, found.id, name, members.replace(",", " ").split())
         await self._done(interaction, f"Team added to **{found.name}**: {_team_text(view)}")
 
-    @team.command(name="remove", description="Remove a team (before the start)")
+    @team.command(name="remove", description="Remove a team")
     @app_commands.describe(name="The team's name", event=EVENT_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete, name=team_autocomplete)
     async def team_remove(self, interaction: Interaction, name: str, event: str | None = None) -> None:
@@ -442,7 +442,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             interaction, f"Team {discord.utils.escape_markdown(gone.name)} is removed from **{found.name}**."
         )
 
-    @team.command(name="roster", description="Set a team's players in board order")
+    @team.command(name="roster", description="Set a team's roster")
     @app_commands.describe(name="The team's name", members="Members in board order", event=EVENT_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete, name=team_autocomplete)
     async def team_roster(self, interaction: Interaction, name: str, members: str, event: str | None = None) -> None:

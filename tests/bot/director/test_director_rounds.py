@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, JoiningClosed
-from pairing import trf
+from pairing import checker, trf
 from pairing.crosstable import crosstable
 from storage.audit import audit_log
 from storage.players import get_ban, player_by_discord
@@ -353,3 +353,18 @@ async def test_a_us_chess_28r2_event_pairs_round_two_in_its_three_batches(world:
     batches = {batch(p.number) for p in played.players}
     assert len(round_two) == 4 and len(crossing) <= len(batches) - 1
     assert all(max(batch(n) for n in pair) - min(batch(n) for n in pair) == 1 for pair in crossing)
+
+
+@pytest.mark.parametrize(("system", "code"), [("dubov", "FIDE_DUBOV"), ("lim", None), ("burstein", "FIDE_BURSTEIN")])
+async def test_every_event_system_runs_an_event_whose_export_its_checker_accepts(
+    world: World, system: str, code: str | None
+) -> None:
+    event_id, _ = await world.event(players=9, rounds=4, system=system)
+    await world.run_until(lambda: world.finished(event_id))
+    event = await world.director.event(event_id)
+    assert event.current_round == 4
+    exported = (await world.director.export(event_id, "trf")).decode()
+    assert (f"192 {code}" in exported) if code else "192 " not in exported  # Lim has no ETT26 code
+    tournament = trf.parse(exported, require_rounds=False)
+    assert tournament.rounds_completed == 4
+    assert checker.check_tournament(tournament, system) == []  # and the engine pairs each round the same again
