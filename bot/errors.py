@@ -96,7 +96,6 @@ class InvalidState(SwissbotError):
     """The event is not in a state that allows this (e.g. pausing a finished event)."""
 
 
-
 def user_sentence(error: BaseException) -> str | None:
     """The sentence to show for an error the user or the host can act on (a refusal, a database in trouble);
     None for an unexpected one (a bug: the details go to the log)."""

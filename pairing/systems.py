@@ -17,9 +17,9 @@ from pairing.model import Pairing, Tournament
 Engine = Callable[[Tournament, int | None], Pairing]
 
 SYSTEMS: tuple[str, ...] = ("dutch", "burstein", "dubov", "lim", "fast", "double", "team")
-# Systems that pair through swissbot pair|check|generate but not an event yet: Team Swiss's teams (a TRF of the
-# board players with team records).
-NOT_FOR_EVENTS: tuple[str, ...] = ("team",)
+# Systems that pair through swissbot pair|check|generate but not an event yet: none now (Team Swiss events pair
+# through bot.director.teams, not `pair` below; Double-Swiss events through `pair`, a match being two game rounds).
+NOT_FOR_EVENTS: tuple[str, ...] = ()
 # Systems whose pairings are two-game matches: a match is two game rounds, the second the first reversed (an
 # event's rounds count games, so they are even).
 TWO_GAME_MATCHES: tuple[str, ...] = ("double",)

@@ -117,3 +117,7 @@ class AccountTaken(StorageError):
 
 class GameInProgress(StorageError):
     """The board already has a Lichess game being created or played."""
+
+
+class TeamRefused(StorageError):
+    """A team that cannot be formed, changed or removed (a player in two teams, too few players, a taken name)."""

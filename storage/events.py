@@ -26,7 +26,8 @@ EDITABLE = frozenset({EventStatus.DRAFT, EventStatus.OPEN})
 JOINABLE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
 STARTED = frozenset({EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
 # Fixed once the first round is paired: changing them would change what was already paired.
-PAIRING_SETTINGS = ("system", "acceleration", "acceleration_method", "initial_colour")
+PAIRING_SETTINGS = ("system", "acceleration", "acceleration_method", "initial_colour", "team_boards")
+MAX_TEAM_BOARDS = 20
 EVENT_SQL = (
     "SELECT e.*, (SELECT COALESCE(MAX(r.number), 0) FROM rounds r WHERE r.event_id = e.id) AS current_round"
     " FROM events e"
@@ -68,6 +69,8 @@ def validate_settings(settings: EventSettings) -> None:
         problems.append("the bye limit cannot be negative")
     if settings.acceleration_method not in acceleration.METHODS:
         problems.append(f"unknown acceleration {settings.acceleration_method!r}")
+    if not 1 <= settings.team_boards <= MAX_TEAM_BOARDS:
+        problems.append(f"a team match has 1 to {MAX_TEAM_BOARDS} boards")
     if problems:
         raise InvalidInput("invalid event settings: " + "; ".join(problems))
     for moment in (settings.start_at, *settings.round_times):
@@ -117,6 +120,7 @@ def _columns(settings: EventSettings) -> dict[str, object]:
         "initial_colour": settings.initial_colour.value,
         "min_rated_games": settings.min_rated_games,
         "lichess_sb": int(settings.lichess_sb),
+        "team_boards": settings.team_boards,
     }
 
 
@@ -150,6 +154,7 @@ def event_from_row(row: Row) -> Event:
         initial_colour=Colour(row["initial_colour"]),
         min_rated_games=row["min_rated_games"],
         lichess_sb=bool(row["lichess_sb"]),
+        team_boards=int(row["team_boards"]),
     )
     return Event(
         id=int(row["id"]),

@@ -14,6 +14,7 @@ import chess.pgn
 
 from pairing import trf
 from pairing.model import Tournament
+from storage import teams
 from storage.audit import audit_log
 from storage.db import Connection, Database, fetchall, utc_text
 from storage.entries import entry_json
@@ -55,6 +56,12 @@ async def export_trf(db: Database, event_id: int) -> str:
     used = {summary.round.system for summary in history.rounds}
     if len(used) == 1 and (code := TRF_SYSTEM_CODES.get(used.pop())) is not None:
         header.append(f"192 {code}")
+    if event.settings.system == teams.TEAM_SYSTEM:  # the team records (192, 310, 320, ...) of pairing.team
+        header[header.index("092 Individual: Swiss-System")] = "092 Team: Swiss-System"
+        async with db.snapshot() as conn:
+            rows = await teams.load_teams(conn, event_id)
+        tournament = teams.team_tournament(history, rows, replace(tournament, header=tuple(header)))
+        return trf.dumps(tournament)
     return trf.dumps(replace(tournament, header=tuple(header)))
 
 

@@ -171,6 +171,7 @@ class EventSettings:
     initial_colour: Colour = Colour.WHITE
     min_rated_games: int | None = None  # rated games at the event's speed a player needs to join (None: any)
     lichess_sb: bool = False  # SB as Lichess computes it (unplayed rounds against a virtual opponent)
+    team_boards: int = 4  # boards a match in a Team Swiss event (system "team")
 
     @property
     def schedule(self) -> Schedule:

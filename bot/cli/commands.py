@@ -26,6 +26,9 @@ def summary(payloads: list[dict[str, Any]]) -> list[str]:
         for option in command.get("options", []):
             if option["type"] == 1:  # a subcommand
                 lines.append(f"/{command['name']} {option['name']}  {option['description']}")
+            elif option["type"] == 2:  # a group of subcommands (/swiss team ...)
+                for sub in option.get("options", []):
+                    lines.append(f"/{command['name']} {option['name']} {sub['name']}  {sub['description']}")
     return lines
 
 

@@ -42,6 +42,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="serve the event's web pages on 127.0.0.1:PORT while it runs, and after it until Ctrl-C",
     )
+    parser.add_argument(
+        "--system",
+        choices=("auto", "dutch", "burstein", "dubov", "fast", "team"),
+        default="auto",
+        help="the pairing system; team: a Team Swiss event, the members formed into teams (default auto)",
+    )
+    parser.add_argument("--boards", type=int, default=2, help="boards a match of a team event (default 2)")
     parser.set_defaults(handler=run)
 
 
@@ -59,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         lichess_url=args.lichess_url,
         speed=args.speed,
         serve=args.serve,
+        system=args.system,
+        boards=args.boards,
     )
     try:
         return asyncio.run(run_demo(opts))

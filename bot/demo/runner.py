@@ -72,19 +72,22 @@ class DemoOptions:
     speed: float = 60.0
     autoplay_delay: float = 0.4
     serve: int | None = None  # a port: serve the event's pages on 127.0.0.1 during the event and after it
+    system: str = "auto"  # "team": a Team Swiss event, the members formed into teams by the organiser
+    boards: int = 2  # a team event's boards a match
 
 
 class DemoMembers:
     """What the simulated members do, each step idempotent: link, join, and the scripted moments."""
 
-    def __init__(self, club: DemoClub, people: list[Member], out: TextIO):
+    def __init__(self, club: DemoClub, people: list[Member], out: TextIO, *, teams: bool = False):
         self.club = club
         self.bot: SwissBot | None = None
         self.people = people
         self.out = out
         self.bio_member = people[1] if len(people) > 1 else people[0]
-        # Scripted moments: the last member joins late, one withdraws before round 3, one asks for a bye.
-        self.late = people[-1]
+        # Scripted moments: the last member joins late, one withdraws before round 3, one asks for a bye. In a
+        # team event nobody joins late (teams are formed before the start): a reserve steps in for the others.
+        self.late: Member | None = None if teams else people[-1]
         self.withdrawer = people[len(people) // 3]
         self.bye_taker = people[len(people) // 2]
         self.ready = asyncio.Event()  # set once the bot is logged in and its commands synced: members can type
@@ -132,11 +135,29 @@ class DemoMembers:
             if text.startswith("You have a half-point bye"):  # else: asked already (a resumed run)
                 self.say(f"{self.bye_taker.username} asks for a half-point bye in round 2: /bye round:2")
 
+    async def form_teams(self, event_id: int, boards: int) -> None:
+        """The organiser forms teams of the entered members (by rating, `boards` players and a reserve each while
+        there are enough; the last players left join the last team as reserves) with `/swiss team add`."""
+        entered = {e.discord_id: e for e in await self.director.entries(event_id)}
+        ranked = sorted((m for m in self.people if m.discord_id in entered), key=lambda m: -m.rating)
+        size = boards + 1
+        groups = [ranked[i : i + size] for i in range(0, len(ranked), size)]
+        if len(groups) > 1 and len(groups[-1]) < boards:
+            groups[-2] += groups.pop()
+        if await self.director.list_teams(event_id):
+            return  # formed already (a resumed run)
+        for index, group in enumerate(groups, start=1):
+            if len(group) < boards:
+                continue
+            mentions = " ".join(f"<@{m.discord_id}>" for m in group)
+            text, _ = await self.club.command(ORGANISER_ID, "swiss team add", name=f"Team {index}", members=mentions)
+            self.say(f"{ORGANISER_NAME}: /swiss team add Team {index} → {text}")
+
     async def before_pairing(self, event_id: int, round_number: int) -> None:
         """The scripted moments, just before a round is paired (a resumed run's first job may come before the bot
         is connected: the members wait for it)."""
         await self.ready.wait()
-        if round_number == 2:
+        if round_number == 2 and self.late is not None:
             await self.join(event_id, self.late)
         if round_number == 3:
             entries = {e.discord_id: e for e in await self.director.entries(event_id)}
@@ -330,7 +351,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         _token_key(stack, db_path)
         port = opts.serve or _free_port()
         config = _config(opts, db_path, local_discord.url, url, port)
-        scripted = DemoMembers(club, people, out)
+        scripted = DemoMembers(club, people, out, teams=opts.system == "team")
         bot = SwissBot(
             config, Secrets(local_discord.token, BOT_TOKEN), clock=clock, before_pairing=scripted.before_pairing
         )
@@ -356,6 +377,8 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
                 noshow=4,
                 reminder=0.5,
                 **{"early-draw": "replay", "max-byes": 1},
+                **({"system": opts.system} if opts.system != "auto" else {}),
+                **({"boards": opts.boards} if opts.system == "team" else {}),
             )
             scripted.say(f"{ORGANISER_NAME}: /swiss create → {text}")
             scripted.say(f"({opts.rounds} rounds, {opts.players} members, seed {opts.seed})")
@@ -377,6 +400,8 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
                 " and /join"
             )
             await scripted.register(event_id)
+            if event.settings.system == "team":
+                await scripted.form_teams(event_id, event.settings.team_boards)
             scripted.say(f"{len(await director.entries(event_id))} players entered; the organiser starts round 1")
             text, _ = await club.command(ORGANISER_ID, "swiss start")
             scripted.say(f"{ORGANISER_NAME}: /swiss start → {text}")

@@ -53,4 +53,3 @@ class Announcer(Protocol):
     async def dm(self, discord_id: int, text: str) -> None:
         """A private message to a player (optional)."""
         ...
-

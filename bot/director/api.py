@@ -12,6 +12,8 @@ to the module that holds the use case, where its docstring is:
 - `polling`: a round in play (read the games back, adjudicate, no-shows and bans);
 - `endings`: the end of a round and of an event, announced once;
 - `jobs`: the jobs the database implies, running one, the reminder;
+- `teams`: Team Swiss events: forming teams, a team round laid out as board games, a member's match;
+  `team_views`: the team standings;
 - `views`: the queries; `lookups`: the storage reads they all share.
 
 Nothing here knows Discord, and nothing here runs SQL: every read and write goes through `storage`'s
@@ -26,7 +28,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.clock import Clock
-from bot.director import endings, jobs, members, oauth, organiser, polling, rounds, views
+from bot.director import endings, jobs, members, oauth, organiser, polling, rounds, team_views, teams, views
 from bot.director.announcer import Announcer
 from bot.director.context import Context
 from bot.director.lookups import get_event
@@ -41,6 +43,8 @@ from bot.director.models import (
     MyGame,
     RoundView,
     StandingRow,
+    TeamStandingView,
+    TeamView,
 )
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
@@ -131,7 +135,9 @@ class Director:
         return await views.pairings(self.ctx, event_id, round_number)
 
     async def my_game(self, actor: Actor, event_id: int | None = None, guild_id: int | None = None) -> MyGame | None:
-        return await views.my_game(self.ctx, actor, event_id, guild_id)
+        """The actor's board now (`views.my_game`), with their match in a team event (`teams.my_team_game`)."""
+        game = await views.my_game(self.ctx, actor, event_id, guild_id)
+        return None if game is None else await teams.my_team_game(self.ctx, game)
 
     async def crosstable(self, event_id: int) -> Crosstable:
         return await views.crosstable(self.ctx, event_id)
@@ -202,6 +208,30 @@ class Director:
 
     async def export(self, event_id: int, fmt: str) -> bytes:
         return await organiser.export(self.ctx, event_id, fmt)
+
+    # -- Team Swiss events (bot.director.teams) ---------------------------------------------------------
+
+    async def add_team(
+        self, actor: Actor, event_id: int, name: str, members: Sequence[str], role_id: int | None = None
+    ) -> TeamView:
+        return await teams.add_team(self.ctx, actor, event_id, name, members, role_id)
+
+    async def add_team_from_role(
+        self, actor: Actor, event_id: int, name: str, role_id: int, member_ids: Sequence[int]
+    ) -> TeamView:
+        return await teams.add_team_from_role(self.ctx, actor, event_id, name, role_id, member_ids)
+
+    async def remove_team(self, actor: Actor, event_id: int, name: str) -> TeamView:
+        return await teams.remove_team(self.ctx, actor, event_id, name)
+
+    async def set_roster(self, actor: Actor, event_id: int, name: str, members: Sequence[str]) -> TeamView:
+        return await teams.set_roster(self.ctx, actor, event_id, name, members)
+
+    async def list_teams(self, event_id: int) -> list[TeamView]:
+        return await teams.list_teams(self.ctx, event_id)
+
+    async def team_standings(self, event_id: int) -> list[TeamStandingView]:
+        return await team_views.standings(self.ctx, event_id)
 
     # -- the round cycle, driven by the scheduler (bot.director.rounds, _polling, _endings, _jobs) -----
 

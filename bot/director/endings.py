@@ -6,6 +6,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.director import team_views
 from bot.director.context import Context
 from bot.director.lookups import OVER, get_event, get_round
 from bot.director.models import SYSTEM_ACTOR, Actor, RoundView
@@ -69,6 +70,7 @@ async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
         rows = await standings(ctx, event_id, number)
         if not await ctx.announced(event_id, ctx.announcer.standings(as_of_round(event, number), rows, False)):
             return
+        await team_views.announce(ctx, event, number, final=False)
     await storage_rounds.mark_results_announced(ctx.db, event_id, number, at=ctx.clock.now())
 
 
@@ -132,4 +134,5 @@ async def _announce_end(ctx: Context, event_id: int) -> None:
     reason = event.finish_reason or f"finished after round {event.current_round}"
     if not await ctx.announced(event_id, ctx.announcer.event_finished(event, await standings(ctx, event_id), reason)):
         return
+    await team_views.announce(ctx, event, event.current_round, final=True)
     await storage_events.mark_finish_announced(ctx.db, event_id, at=ctx.clock.now())

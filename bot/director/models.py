@@ -31,6 +31,10 @@ __all__ = [
     "RoundView",
     "ShownBye",
     "StandingRow",
+    "TeamGame",
+    "TeamPlayerLine",
+    "TeamStandingView",
+    "TeamView",
     "shown_bye",
 ]
 
@@ -131,14 +135,58 @@ class RoundView:
 
 
 @dataclass(frozen=True)
+class TeamView:
+    """A team as commands show it: pairing number, name, roster in board order (reserves after the boards)."""
+
+    number: int
+    name: str
+    players: tuple[PlayerRef, ...]
+    boards: int
+    role_id: int | None = None
+
+
+@dataclass(frozen=True)
+class TeamPlayerLine:
+    """A team player's event: each round's board and result (`3:1`, `1:½`, `-` when not on a board), points."""
+
+    player: PlayerRef
+    cells: tuple[str, ...]
+    points: Fraction
+
+
+@dataclass(frozen=True)
+class TeamStandingView:
+    """One line of the team standings, with the team's players' board results."""
+
+    rank: int
+    number: int
+    name: str
+    match_points: Fraction
+    game_points: Fraction
+    tiebreaks: dict[str, Fraction]
+    players: tuple[TeamPlayerLine, ...]
+
+
+@dataclass(frozen=True)
+class TeamGame:
+    """A member's match in a team event: their team, the opposing team, the match and their board in it."""
+
+    team: str
+    opponent_team: str
+    match: int
+    board: int
+
+
+@dataclass(frozen=True)
 class MyGame:
-    """A player's board in the current round."""
+    """A player's board in the current round (`team`: their match, in a team event)."""
 
     event: Event
     round_number: int
     board: BoardView
     colour: str
     opponent: PlayerRef
+    team: TeamGame | None = None
 
 
 @dataclass(frozen=True)

@@ -77,16 +77,12 @@ def new_event_settings(ctx: Context, name: str, rounds: int) -> EventSettings:
     )
 
 
-async def create_event(
-    ctx: Context, actor: Actor, guild_id: int, channel_id: int, settings: EventSettings
-) -> Event:
+async def create_event(ctx: Context, actor: Actor, guild_id: int, channel_id: int, settings: EventSettings) -> Event:
     """Create an event (a draft until opened)."""
     _organiser(actor)
     settings = replace(settings, guild_id=guild_id, channel_id=channel_id)
     _validate(settings)
-    return await storage_events.create_event(
-        ctx.db, settings, created_by=actor.discord_id, at=ctx.clock.now()
-    )
+    return await storage_events.create_event(ctx.db, settings, created_by=actor.discord_id, at=ctx.clock.now())
 
 
 async def edit_event(ctx: Context, actor: Actor, event_id: int, settings: EventSettings) -> Event:
@@ -232,9 +228,7 @@ async def set_result(
                     ctx.db, row.id, new, at=now, actor=actor.audit_name, game_id=row.game_id, reason=reason
                 )
             else:
-                await storage_results.correct_result(
-                    ctx.db, row.id, new, at=now, actor=actor.audit_name, reason=reason
-                )
+                await storage_results.correct_result(ctx.db, row.id, new, at=now, actor=actor.audit_name, reason=reason)
         if first:  # the board is decided: its challenge, if nobody has played it, can no longer count
             await cancel_games(ctx, await open_games(ctx, event_id, round_number, [row.id]))
         later = round_number + 1 if round_number < event.current_round else None
@@ -365,9 +359,7 @@ async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
             found = await storage_players.player_by_discord(ctx.db, int(text))
         if found is None:
             raise NotEntered(f"{shown} is not a linked member (give a Lichess username or a Discord id).")
-        lifted = await storage_players.lift_ban(
-            ctx.db, guild_id, found.id, at=ctx.clock.now(), actor=actor.audit_name
-        )
+        lifted = await storage_players.lift_ban(ctx.db, guild_id, found.id, at=ctx.clock.now(), actor=actor.audit_name)
         if lifted is None:
             raise InvalidState(f"{player} is not banned.")
 
@@ -427,7 +419,7 @@ def _validate(settings: EventSettings) -> None:
         problems.append(f"unknown pairing system {settings.system!r} ({', '.join((*systems.SYSTEMS, systems.AUTO))})")
     elif settings.system in systems.NOT_FOR_EVENTS:
         problems.append(
-            f"{settings.system} pairs teams, which events cannot play yet (swissbot pair and check can)"
+            f"{settings.system} cannot be an event's system yet (swissbot pair and check can)"
         )
     elif settings.system in systems.TWO_GAME_MATCHES:
         if settings.rounds % 2:

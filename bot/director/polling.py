@@ -134,9 +134,7 @@ async def _apply(
                 replays = True
                 continue
             if decision.review:
-                if not await storage_audit.logged(
-                    ctx.db, event_id=event.id, action="result.review", subject=subject
-                ):
+                if not await storage_audit.logged(ctx.db, event_id=event.id, action="result.review", subject=subject):
                     await storage_audit.record_action(
                         ctx.db,
                         at=now,

@@ -6,6 +6,7 @@ import asyncio
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.director import teams
 from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
 from bot.director.endings import finish_event
@@ -84,6 +85,8 @@ async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
             await storage_entries.start_event(ctx.db, event_id, at=now, actor=SYSTEM_ACTOR.name)
         except storage_errors.WrongStatus as exc:
             raise InvalidState(str(exc)) from None
+    if teams.is_team_event(event):  # Team Swiss: matches of teams laid out as board games (bot.director.teams)
+        return await teams.pair_team_round(ctx, event_id, round_number)
     tournament = await load_tournament(ctx.db, event_id)
     if len(tournament.views(round_number).to_pair()) < 2:
         await finish_event(ctx, event_id, "not enough players left")
@@ -152,8 +155,10 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
             trouble = trouble or f"board {board.board_no}: its bulk pairing is not confirmed yet"
             continue
         subject = board_subject(round_number, board.board_no)
-        if game is not None and game.status is GameStatus.FAILED and await storage_audit.logged(
-            ctx.db, event_id=event_id, action=REFUSED, subject=subject
+        if (
+            game is not None
+            and game.status is GameStatus.FAILED
+            and await storage_audit.logged(ctx.db, event_id=event_id, action=REFUSED, subject=subject)
         ):
             continue  # held for an organiser since Lichess refused it
         white, black = _lichess_id(people[board.white_id]), _lichess_id(people[board.black_id])

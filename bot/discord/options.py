@@ -80,6 +80,7 @@ def settings_changes(
     min_games: int | None = None,
     late_join_bye: bool | None = None,
     lichess_sb: bool | None = None,
+    boards: int | None = None,
 ) -> dict[str, Any]:
     """The `EventSettings` fields an organiser's options set (options left empty change nothing)."""
     changes: dict[str, Any] = {}
@@ -101,6 +102,7 @@ def settings_changes(
         "reminder_seconds": _seconds(reminder),
         "late_join_bye": late_join_bye,
         "lichess_sb": lichess_sb,
+        "team_boards": boards,
     }
     changes.update({key: value for key, value in plain.items() if value is not None})
     if start is not None:
@@ -163,6 +165,8 @@ def describe_settings(settings: EventSettings) -> str:
         parts.append(f"at least {settings.min_rated_games} rated {settings.speed} games")
     if settings.lichess_sb:
         parts.append("SB as on Lichess")
+    if settings.system == "team":
+        parts.append(f"teams of {settings.team_boards} boards")
     if settings.start_at:
         parts.append(f"starts <t:{int(settings.start_at.timestamp())}:f>")
     parts.append(f"rounds: {settings.schedule.value}")

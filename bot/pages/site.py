@@ -208,8 +208,13 @@ class PlayerLink:
 
 def _players(entries: Sequence[Entry]) -> dict[int, PlayerLink]:
     return {
-        e.number: PlayerLink(e.number, e.player.name, e.rating, e.player.lichess_id or e.player.name.lower(),
-                             STATUS_MARKS.get(e.status.value, ""))
+        e.number: PlayerLink(
+            e.number,
+            e.player.name,
+            e.rating,
+            e.player.lichess_id or e.player.name.lower(),
+            STATUS_MARKS.get(e.status.value, ""),
+        )
         for e in entries
         if e.number is not None
     }
@@ -299,10 +304,23 @@ async def event_page(request: web.Request) -> web.Response:
         leaders = [row for row in rows if row.rank is not None][:LEADERS]
         series = [Series(row.player.name, _scores(records.get(row.player.number, ()))) for row in leaders]
         chart = score_chart(series, max(len(s.scores) for s in series) if series else 0)
+    teams = await site.director.team_standings(event.id) if event.settings.system == "team" else []
     context = {
         "title": event.name,
         "event": event,
         "settings": _settings_line(event),
+        "team_codes": list(teams[0].tiebreaks) if teams else [],
+        "teams": [
+            {
+                "rank": t.rank,
+                "name": t.name,
+                "mp": format_points(t.match_points),
+                "gp": format_points(t.game_points),
+                "tiebreaks": [format_tiebreak(code.split(":")[0], value) for code, value in t.tiebreaks.items()],
+                "players": ", ".join(f"{p.player.name} {format_points(p.points)}" for p in t.players),
+            }
+            for t in teams
+        ],
         "codes": event.settings.tiebreaks,
         "standings": _standings_table(rows, event),
         "players": players,
@@ -372,7 +390,7 @@ def _cell(cell: CrosstableCell, rank_of: dict[int, int | None]) -> dict[str, str
     if cell.opponent is None:
         return {"text": cell.text, "title": KIND_TEXT.get(cell.kind, "")}
     rank = rank_of.get(cell.opponent)
-    shown = f"{rank if rank is not None else cell.opponent}{cell.text[len(str(cell.opponent)):]}"
+    shown = f"{rank if rank is not None else cell.opponent}{cell.text[len(str(cell.opponent)) :]}"
     title = f"against no. {cell.opponent}"
     if cell.kind is RecordKind.FORFEIT_WIN:
         title += ", won by forfeit"

@@ -35,6 +35,7 @@ SETTING_OPTIONS: dict[str, tuple[type, ...]] = {
     "min_games": (int,),
     "late_join_bye": (bool,),
     "lichess_sb": (bool,),
+    "boards": (int,),
 }
 Kinds = tuple[type, ...]
 EVENT: dict[str, Kinds] = {"event": (str, int)}
@@ -56,6 +57,8 @@ ORGANISER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
     "finish": EVENT,
     "cancel": EVENT,
     "export": {**EVENT, "format": (str,)},
+    "team": {**EVENT, "name": (str,), "members": (list,), "role": (list,), "remove": (bool,)},
+    "teams": EVENT,
 }
 MEMBER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
     "link": {"username": (str,)},
@@ -76,6 +79,7 @@ REQUIRED_OPTIONS = {
     "reinstate": ("player",),
     "disqualify": ("player", "reason"),
     "unban": ("player",),
+    "team": ("name",),
 }
 COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (str,)}
 ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
@@ -109,6 +113,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "posted": (str, dict),
         "not_posted": (str,),
         "standings": (list,),
+        "team_standings": (list,),
         "trf_contains": (str,),
         "trf_lacks": (str,),
         "trf_checks": (str,),
@@ -422,6 +427,8 @@ class _Reader:
             raise self.fail(line, f"{where} expect.player: needs 'name'")
         if "standings" in values and not all(isinstance(n, str) for n in values["standings"]):
             raise self.fail(line, f"{where} expect.standings: an array of player names, first place first")
+        if "team_standings" in values and not all(isinstance(n, str) for n in values["team_standings"]):
+            raise self.fail(line, f"{where} expect.team_standings: an array of team names, first place first")
         if "event" in values and "next_round" in values["event"] and values["event"]["next_round"] != "none":
             try:
                 parse_time(values["event"]["next_round"])

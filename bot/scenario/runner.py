@@ -27,6 +27,7 @@ from bot.director.models import Actor, Job, JobKind
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.errors import SwissbotError, user_sentence
 from bot.lichess.gateway import LichessGateway
+from bot.rendering.teams import team_game_text, team_line, team_standings_lines
 from bot.scenario.channel import ScenarioChannel
 from bot.scenario.clock import ScenarioClock
 from bot.scenario.format import (
@@ -45,6 +46,7 @@ from storage.records import Event
 
 GUILD = 1000
 CHANNEL = 2000
+TEAM_ROLE = 3000  # the Discord role a `team` step's `role` members stand for
 ORGANISER = Actor(1, "organiser", True)
 APOLOGY = "Sorry, something went wrong on our side."  # what Discord shows for an error that is no SwissbotError
 BUSY_TIMEOUT_MS = 300  # a locked database is felt in 0.3 s, not the bot's 5 s
@@ -361,6 +363,10 @@ class ScenarioRun:
             return f"{name} is cancelled."
         if do == "export":
             return (await d.export(event_id, str(options.get("format", "trf")))).decode()
+        if do == "team":
+            return await self.team(actor, event_id, name, options)
+        if do == "teams":
+            return "\n".join(team_line(t) for t in await d.list_teams(event_id)) or f"{name} has no teams yet."
         if do == "join":
             entry = await d.join(actor, event_id)
             text = f"You are in {name} as {entry.name} ({entry.rating})."
@@ -380,15 +386,33 @@ class ScenarioRun:
                 return "You have no game right now."
             board = game.board
             result = f" Result: {board.result.value}." if board.result else f" Your game: {board.url}"
+            if game.team is not None:
+                return team_game_text(game) + result
             return (
                 f"{game.event.name}, round {game.round_number}, board {board.number}: you play {game.colour} "
                 f"against {game.opponent.name}.{result}"
             )
         if do == "standings":
             event = await d.event(event_id)
+            if event.settings.system == "team":
+                return "\n".join(team_standings_lines(await d.team_standings(event_id)))
             return "\n".join(format_standings(await d.standings(event_id), event.settings.tiebreaks))
         view = await d.pairings(event_id, options.get("round"))
         return "\n".join(format_round(view))
+
+    async def team(self, actor: Actor, event_id: int, name: str, options: Mapping[str, Any]) -> str:
+        """`/swiss team`: add a team of named members (board order) or of a role's members, or remove one."""
+        d = self.director
+        team_name = str(options["name"])
+        if options.get("remove"):
+            gone = await d.remove_team(actor, event_id, team_name)
+            return f"Team {gone.name} is removed from {name}."
+        if "role" in options:  # the role's members, as the cog resolves a Discord role
+            ids = [self.members[str(m).lower()].discord_id for m in options["role"] if str(m).lower() in self.members]
+            view = await d.add_team_from_role(actor, event_id, team_name, TEAM_ROLE, ids)
+        else:
+            view = await d.add_team(actor, event_id, team_name, [str(m) for m in options.get("members", [])])
+        return f"Team added to {name}: {team_line(view)}"
 
     async def play(self, step: Step) -> None:
         """A board's game on Lichess ends the given way (both players play it through the control API)."""
@@ -509,6 +533,10 @@ class ScenarioRun:
             names = [row.player.name for row in await d.standings(event.id)][: len(v["standings"])]
             if [n.lower() for n in names] != [n.lower() for n in v["standings"]]:
                 raise self.failed(step, f"standings {v['standings']}", str(names))
+        if "team_standings" in v:
+            teams = [row.name for row in await d.team_standings(event.id)][: len(v["team_standings"])]
+            if [n.lower() for n in teams] != [n.lower() for n in v["team_standings"]]:
+                raise self.failed(step, f"team standings {v['team_standings']}", str(teams))
         if "trf_contains" in v or "trf_lacks" in v:
             trf = (await d.export(event.id, "trf")).decode()
             if "trf_contains" in v and v["trf_contains"] not in trf:

@@ -29,6 +29,8 @@ TABLES = {
     "player_tokens",
     "bulks",
     "bulk_games",
+    "teams",
+    "team_players",
 }
 
 

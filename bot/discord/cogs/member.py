@@ -12,6 +12,7 @@ from bot.director.models import MyGame
 from bot.discord.actors import actor_for
 from bot.discord.context import BotContext
 from bot.discord.replies import send_pages, send_table
+from bot.rendering.teams import team_standings_lines
 from bot.rendering.text import crosstable_lines, round_messages, standings_lines
 from storage.records import EventStatus
 
@@ -34,6 +35,13 @@ def my_game_text(game: MyGame) -> str:
         opponent += f" ({game.opponent.rating})"
     where = f"**{game.event.name}**, {game.event.round_name(game.round_number)}, board {board.number}"
     lines = [f"{where}: you play **{game.colour}** against {opponent}."]
+    if game.team is not None:  # a team event: the match, and the board within it
+        t = game.team
+        mine, theirs = discord.utils.escape_markdown(t.team), discord.utils.escape_markdown(t.opponent_team)
+        lines = [
+            f"**{game.event.name}**, round {game.round_number}: **{mine}** against **{theirs}** (match {t.match}).",
+            f"You play board {t.board} with **{game.colour}** against {opponent}.",
+        ]
     if board.result is not None:
         lines.append(f"Result: {board.result.value}.")
     elif board.url:
@@ -164,6 +172,12 @@ class MemberCog(commands.Cog, name="Members"):
                 interaction, f"{found.name} — crosstable", crosstable_lines(table), "crosstable.txt", ephemeral=True
             )
             return
+        if found.settings.system == "team":
+            teams = await self.bot.director.team_standings(found.id)
+            if teams:
+                lines = team_standings_lines(teams)
+                await send_table(interaction, f"{found.name} — team standings", lines, "standings.txt", ephemeral=True)
+                return
         rows = await self.bot.director.standings(found.id)
         if not rows:
             await interaction.followup.send(f"Nobody has joined **{found.name}** yet.", ephemeral=True)
@@ -197,4 +211,3 @@ class MemberCog(commands.Cog, name="Members"):
         game = await self.bot.director.my_game(actor, event_id, interaction.guild_id)
         text = my_game_text(game) if game else "You have no game right now."
         await interaction.followup.send(text, ephemeral=True)
-

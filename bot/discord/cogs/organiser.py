@@ -8,18 +8,19 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.director.models import Actor
+from bot.director.models import Actor, TeamView
 from bot.discord.actors import require_organiser
 from bot.discord.autocomplete import NOT_OVER
 from bot.discord.context import BotContext
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.discord.replies import bytes_file
-from bot.errors import InvalidSetting
+from bot.errors import InvalidSetting, SwissbotError
+from bot.rendering.teams import team_line
 from storage.records import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
-# auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems)
-System = Literal["auto", "dutch", "burstein", "dubov", "lim", "fast", "double"]
+# auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems); team: /swiss team
+System = Literal["auto", "dutch", "burstein", "dubov", "lim", "fast", "double", "team"]
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
 Acceleration = Literal["baku", "us-28r1", "us-28r2"]  # pairing.acceleration.METHODS
@@ -55,6 +56,7 @@ SETTING_HELP = {
     "min_games": "Rated games at the event's speed a player needs on Lichess to join",
     "late_join_bye": "A player who joins after round 1 gets a half-point bye for one missed round",
     "lichess_sb": "Compute SB as Lichess does (unplayed rounds count against a virtual opponent)",
+    "boards": "Boards per team match",
 }
 RENAMES = {
     "fixed_times": "fixed-times",
@@ -83,6 +85,18 @@ async def any_event_autocomplete(interaction: Interaction, current: str) -> list
     """Every event of this server, finished ones included (for exports)."""
     bot: BotContext = interaction.client
     return await bot.events.choices(interaction.guild_id, current, frozenset(EventStatus))
+
+
+async def team_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """The teams of the event chosen so far (or the one in progress) whose name contains what was typed."""
+    bot: BotContext = interaction.client
+    try:
+        found = await bot.events.resolve(interaction.guild_id, getattr(interaction.namespace, "event", None), NOT_OVER)
+        teams = await bot.director.list_teams(found.id)
+    except SwissbotError:
+        return []
+    typed = current.strip().casefold()
+    return [app_commands.Choice(name=t.name, value=t.name) for t in teams if typed in t.name.casefold()][:25]
 
 
 @app_commands.guild_only()
@@ -150,6 +164,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         min_games: app_commands.Range[int, 0, 10000] | None = None,
         late_join_bye: bool | None = None,
         lichess_sb: bool | None = None,
+        boards: app_commands.Range[int, 1, 20] | None = None,
     ) -> None:
         """Create a draft event with these settings."""
         actor = await self._defer(interaction)
@@ -202,6 +217,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         min_games: app_commands.Range[int, 0, 10000] | None = None,
         late_join_bye: bool | None = None,
         lichess_sb: bool | None = None,
+        boards: app_commands.Range[int, 1, 20] | None = None,
     ) -> None:
         """Edit the given settings of an event."""
         actor, found = await self._begin(interaction, event)
@@ -382,3 +398,82 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         file = bytes_file(f"event-{found.id}.{format}", data)
         await interaction.followup.send(f"**{found.name}** as {format.upper()}:", file=file, ephemeral=True)
 
+    # -- /swiss team: Team Swiss events ------------------------------------------------------------------------
+
+    team = app_commands.Group(name="team", description="Teams of a team event")
+
+    @team.command(name="add", description="Form a team from members in board order, or a role")
+    @app_commands.describe(
+        name="The team's name",
+        members="Members in board order (extra ones are reserves)",
+        role="Or a role's joined members",
+        event=EVENT_HELP,
+    )
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def team_add(
+        self,
+        interaction: Interaction,
+        name: app_commands.Range[str, 1, 32],
+        members: str | None = None,
+        role: discord.Role | None = None,
+        event: str | None = None,
+    ) -> None:
+        """Form a team of joined members, named in board order or taken from a role."""
+        actor, found = await self._begin(interaction, event)
+        director = self.bot.director
+        if (members is None) == (role is None):
+            raise InvalidSetting("Give the team's members or a role, not both and not neither.")
+        if role is not None:
+            ids = await self._role_members(interaction, role.id)
+            view = await director.add_team_from_role(actor, found.id, name, role.id, ids)
+        else:
+            assert members is not None
+            view = await director.add_team(actor, found.id, name, members.replace(",", " ").split())
+        await self._done(interaction, f"Team added to **{found.name}**: {_team_text(view)}")
+
+    @team.command(name="remove", description="Remove a team")
+    @app_commands.describe(name="The team's name", event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete, name=team_autocomplete)
+    async def team_remove(self, interaction: Interaction, name: str, event: str | None = None) -> None:
+        """Remove a team."""
+        actor, found = await self._begin(interaction, event)
+        gone = await self.bot.director.remove_team(actor, found.id, name)
+        await self._done(
+            interaction, f"Team {discord.utils.escape_markdown(gone.name)} is removed from **{found.name}**."
+        )
+
+    @team.command(name="roster", description="Set a team's roster")
+    @app_commands.describe(name="The team's name", members="Members in board order", event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete, name=team_autocomplete)
+    async def team_roster(self, interaction: Interaction, name: str, members: str, event: str | None = None) -> None:
+        """Reorder or change a team's roster."""
+        actor, found = await self._begin(interaction, event)
+        view = await self.bot.director.set_roster(actor, found.id, name, members.replace(",", " ").split())
+        await self._done(interaction, f"Roster of **{found.name}**: {_team_text(view)}")
+
+    @team.command(name="list", description="List an event's teams")
+    @app_commands.describe(event=EVENT_HELP)
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def team_list(self, interaction: Interaction, event: str | None = None) -> None:
+        """List the teams."""
+        _, found = await self._begin(interaction, event)
+        teams = await self.bot.director.list_teams(found.id)
+        lines = [_team_text(t) for t in teams] or [f"**{found.name}** has no teams yet (`/swiss team add`)."]
+        await interaction.followup.send("\n".join(lines)[:2000], ephemeral=True)
+
+    async def _role_members(self, interaction: Interaction, role_id: int) -> list[int]:
+        """The Discord ids of a role's members, read from Discord (the bot has no members intent to cache them)."""
+        assert interaction.guild_id is not None  # guild_only
+        found: list[int] = []
+        after: int | None = None
+        while True:
+            page = await interaction.client.http.get_members(interaction.guild_id, 1000, after)
+            found += [int(m["user"]["id"]) for m in page if str(role_id) in m.get("roles", [])]
+            if len(page) < 1000:
+                return found
+            after = int(page[-1]["user"]["id"])
+
+
+def _team_text(view: TeamView) -> str:
+    """A team's line, its names safe for Discord's markdown."""
+    return discord.utils.escape_markdown(team_line(view))

@@ -17,8 +17,9 @@ SUBCOMMAND, GROUP = 1, 2
 MEMBER_COMMANDS = {"link", "unlink", "join", "withdraw", "bye", "standings", "pairings", "mygame"}
 ORGANISER_SUBCOMMANDS = {
     "create", "edit", "open", "start", "pause", "resume", "next-round", "result",
-    "forbid", "allow", "reinstate", "remove", "disqualify", "unban", "finish", "cancel", "export",
+    "forbid", "allow", "reinstate", "remove", "disqualify", "unban", "finish", "cancel", "export", "team",
 }  # fmt: skip
+TEAM_SUBCOMMANDS = {"add", "remove", "roster", "list"}
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,10 @@ def test_the_expected_commands_exist(payloads: list[dict[str, Any]]) -> None:
     assert names == MEMBER_COMMANDS | {"swiss"}
     swiss = next(c for c in payloads if c["name"] == "swiss")
     assert {o["name"] for o in swiss["options"]} == ORGANISER_SUBCOMMANDS
-    assert all(o["type"] == SUBCOMMAND for o in swiss["options"])
+    assert all(o["type"] == (GROUP if o["name"] == "team" else SUBCOMMAND) for o in swiss["options"])
+    team = next(o for o in swiss["options"] if o["name"] == "team")
+    assert {o["name"] for o in team["options"]} == TEAM_SUBCOMMANDS
+    assert all(o["type"] == SUBCOMMAND for o in team["options"])
 
 
 def test_commands_are_guild_only(payloads: list[dict[str, Any]]) -> None:
@@ -122,4 +126,5 @@ def test_cli_prints_the_same_payloads_as_json(
     assert args.handler(args) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "/swiss next-round  Pair and start the next round now" in lines
-    assert len(lines) == len(MEMBER_COMMANDS) + 1 + len(ORGANISER_SUBCOMMANDS)
+    assert "/swiss team add  Form a team from members in board order, or a role" in lines
+    assert len(lines) == len(MEMBER_COMMANDS) + 1 + len(ORGANISER_SUBCOMMANDS) - 1 + len(TEAM_SUBCOMMANDS)

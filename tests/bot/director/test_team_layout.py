@@ -1,0 +1,52 @@
+"""A team round laid out as board games (bot.director.teams): line-ups from the rosters with reserves stepping
+in, a team short of players sitting out, colours alternating from board 1, the PAB to each board player."""
+
+from __future__ import annotations
+
+from bot.director.teams import lay_out, line_ups
+from pairing import team
+from pairing.model import Player, RecordKind, RoundRecord
+
+
+def _event(rosters: list[tuple[str, list[int]]], boards: int = 2) -> team.TeamEvent:
+    players = [Player(n, f"p{n}", 2000 - 10 * n) for n in range(1, 1 + max(p for _, r in rosters for p in r))]
+    return team.new_event(players, rosters, rounds=3, rules=team.TeamRules(boards=boards), by_strength=False)
+
+
+def _with_round_one(event: team.TeamEvent, records: dict[int, RecordKind]) -> team.TeamEvent:
+    tournament = event.tournament.with_round(1, {p: RoundRecord(kind) for p, kind in records.items()})
+    return team.TeamEvent(tournament, event.teams, event.rules)
+
+
+def test_reserves_step_in_for_a_withdrawn_player_and_a_requested_bye() -> None:
+    event = _event([("A", [1, 2, 3, 4]), ("B", [5, 6]), ("C", [7, 8, 9])])
+    event = _with_round_one(event, {1: RecordKind.ZERO_BYE, 3: RecordKind.HALF_BYE})
+    fielded, ready = line_ups(event, 1)
+    assert fielded == {1: (2, 4), 2: (5, 6), 3: (7, 8)}  # A: 1 withdrawn, 3 on a bye: 2 and the reserve 4
+    assert ready is event  # nobody is benched
+
+
+def test_a_team_that_cannot_field_its_boards_sits_out_with_zero_point_byes() -> None:
+    event = _event([("A", [1, 2, 3]), ("B", [4, 5]), ("C", [6, 7])])
+    event = _with_round_one(event, {4: RecordKind.ZERO_BYE})
+    laid, pairing = lay_out(event, 1)
+    assert laid.short == ("B",)
+    assert laid.byes[5] is RecordKind.ZERO_BYE and 4 not in laid.byes  # 4's record is the stored one already
+    assert pairing.bye is None and len(pairing.boards) == 1
+    assert {p for board in laid.boards for p in board} == {1, 2, 6, 7}
+
+
+def test_colours_alternate_from_board_one_and_the_pab_reaches_every_board_player() -> None:
+    event = _event([("A", [1, 2, 3, 4, 5]), ("B", [6, 7, 8, 9]), ("C", [10, 11, 12, 13])], boards=4)
+    laid, pairing = lay_out(event, 1)
+    assert pairing.bye is not None
+    bye_team = event.team(pairing.bye)
+    assert laid.byes == {p: RecordKind.PAB for p in bye_team.players[:4]}  # a reserve gets no record
+    (match,) = pairing.boards
+    white_team, black_team = event.team(match.white).players, event.team(match.black).players
+    assert list(laid.boards) == [
+        (white_team[0], black_team[0]),
+        (black_team[1], white_team[1]),
+        (white_team[2], black_team[2]),
+        (black_team[3], white_team[3]),
+    ]
