@@ -44,9 +44,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--system",
-        choices=("auto", "dutch", "burstein", "dubov", "fast", "team"),
+        choices=("auto", "dutch", "burstein", "dubov", "lim", "fast", "double", "team"),
         default="auto",
-        help="the pairing system; team: a Team Swiss event, the members formed into teams (default auto)",
+        help="the pairing system; double: two-game matches (--rounds counts games, even); team: a Team Swiss "
+        "event, the members formed into teams (default auto)",
     )
     parser.add_argument("--boards", type=int, default=2, help="boards a match of a team event (default 2)")
     parser.set_defaults(handler=run)
