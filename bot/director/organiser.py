@@ -418,9 +418,7 @@ def _validate(settings: EventSettings) -> None:
     if settings.system not in (*systems.SYSTEMS, systems.AUTO):
         problems.append(f"unknown pairing system {settings.system!r} ({', '.join((*systems.SYSTEMS, systems.AUTO))})")
     elif settings.system in systems.NOT_FOR_EVENTS:
-        problems.append(
-            f"{settings.system} cannot be an event's system yet (swissbot pair and check can)"
-        )
+        problems.append(f"{settings.system} cannot be an event's system yet (swissbot pair and check can)")
     elif settings.system in systems.TWO_GAME_MATCHES:
         if settings.rounds % 2:
             problems.append(
@@ -429,6 +427,8 @@ def _validate(settings: EventSettings) -> None:
             )
         if settings.acceleration:
             problems.append("acceleration is not defined for Double-Swiss events")
+    elif settings.system == "team" and settings.acceleration:
+        problems.append("acceleration is not built for team events (their Baku variant is not paired yet)")
     for code in settings.tiebreaks:
         try:
             parse_tiebreak(code)

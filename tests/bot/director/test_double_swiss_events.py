@@ -1,6 +1,7 @@
 """Double-Swiss events (C.04.5) in the director: a match is two game rounds, the second the first reversed; a
-player gone after the first game loses the second by forfeit, two gone get zero-point byes; bad settings are one
-sentence. The whole evening against the local Lichess is `tests/scenarios/double-swiss-night.toml`."""
+player gone after the first game loses the second by forfeit, two gone get zero-point byes; settings the system
+cannot take (here and for team events) are one sentence. The whole evening against the local Lichess is
+`tests/scenarios/double-swiss-night.toml`."""
 
 from __future__ import annotations
 
@@ -28,15 +29,16 @@ from tests.bot.director.director_world import World
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"rounds": 5}, r"must be even \(not 5\)"),
-        ({"rounds": 4, "acceleration": True}, "acceleration is not defined for Double-Swiss"),
+        ({"system": "double", "rounds": 5}, r"must be even \(not 5\)"),
+        ({"system": "double", "rounds": 4, "acceleration": True}, "acceleration is not defined for Double-Swiss"),
+        ({"system": "team", "rounds": 3, "acceleration": True}, "acceleration is not built for team events"),
     ],
 )
-async def test_bad_double_swiss_settings_are_one_sentence(
+async def test_settings_the_system_cannot_take_are_one_sentence(
     quiet_world: World, settings: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(InvalidSetting, match=message):
-        await quiet_world.event(system="double", **settings)
+        await quiet_world.event(**settings)
 
 
 async def test_a_no_show_in_the_first_game_loses_the_second_by_forfeit(quiet_world: World) -> None:
