@@ -14,6 +14,7 @@ import chess.pgn
 
 from pairing import trf
 from pairing.model import Tournament
+from pairing.systems import TWO_GAME_MATCHES
 from storage import teams
 from storage.audit import audit_log
 from storage.db import Connection, Database, fetchall, utc_text
@@ -357,6 +358,7 @@ async def export_json(db: Database, event_id: int) -> str:
             }
             for s in history.rounds
         ],
+        **({"matches": _matches_json(history)} if event.settings.system in TWO_GAME_MATCHES else {}),
         "requested_byes": requested,
         "forbidden_pairs": [[numbers.get(a), numbers.get(b)] for a, b in history.forbidden],
         "audit": [
@@ -373,6 +375,67 @@ async def export_json(db: Database, event_id: int) -> str:
         ],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _result_points(result: Result | None) -> tuple[Fraction, Fraction] | None:
+    """White's and Black's points of a decided game (1/½/0; a double forfeit is 0 for both)."""
+    if result is None:
+        return None
+    if result is Result.DRAW:
+        return Fraction(1, 2), Fraction(1, 2)
+    white = result in (Result.WHITE_WINS, Result.WHITE_WINS_FORFEIT)
+    black = result in (Result.BLACK_WINS, Result.BLACK_WINS_FORFEIT)
+    return Fraction(int(white)), Fraction(int(black))
+
+
+def _forfeiters(result: Result | None, white: int, black: int) -> set[int]:
+    """Who forfeited a game (both in a double forfeit)."""
+    return (
+        {
+            Result.WHITE_WINS_FORFEIT: {black},
+            Result.BLACK_WINS_FORFEIT: {white},
+            Result.DOUBLE_FORFEIT: {white, black},
+        }.get(result, set())
+        if result is not None
+        else set()
+    )
+
+
+def _matches_json(history: History) -> list[dict[str, Any]]:
+    """A Double-Swiss event's matches: the two games of each pairing (game 1's White first), the match score once
+    both are decided, whether one player forfeited both games, and each match's byes by game."""
+    rounds = {s.round.number: s for s in history.rounds}
+    numbers = {e.player.id: n for n, e in history.numbered.items()}
+    found: list[dict[str, Any]] = []
+    for first_round in sorted(n for n in rounds if n % 2):
+        first, second = rounds[first_round], rounds.get(first_round + 1)
+        later = {frozenset((b.white_number, b.black_number)): b for b in (second.boards if second else ())}
+        boards = []
+        for board in first.boards:
+            again = later.get(frozenset((board.white_number, board.black_number)))
+            games = [board.result, again.result if again is not None else None]
+            one, two = _result_points(games[0]), _result_points(games[1])
+            score = None
+            if one is not None and two is not None:  # game 2's White is game 1's Black
+                score = [str(float(one[0] + two[1])), str(float(one[1] + two[0]))]
+            boards.append(
+                {
+                    "white": board.white_number,
+                    "black": board.black_number,
+                    "games": [g.value if g is not None else None for g in games],
+                    "score": score,
+                    "forfeited": bool(
+                        _forfeiters(games[0], board.white_number, board.black_number)
+                        & _forfeiters(games[1], board.black_number, board.white_number)
+                    ),
+                }
+            )
+        byes: dict[str, list[str | None]] = {}
+        for offset, summary in enumerate((first, second)):
+            for pid, kind in (summary.byes if summary is not None else {}).items():
+                byes.setdefault(str(numbers.get(pid, 0)), [None, None])[offset] = kind.value
+        found.append({"match": (first_round + 1) // 2, "boards": boards, "byes": byes})
+    return found
 
 
 def _points(tournament: Tournament, number: int | None) -> str | None:

@@ -5,6 +5,7 @@ cannot take (here and for team events) are one sentence. The whole evening again
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -62,6 +63,17 @@ async def test_a_no_show_in_the_first_game_loses_the_second_by_forfeit(quiet_wor
     other = next(b for b in second.boards if b is not gone)
     assert other.game_id is not None and other.result is None
     assert "match 1, game 2" in (await w.director.event(event_id)).round_name(2)
+    await w.play(event_id, other.number, "white")  # game 2: game 1's Black wins with White
+    w.clock.advance(60)
+    await w.scheduler.run_due()
+    document = json.loads(await w.director.export(event_id, "json"))
+    (match,) = document["matches"]
+    assert match["match"] == 1 and match["byes"] == {}
+    by_white = {b["white"]: b for b in match["boards"]}
+    forfeited = by_white[absent.number]
+    assert forfeited["games"] == ["-/+", "+/-"] and forfeited["score"] == ["0.0", "2.0"] and forfeited["forfeited"]
+    played = by_white[first.boards[1].white.number]
+    assert played["games"] == ["1-0", "1-0"] and played["score"] == ["1.0", "1.0"] and not played["forfeited"]
 
 
 def _entry(number: int, status: EntryStatus = EntryStatus.ACTIVE, joined: int = 1) -> Entry:
