@@ -382,9 +382,7 @@ def section(
         "reads it (`pairing.trf.dumps_bbp`, outside the clock; the simulation keeps no opponent for a forfeit, so "
         "the file gives each forfeit winner a forfeit loser of the round), its answer checked to be the one our "
         "engine gives on that file. *Corpus README*: the figures of `corpus/fast/README.md` for its own files of "
-        "those sizes: "
-        + ", ".join(f"{p:,} players after {r} rounds {s} s" for (p, r), s in REFERENCE.items())
-        + ".",
+        "those sizes: " + ", ".join(f"{p:,} players after {r} rounds {s} s" for (p, r), s in REFERENCE.items()) + ".",
         "",
         "| players | rounds played | form | placed | time (s) | reference here (s) | corpus README (s) "
         "| peak RSS (MiB) | RSS before (MiB) | columns (MiB) |",

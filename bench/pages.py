@@ -137,9 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     rows = asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed))
-    print(f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-          f"load average {os.getloadavg()[0]:.2f}; {args.players} players, {args.rounds} rounds, "
-          f"{args.repeats} requests a page.\n")
+    print(
+        f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"load average {os.getloadavg()[0]:.2f}; {args.players} players, {args.rounds} rounds, "
+        f"{args.repeats} requests a page.\n"
+    )
     print("| page | rendered: median (ms) | fastest to slowest | cached: median (ms) | fastest to slowest | KiB |")
     print("|---|---:|---:|---:|---:|---:|")
     for path, cold, warm, size in rows:

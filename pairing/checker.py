@@ -156,10 +156,14 @@ def colour_violations(views: RoundViews, number: int, colour: Colour) -> list[Di
 def _colour_exempt(views: RoundViews, board: Board, rules: Rules) -> bool:
     """In the final round a Dutch pairing involving a topscorer may break the colour limits (§3.2.5), a Lim
     pairing any of them; a system without colour limits is always exempt."""
-    return not rules.colour_limits or (views.is_last_round and not rules.colour_limits_last_round) or (
-        rules.topscorer_exemption
-        and views.is_last_round
-        and (views.is_topscorer(board.white) or views.is_topscorer(board.black))
+    return (
+        not rules.colour_limits
+        or (views.is_last_round and not rules.colour_limits_last_round)
+        or (
+            rules.topscorer_exemption
+            and views.is_last_round
+            and (views.is_topscorer(board.white) or views.is_topscorer(board.black))
+        )
     )
 
 

@@ -318,9 +318,7 @@ class _Round:
 
         return sorted(floaters, key=key)
 
-    def _first(
-        self, player: int, candidates: Sequence[int], pool: set[int], allowed: int, upper: bool
-    ) -> int | None:
+    def _first(self, player: int, candidates: Sequence[int], pool: set[int], allowed: int, upper: bool) -> int | None:
         """The first candidate compatible with `player` who keeps the rest as pairable; first one with whom both get
         their due colours, then any; in the last round colour-compatible partners are tried before the others."""
         passes = [(True, True), (True, False)]

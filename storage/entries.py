@@ -236,6 +236,7 @@ async def _number_late_entry(
         " WHERE event_id = ? AND player_id = ?",
         (number, int(accelerated), next_round, late_bye_round, event.id, player_id),
     )
+
     def late_bye(r: int) -> bool:  # with two-game matches, the bye is the whole match's
         if late_bye_round is None or event.settings.system not in TWO_GAME_MATCHES:
             return r == late_bye_round

@@ -45,8 +45,15 @@ def chromium(width: int = 1100, height: int = 900) -> Iterator[webdriver.Chrome]
     browser, driver = require_chromium()
     options = webdriver.ChromeOptions()
     options.binary_location = browser
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 f"--window-size={width},{height}", "--no-first-run", "--disable-extensions"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
+        "--no-first-run",
+        "--disable-extensions",
+    ):
         options.add_argument(flag)
     session = webdriver.Chrome(options=options, service=Service(executable_path=driver))
     session.set_page_load_timeout(20)

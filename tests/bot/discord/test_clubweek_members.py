@@ -79,7 +79,13 @@ async def test_member_and_organiser_controls_through_the_commands(env: Env) -> N
     """Item 16 through the cogs: /bye cancel, /swiss allow, /swiss reinstate, /unlink, and the new options."""
     start = (env.clock.now() + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
     created = await env.run(
-        "swiss create", env.organiser, name="Ctl Cup", rounds=3, start=start, min_games=10, late_join_bye=False,
+        "swiss create",
+        env.organiser,
+        name="Ctl Cup",
+        rounds=3,
+        start=start,
+        min_games=10,
+        late_join_bye=False,
         lichess_sb=True,
     )
     assert "at least 10 rated blitz games" in created.text and "SB as on Lichess" in created.text

@@ -34,8 +34,13 @@ async def finished_event(served: Served, players: int = 7, rounds: int = 3) -> i
 async def test_every_page_of_a_finished_event_renders(served: Served) -> None:
     event_id = await finished_event(served)
     base = f"{served.url}/events/{event_id}"
-    for path in ("/", f"/events/{event_id}", f"/events/{event_id}/crosstable", f"/events/{event_id}/rounds/2",
-                 f"/events/{event_id}/players/1"):
+    for path in (
+        "/",
+        f"/events/{event_id}",
+        f"/events/{event_id}/crosstable",
+        f"/events/{event_id}/rounds/2",
+        f"/events/{event_id}/players/1",
+    ):
         status, html, _ = await get(served.url + path)
         assert status == 200, path
         assert "<script" not in html  # a finished event does not refresh itself

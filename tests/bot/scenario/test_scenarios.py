@@ -57,7 +57,7 @@ def test_a_refusal_that_does_not_come_is_a_failure(tmp_path: Path, capsys: pytes
         ('[scenario]\nname = "x"\nseed = \n', 3, "not valid TOML"),
         ('[director]\nlichess_pause = "soon"\n', 1, "lichess_pause"),
         ('[[step]]\ndo = "join"\n', 1, "'by' must name the member"),
-        ('[director]\nlichess_pause = 0\n', 1, "lichess_pause' must be at least 60 seconds"),
+        ("[director]\nlichess_pause = 0\n", 1, "lichess_pause' must be at least 60 seconds"),
     ],
 )
 def test_a_malformed_file_is_an_error_with_its_line(
