@@ -8,7 +8,7 @@ strength (`number_teams`). Every change is one transaction with its audit line, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -258,11 +258,13 @@ async def store_team_round(
     *,
     at: datetime,
     actor: str,
+    defaulted: Collection[int] = (),
 ) -> RoundSummary:
     """Store a team round as its board games (White's and Black's starting numbers, board order), the byes the
-    pairing gave (a PAB to every board player of the team that has it; a zero-point bye to a team that cannot
-    field its boards) and the fixed records, in one transaction. Players placed nowhere (reserves, players in no
-    team) are not paired. The same round again returns the stored one; refused like `rounds.store_pairing`."""
+    pairing gave (a PAB to every board player of the team that has it) and the fixed records, in one transaction;
+    `defaulted` players (absent, on a board their team could not fill) keep no fixed record: their board is
+    decided by forfeit. Players placed nowhere (reserves, players in no team) are not paired. The same round
+    again returns the stored one; refused like `rounds.store_pairing`."""
     async with db.transaction() as conn:
         history = await load_history(conn, event_id)
         event = history.event
@@ -278,7 +280,8 @@ async def store_team_round(
             raise RoundNotNext(f"{event.settings.name!r} has only {event.settings.rounds} rounds")
         if history.rounds and not is_decided(history.rounds[-1]):
             raise RoundIncomplete(f"round {round_number - 1} still has games without a result")
-        all_byes = {**planned_byes(history.numbered, history.requested, round_number), **byes}
+        planned = planned_byes(history.numbered, history.requested, round_number)
+        all_byes = {**{n: k for n, k in planned.items() if n not in defaulted}, **byes}
         placed = [n for pair in boards for n in pair]
         twice = sorted({n for n in placed if placed.count(n) > 1} | (set(placed) & set(all_byes)))
         unknown = sorted((set(placed) | set(all_byes)) - set(history.numbered))

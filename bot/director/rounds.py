@@ -191,29 +191,34 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
 
 
 async def _forfeit_gone(ctx: Context, event_id: int, round_number: int) -> None:
-    """A Double-Swiss match's second game whose player left after the first (withdrawn, or a no-show there):
-    the opponent wins it by forfeit before any game is created (C.04.5: the match is still one pairing)."""
+    """Boards a player is paired on without playing, decided by forfeit before any game is created: a
+    Double-Swiss match's second game whose player left after the first (C.04.5: the match is still one pairing),
+    and a team match's board that a team short of players defaults (its absent player: gone, or on a bye)."""
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
-        if event.settings.system not in systems.TWO_GAME_MATCHES or round_number % 2:
+        second_game = event.settings.system in systems.TWO_GAME_MATCHES and round_number % 2 == 0
+        if not (second_game or teams.is_team_event(event)):
             return
         people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
+        on_bye = {b.player_id for b in await storage_entries.bye_requests(ctx.db, event_id) if b.round == round_number}
         summary = await get_round(ctx.db, event, round_number)
         tried = {g.board_id for g in await storage_games.games_of_round(ctx.db, event_id, round_number)}
     now = ctx.clock.now()
     for board in summary.boards:
         if board.result is not None or board.id in tried:
             continue
-        white_gone = people[board.white_id].status is not EntryStatus.ACTIVE
-        black_gone = people[board.black_id].status is not EntryStatus.ACTIVE
-        if white_gone == black_gone:
-            continue  # both gone is decided at pairing (zero-point byes); both here play
-        result = Result.BLACK_WINS_FORFEIT if white_gone else Result.WHITE_WINS_FORFEIT
-        gone = people[board.white_id if white_gone else board.black_id]
-        await storage_results.record_result(
-            ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name,
-            reason=f"{gone.name} left after the match's first game",
-        )  # fmt: skip
+        white_gone, black_gone = (
+            people[pid].status is not EntryStatus.ACTIVE or pid in on_bye for pid in (board.white_id, board.black_id)
+        )
+        if not (white_gone or black_gone) or (second_game and white_gone and black_gone):
+            continue  # both play; or (two-game matches) both gone, which pairing settled with zero-point byes
+        if white_gone and black_gone:
+            result, reason = Result.DOUBLE_FORFEIT, "both players are absent"
+        else:
+            result = Result.BLACK_WINS_FORFEIT if white_gone else Result.WHITE_WINS_FORFEIT
+            gone = people[board.white_id if white_gone else board.black_id]
+            reason = f"{gone.name} left after the match's first game" if second_game else f"{gone.name} is absent"
+        await storage_results.record_result(ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name, reason=reason)
 
 
 async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int, Entry], why: str) -> None:

@@ -28,7 +28,7 @@ from bot.director.models import (
 from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
 from pairing import team
 from pairing.errors import NoValidPairing, PairingError, TeamError
-from pairing.model import Pairing, RecordKind, RoundRecord
+from pairing.model import Pairing, RecordKind
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
@@ -178,28 +178,28 @@ def _ref(entry: Entry) -> PlayerRef:
 
 @dataclass(frozen=True)
 class TeamRound:
-    """A team round laid out: the board games (starting numbers), the byes, the teams that could not play."""
+    """A team round laid out: the board games (starting numbers), the byes, the teams that could not play, and
+    the players who default their boards (absent from a line-up their team could not fill with others)."""
 
     boards: tuple[tuple[int, int], ...]
     byes: dict[int, RecordKind]
     short: tuple[str, ...]
+    defaulted: frozenset[int] = frozenset()
 
 
 def line_ups(event: team.TeamEvent, round_number: int) -> tuple[dict[int, tuple[int, ...]], team.TeamEvent]:
-    """Each team's line-up for a round (its first available roster players, reserves stepping in), and the event
-    with a zero-point bye for the available players of every team that cannot field all its boards."""
+    """Each team's line-up for a round, in roster order: its first available roster players (reserves stepping
+    in); a team with fewer available players than boards adds its first absent roster players, who default their
+    boards (as a club match is played a player short); a team with nobody available sits the round out. Boards
+    keep roster order because a TRF without record 300 reads a team's boards in that order."""
     boards = event.rules.boards
     tournament = event.tournament
     fielded: dict[int, tuple[int, ...]] = {}
-    benched: dict[int, RoundRecord] = {}
     for t in event.teams:
         free = tuple(p for p in t.players if tournament.player(p).record(round_number).kind is RecordKind.NOT_PAIRED)
-        if len(free) >= boards:
-            fielded[t.number] = free[:boards]
-        else:
-            benched.update((p, RoundRecord(RecordKind.ZERO_BYE)) for p in free)
-    if benched:
-        event = replace(event, tournament=tournament.with_round(round_number, benched))
+        if free:  # the absent fill up from the top of the roster; the line-up keeps roster order (TRF's boards)
+            chosen = set(free[:boards] + tuple(p for p in t.players if p not in free)[: max(0, boards - len(free))])
+            fielded[t.number] = tuple(p for p in t.players if p in chosen)
     return fielded, event
 
 
@@ -207,21 +207,16 @@ def lay_out(event: team.TeamEvent, round_number: int) -> tuple[TeamRound, Pairin
     """Pair a team round (`pairing.team.pair_event`) and lay its matches out as board games."""
     fielded, ready = line_ups(event, round_number)
     short = tuple(t.name for t in event.teams if t.number not in fielded)
-    byes: dict[int, RecordKind] = {
-        p: RecordKind.ZERO_BYE
-        for t in event.teams
-        if t.number not in fielded
-        for p in t.players
-        if ready.tournament.player(p).record(round_number).kind is RecordKind.ZERO_BYE
-        and event.tournament.player(p).record(round_number).kind is RecordKind.NOT_PAIRED
-    }
+    free = {p.number for p in event.tournament.players if p.record(round_number).kind is RecordKind.NOT_PAIRED}
     pairing = team.pair_event(ready, round_number)
     games: list[tuple[int, int]] = []
     for match in pairing.boards:
         games.extend(team.boards(fielded[match.white], fielded[match.black], True, ready.rules.pattern))
+    byes: dict[int, RecordKind] = {}
     if pairing.bye is not None:
-        byes.update((p, RecordKind.PAB) for p in fielded[pairing.bye])
-    return TeamRound(tuple(games), byes, short), pairing
+        byes.update((p, RecordKind.PAB) for p in fielded[pairing.bye] if p in free)
+    defaulted = frozenset(p for pair in games for p in pair if p not in free)
+    return TeamRound(tuple(games), byes, short, defaulted), pairing
 
 
 async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> bool:
@@ -240,8 +235,7 @@ async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> boo
     except TeamError as exc:
         await ctx.announcer.notice(event, f"Round {round_number} could not be paired: {sentence(str(exc))}")
         raise
-    _, ready = line_ups(event_now, round_number)
-    if len(ready.to_pair(round_number)) < 2:
+    if len(event_now.to_pair(round_number)) < 2:
         await finish_event(ctx, event_id, "not enough teams left")
         return False
     try:
@@ -254,8 +248,9 @@ async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> boo
         raise
     async with ctx.db.transaction():
         await storage_teams.store_team_round(
-            ctx.db, event_id, round_number, laid.boards, laid.byes, at=now, actor=SYSTEM_ACTOR.name
-        )
+            ctx.db, event_id, round_number, laid.boards, laid.byes, at=now, actor=SYSTEM_ACTOR.name,
+            defaulted=laid.defaulted,
+        )  # fmt: skip
         await storage_events.set_next_round_at(ctx.db, event_id, None)
     dropped = tuple(r.name for r in rows if r.number not in event_now.by_number)
     if laid.short or dropped:
@@ -263,6 +258,13 @@ async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> boo
         await ctx.announcer.notice(
             event, f"Round {round_number}: {names} cannot field {event.settings.team_boards} players and sit out."
         )
+    if laid.defaulted:
+        numbers = {e.number: e for e in await storage_entries.list_entries(ctx.db, event_id) if e.number}
+        gone = ", ".join(sorted(numbers[n].name for n in laid.defaulted if n in numbers))
+        await ctx.announcer.notice(
+            event, f"Round {round_number}: {gone} cannot play, and their teams have no reserve left: those boards "
+            "are lost by default.",
+        )  # fmt: skip
     ctx.changed()
     return True
 

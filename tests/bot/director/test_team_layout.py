@@ -1,5 +1,5 @@
 """A team round laid out as board games (bot.director.teams): line-ups from the rosters with reserves stepping
-in, a team short of players sitting out, colours alternating from board 1, the PAB to each board player."""
+in, a team a player short defaulting its last board, one with nobody sitting out, colours alternating from board 1, the PAB to each board player."""
 
 from __future__ import annotations
 
@@ -26,14 +26,17 @@ def test_reserves_step_in_for_a_withdrawn_player_and_a_requested_bye() -> None:
     assert ready is event  # nobody is benched
 
 
-def test_a_team_that_cannot_field_its_boards_sits_out_with_zero_point_byes() -> None:
-    event = _event([("A", [1, 2, 3]), ("B", [4, 5]), ("C", [6, 7])])
-    event = _with_round_one(event, {4: RecordKind.ZERO_BYE})
+def test_a_team_a_player_short_defaults_its_last_board_and_one_with_nobody_sits_out() -> None:
+    event = _event([("A", [1, 2, 3]), ("B", [4, 5]), ("C", [6, 7]), ("D", [8, 9])])
+    event = _with_round_one(event, {4: RecordKind.ZERO_BYE, 8: RecordKind.HALF_BYE, 9: RecordKind.ZERO_BYE})
+    fielded, _ = line_ups(event, 1)
+    assert fielded[2] == (4, 5)  # B: the absent 4 stays on board 1 (roster order), 5 plays board 2
+    assert 4 not in fielded  # D (team 4): nobody available
     laid, pairing = lay_out(event, 1)
-    assert laid.short == ("B",)
-    assert laid.byes[5] is RecordKind.ZERO_BYE and 4 not in laid.byes  # 4's record is the stored one already
-    assert pairing.bye is None and len(pairing.boards) == 1
-    assert {p for board in laid.boards for p in board} == {1, 2, 6, 7}
+    assert laid.short == ("D",) and laid.defaulted == frozenset({4})
+    assert laid.boards == ((1, 4), (5, 2))  # A v B: board 1 has B's absent 4, who defaults it
+    assert laid.byes == {6: RecordKind.PAB, 7: RecordKind.PAB}  # C has the PAB; 4 keeps no record of his own
+    assert pairing.bye == 3
 
 
 def test_colours_alternate_from_board_one_and_the_pab_reaches_every_board_player() -> None:
