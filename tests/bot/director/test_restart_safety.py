@@ -27,6 +27,13 @@ import pytest
 
 SEED = 11
 DEMO_ARGS = ["--players", "16", "--rounds", "5", "--seed", str(SEED)]
+# The two-game matches and the team matches run the same kill test: a Double-Swiss event's second games and
+# forfeits, a team event's line-ups and defaulted boards are restarted mid-way as well.
+SYSTEM_ARGS = {
+    "auto": DEMO_ARGS,
+    "double": ["--players", "15", "--rounds", "4", "--seed", str(SEED), "--system", "double"],
+    "team": ["--players", "16", "--rounds", "3", "--seed", str(SEED), "--system", "team", "--boards", "2"],
+}
 KILLS = 10
 
 
@@ -46,14 +53,14 @@ def sandbox_process(seed: int) -> Iterator[str]:
         proc.wait(10)
 
 
-def demo(url: str, db: Path, out: Path) -> subprocess.Popen[bytes]:
+def demo(url: str, db: Path, out: Path, demo_args: list[str] = DEMO_ARGS) -> subprocess.Popen[bytes]:
     """Start the demo against the external sandbox."""
     args = [
         sys.executable,
         "-m",
         "bot.cli",
         "demo",
-        *DEMO_ARGS,
+        *demo_args,
         "--db",
         str(db),
         "--out",
@@ -120,14 +127,16 @@ def trf_rounds(path: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_killed_demo_finishes_the_same_event(tmp_path: Path) -> None:
+@pytest.mark.parametrize("system", ["auto", "double", "team"])
+def test_killed_demo_finishes_the_same_event(tmp_path: Path, system: str) -> None:
+    args = SYSTEM_ARGS[system]
     with sandbox_process(SEED) as url:
         ref_db = tmp_path / "ref.sqlite3"
-        ref = demo(url, ref_db, tmp_path / "ref")
+        ref = demo(url, ref_db, tmp_path / "ref", args)
         _, err = ref.communicate(timeout=240)
         assert ref.returncode == 0, err.decode()[-2000:]
     reference = trf_rounds(tmp_path / "ref" / "tournament.trf")
-    assert len(reference) == 16
+    assert len(reference) == int(args[1])
     total = progress(ref_db)
 
     rng = random.Random(2026)
@@ -136,12 +145,12 @@ def test_killed_demo_finishes_the_same_event(tmp_path: Path) -> None:
         db, out = tmp_path / "killed.sqlite3", tmp_path / "killed"
         killed_in: list[int] = []
         for target in targets:
-            proc = demo(url, db, out)
+            proc = demo(url, db, out, args)
             if not kill_after(proc, db, target, rng.uniform(0.0, 0.4)):
                 _, err = proc.communicate(timeout=10)
                 pytest.fail(f"the demo ended before kill {len(killed_in) + 1}: {err.decode()[-2000:]}")
             killed_in.append(rounds_paired(db))
-        proc = demo(url, db, out)
+        proc = demo(url, db, out, args)
         _, err = proc.communicate(timeout=240)
         assert proc.returncode == 0, err.decode()[-2000:]
         games = sandbox_games(url)
@@ -154,7 +163,7 @@ def test_killed_demo_finishes_the_same_event(tmp_path: Path) -> None:
     # bulk on Lichess is one the database knows
     bulk_games = [g for g in games if g["source"] == "api"]
     assert bulk_games, "no round went out as a bulk pairing"
-    pairs = [frozenset((str(g["white"]), str(g["black"]))) for g in bulk_games]
+    pairs = [(str(g["white"]), str(g["black"])) for g in bulk_games]  # a Double-Swiss match: both colour orders
     assert len(pairs) == len(set(pairs)), "a bulk game was created twice"
     with sqlite3.connect(db) as conn:
         known = {row[0] for row in conn.execute("SELECT lichess_id FROM bulks WHERE status = 'created'")}

@@ -1,5 +1,6 @@
 """A team round laid out as board games (bot.director.teams): line-ups from the rosters with reserves stepping
-in, a team a player short defaulting its last board, one with nobody sitting out, colours alternating from board 1, the PAB to each board player."""
+in, a team a player short defaulting a board, one with nobody sitting out, colours alternating from board 1, the
+PAB to each board player."""
 
 from __future__ import annotations
 
