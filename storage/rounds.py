@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from pairing.model import Pairing, RecordKind
@@ -66,59 +67,86 @@ async def store_pairing(
     """
     async with db.transaction() as conn:
         history = await load_history(conn, event_id)
-        event = history.event
-        if event.status is not EventStatus.RUNNING:
-            raise WrongStatus(f"event {event.settings.name!r} is {event.status.value}, not running")
+        check_running(history)
         if (
             history.rounds
             and round_number == history.next_round - 1
             and _same_pairing(history.rounds[-1], pairing, history)
         ):
             return history.rounds[-1]  # stored already (a restart repeating its last step)
-        if round_number != history.next_round:
-            raise RoundNotNext(f"round {round_number} is not the next round to pair (that is {history.next_round})")
-        if round_number > event.settings.rounds:
-            raise RoundNotNext(f"{event.settings.name!r} has only {event.settings.rounds} rounds")
-        if history.rounds and not is_decided(history.rounds[-1]):
-            raise RoundIncomplete(f"round {round_number - 1} still has games without a result")
+        check_next(history, round_number)
         planned = fixed_records(history, round_number)
         joined = {n for n, e in history.numbered.items() if e.joined_round <= round_number}
         _check_pairing(pairing, joined - set(planned))  # a late joiner waiting for the next match has its rows
-        await execute(
-            conn,
-            "INSERT INTO rounds (event_id, number, status, paired_at, system) VALUES (?, ?, 'paired', ?, ?)",
-            (event_id, round_number, utc_text(at), system),
-        )
-        ids = {n: e.player.id for n, e in history.numbered.items()}
-        await executemany(
-            conn,
-            "INSERT INTO boards (event_id, round, board_no, white_id, black_id) VALUES (?, ?, ?, ?, ?)",
-            [
-                (event_id, round_number, index, ids[b.white], ids[b.black])
-                for index, b in enumerate(pairing.boards, start=1)
-            ],
-        )
         byes = dict(planned)
         if pairing.bye is not None:
             byes[pairing.bye] = RecordKind.PAB
-        await executemany(
-            conn,
-            "INSERT INTO round_byes (event_id, round, player_id, kind) VALUES (?, ?, ?, ?)",
-            [(event_id, round_number, ids[n], kind.value) for n, kind in sorted(byes.items())],
-        )
-        await audit.append(
-            conn,
-            at=at,
-            actor=actor,
-            action="round.pair",
-            subject=f"round:{round_number}",
-            event_id=event_id,
-            after={
-                "boards": [[b.white, b.black] for b in pairing.boards],
-                "byes": {str(n): kind.value for n, kind in sorted(byes.items())},
-            },
-        )
-        return await load_round(conn, event_id, round_number)
+        boards = [(b.white, b.black) for b in pairing.boards]
+        return await insert_round(conn, history, round_number, boards, byes, at=at, actor=actor, system=system)
+
+
+def check_running(history: History) -> None:
+    """WrongStatus unless the event is running."""
+    event = history.event
+    if event.status is not EventStatus.RUNNING:
+        raise WrongStatus(f"event {event.settings.name!r} is {event.status.value}, not running")
+
+
+def check_next(history: History, round_number: int) -> None:
+    """RoundNotNext unless `round_number` is the event's next round, RoundIncomplete while the last one is
+    undecided."""
+    event = history.event
+    if round_number != history.next_round:
+        raise RoundNotNext(f"round {round_number} is not the next round to pair (that is {history.next_round})")
+    if round_number > event.settings.rounds:
+        raise RoundNotNext(f"{event.settings.name!r} has only {event.settings.rounds} rounds")
+    if history.rounds and not is_decided(history.rounds[-1]):
+        raise RoundIncomplete(f"round {round_number - 1} still has games without a result")
+
+
+async def insert_round(
+    conn: Connection,
+    history: History,
+    round_number: int,
+    boards: Sequence[tuple[int, int]],
+    byes: Mapping[int, RecordKind],
+    *,
+    at: datetime,
+    actor: str,
+    system: str,
+) -> RoundSummary:
+    """Write a checked round: its row, its boards (White's and Black's starting numbers, in board order), its
+    non-board records and the audit line; the stored round."""
+    event_id = history.event.id
+    await execute(
+        conn,
+        "INSERT INTO rounds (event_id, number, status, paired_at, system) VALUES (?, ?, 'paired', ?, ?)",
+        (event_id, round_number, utc_text(at), system),
+    )
+    ids = {n: e.player.id for n, e in history.numbered.items()}
+    await executemany(
+        conn,
+        "INSERT INTO boards (event_id, round, board_no, white_id, black_id) VALUES (?, ?, ?, ?, ?)",
+        [(event_id, round_number, index, ids[w], ids[b]) for index, (w, b) in enumerate(boards, start=1)],
+    )
+    await executemany(
+        conn,
+        "INSERT INTO round_byes (event_id, round, player_id, kind) VALUES (?, ?, ?, ?)",
+        [(event_id, round_number, ids[n], kind.value) for n, kind in sorted(byes.items())],
+    )
+    await audit.append(
+        conn,
+        at=at,
+        actor=actor,
+        action="round.pair",
+        subject=f"round:{round_number}",
+        event_id=event_id,
+        after={
+            "boards": [[w, b] for w, b in boards],
+            "byes": {str(n): kind.value for n, kind in sorted(byes.items())},
+        },
+    )
+    return await load_round(conn, event_id, round_number)
 
 
 def _same_pairing(stored: RoundSummary, pairing: Pairing, history: History) -> bool:

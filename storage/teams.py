@@ -17,11 +17,11 @@ from pairing.model import RecordKind, Tournament
 from storage import audit
 from storage.db import Connection, Database, execute, executemany, fetchall, fetchone, utc_text
 from storage.entries import load_entries
-from storage.errors import InvalidPairing, NotFound, RoundIncomplete, RoundNotNext, TeamRefused, WrongStatus
+from storage.errors import InvalidPairing, NotFound, TeamRefused
 from storage.events import EDITABLE, load_event
-from storage.history import History, is_decided, load_history, planned_byes
-from storage.records import EntryStatus, EventStatus, RoundSummary
-from storage.rounds import load_round
+from storage.history import History, load_history, planned_byes
+from storage.records import EntryStatus, RoundSummary
+from storage.rounds import check_next, check_running, insert_round
 
 TEAM_SYSTEM = "team"
 
@@ -267,19 +267,12 @@ async def store_team_round(
     again returns the stored one; refused like `rounds.store_pairing`."""
     async with db.transaction() as conn:
         history = await load_history(conn, event_id)
-        event = history.event
-        if event.status is not EventStatus.RUNNING:
-            raise WrongStatus(f"event {event.settings.name!r} is {event.status.value}, not running")
+        check_running(history)
         if history.rounds and round_number == history.next_round - 1:
             stored = history.rounds[-1]
             if tuple((b.white_number, b.black_number) for b in stored.boards) == tuple(boards):
                 return stored
-        if round_number != history.next_round:
-            raise RoundNotNext(f"round {round_number} is not the next round to pair (that is {history.next_round})")
-        if round_number > event.settings.rounds:
-            raise RoundNotNext(f"{event.settings.name!r} has only {event.settings.rounds} rounds")
-        if history.rounds and not is_decided(history.rounds[-1]):
-            raise RoundIncomplete(f"round {round_number - 1} still has games without a result")
+        check_next(history, round_number)
         planned = planned_byes(history.numbered, history.requested, round_number)
         all_byes = {**{n: k for n, k in planned.items() if n not in defaulted}, **byes}
         placed = [n for pair in boards for n in pair]
@@ -287,24 +280,4 @@ async def store_team_round(
         unknown = sorted((set(placed) | set(all_byes)) - set(history.numbered))
         if twice or unknown:
             raise InvalidPairing(f"the team round places player(s) {twice or unknown} twice or unknown")
-        await execute(
-            conn,
-            "INSERT INTO rounds (event_id, number, status, paired_at, system) VALUES (?, ?, 'paired', ?, ?)",
-            (event_id, round_number, utc_text(at), TEAM_SYSTEM),
-        )
-        ids = {n: e.player.id for n, e in history.numbered.items()}
-        await executemany(
-            conn,
-            "INSERT INTO boards (event_id, round, board_no, white_id, black_id) VALUES (?, ?, ?, ?, ?)",
-            [(event_id, round_number, index, ids[w], ids[b]) for index, (w, b) in enumerate(boards, start=1)],
-        )
-        await executemany(
-            conn,
-            "INSERT INTO round_byes (event_id, round, player_id, kind) VALUES (?, ?, ?, ?)",
-            [(event_id, round_number, ids[n], kind.value) for n, kind in sorted(all_byes.items())],
-        )
-        await audit.append(
-            conn, at=at, actor=actor, action="round.pair", subject=f"round:{round_number}", event_id=event_id,
-            after={"boards": [list(b) for b in boards], "byes": {str(n): k.value for n, k in sorted(all_byes.items())}},
-        )  # fmt: skip
-        return await load_round(conn, event_id, round_number)
+        return await insert_round(conn, history, round_number, boards, all_byes, at=at, actor=actor, system=TEAM_SYSTEM)
