@@ -46,6 +46,24 @@ def test_28r1_round_one_is_the_reference_example() -> None:
     ]
 
 
+def test_28r1_round_two_ranks_a_virtual_point_above_a_real_one_as_the_reference_example() -> None:
+    # fide-other-systems.md §9 item 3: twenty players, four rounds, every favourite wins round 1. With the virtual
+    # point ranking above the real one (our reading: one score group ordered by starting number) the top boards
+    # of round 2 are 4-1, 2-3, 6-5, 8-11, 12-7; the other reading (real points higher) would give 4-1, 2-3,
+    # 12-5, 6-11 (a renumbering by real points inside each score group gives exactly that).
+    event = field(list(range(2400, 2200, -10)))
+    first = dutch.pair(acceleration.with_acceleration("us-28r1", range(1, 11), event))
+    records: dict[int, RoundRecord] = {}
+    for board in first.boards:
+        won = Outcome.WIN if board.white < board.black else Outcome.LOSS
+        records.update(result_records(board.white, board.black, won))
+    state = acceleration.with_acceleration("us-28r1", range(1, 11), event.with_round(1, records))
+    second = dutch.pair(state)
+    assert [(b.white, b.black) for b in second.boards][:5] == [(4, 1), (2, 3), (6, 5), (8, 11), (12, 7)]
+    winners = {n for b in second.boards for n in (b.white, b.black) if n <= 5}
+    assert sum(1 for b in second.boards if {b.white, b.black} <= winners) == 2  # 4-1, 2-3; 5 floats down
+
+
 def test_28r1_adds_a_win_to_the_top_half_in_rounds_one_and_two_only() -> None:
     event = field([1500] * 6, rounds=5)
     points = acceleration.virtual_points("us-28r1", [1, 2, 3], range(1, 7), event)
