@@ -187,7 +187,7 @@ class TeamRound:
     defaulted: frozenset[int] = frozenset()
 
 
-def line_ups(event: team.TeamEvent, round_number: int) -> tuple[dict[int, tuple[int, ...]], team.TeamEvent]:
+def line_ups(event: team.TeamEvent, round_number: int) -> dict[int, tuple[int, ...]]:
     """Each team's line-up for a round, in roster order: its first available roster players (reserves stepping
     in); a team with fewer available players than boards adds its first absent roster players, who default their
     boards (as a club match is played a player short); a team with nobody available sits the round out. Boards
@@ -200,18 +200,18 @@ def line_ups(event: team.TeamEvent, round_number: int) -> tuple[dict[int, tuple[
         if free:  # the absent fill up from the top of the roster; the line-up keeps roster order (TRF's boards)
             chosen = set(free[:boards] + tuple(p for p in t.players if p not in free)[: max(0, boards - len(free))])
             fielded[t.number] = tuple(p for p in t.players if p in chosen)
-    return fielded, event
+    return fielded
 
 
 def lay_out(event: team.TeamEvent, round_number: int) -> tuple[TeamRound, Pairing]:
     """Pair a team round (`pairing.team.pair_event`) and lay its matches out as board games."""
-    fielded, ready = line_ups(event, round_number)
+    fielded = line_ups(event, round_number)
     short = tuple(t.name for t in event.teams if t.number not in fielded)
     free = {p.number for p in event.tournament.players if p.record(round_number).kind is RecordKind.NOT_PAIRED}
-    pairing = team.pair_event(ready, round_number)
+    pairing = team.pair_event(event, round_number)
     games: list[tuple[int, int]] = []
     for match in pairing.boards:
-        games.extend(team.boards(fielded[match.white], fielded[match.black], True, ready.rules.pattern))
+        games.extend(team.boards(fielded[match.white], fielded[match.black], True, event.rules.pattern))
     byes: dict[int, RecordKind] = {}
     if pairing.bye is not None:
         byes.update((p, RecordKind.PAB) for p in fielded[pairing.bye] if p in free)
