@@ -13,7 +13,7 @@ import chess
 import chess.pgn
 
 from pairing import trf
-from pairing.model import Tournament
+from pairing.model import RecordKind, Scoring, Tournament
 from pairing.systems import TWO_GAME_MATCHES
 from storage import teams
 from storage.audit import audit_log
@@ -377,28 +377,7 @@ async def export_json(db: Database, event_id: int) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def _result_points(result: Result | None) -> tuple[Fraction, Fraction] | None:
-    """White's and Black's points of a decided game (1/½/0; a double forfeit is 0 for both)."""
-    if result is None:
-        return None
-    if result is Result.DRAW:
-        return Fraction(1, 2), Fraction(1, 2)
-    white = result in (Result.WHITE_WINS, Result.WHITE_WINS_FORFEIT)
-    black = result in (Result.BLACK_WINS, Result.BLACK_WINS_FORFEIT)
-    return Fraction(int(white)), Fraction(int(black))
-
-
-def _forfeiters(result: Result | None, white: int, black: int) -> set[int]:
-    """Who forfeited a game (both in a double forfeit)."""
-    return (
-        {
-            Result.WHITE_WINS_FORFEIT: {black},
-            Result.BLACK_WINS_FORFEIT: {white},
-            Result.DOUBLE_FORFEIT: {white, black},
-        }.get(result, set())
-        if result is not None
-        else set()
-    )
+SCORING = Scoring()  # the bot's events score 1/½/0
 
 
 def _matches_json(history: History) -> list[dict[str, Any]]:
@@ -412,22 +391,28 @@ def _matches_json(history: History) -> list[dict[str, Any]]:
         later = {frozenset((b.white_number, b.black_number)): b for b in (second.boards if second else ())}
         boards = []
         for board in first.boards:
-            again = later.get(frozenset((board.white_number, board.black_number)))
+            white, black = board.white_number, board.black_number
+            again = later.get(frozenset((white, black)))
             games = [board.result, again.result if again is not None else None]
-            one, two = _result_points(games[0]), _result_points(games[1])
+            first_game = games[0].records(white, black) if games[0] is not None else None
+            second_game = games[1].records(black, white) if games[1] is not None else None  # colours reversed
+            records = [first_game, second_game]
             score = None
-            if one is not None and two is not None:  # game 2's White is game 1's Black
-                score = [str(float(one[0] + two[1])), str(float(one[1] + two[0]))]
+            if first_game is not None and second_game is not None:
+                score = [
+                    str(float(SCORING.points(first_game[n]) + SCORING.points(second_game[n]))) for n in (white, black)
+                ]
+            forfeits = [
+                {n for n, rec in r.items() if rec.kind is RecordKind.FORFEIT_LOSS} if r is not None else set()
+                for r in records
+            ]
             boards.append(
                 {
-                    "white": board.white_number,
-                    "black": board.black_number,
+                    "white": white,
+                    "black": black,
                     "games": [g.value if g is not None else None for g in games],
                     "score": score,
-                    "forfeited": bool(
-                        _forfeiters(games[0], board.white_number, board.black_number)
-                        & _forfeiters(games[1], board.black_number, board.white_number)
-                    ),
+                    "forfeited": bool(forfeits[0] & forfeits[1]),  # one player forfeited both games
                 }
             )
         byes: dict[str, list[str | None]] = {}
