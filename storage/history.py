@@ -109,10 +109,7 @@ def planned_byes(
 
 
 def second_game_records(
-    numbered: Mapping[int, Entry],
-    requested: Mapping[int, frozenset[int]],
-    first: RoundSummary | None,
-    round_number: int,
+    numbered: Mapping[int, Entry], first: RoundSummary | None, round_number: int
 ) -> dict[int, RecordKind]:
     """Records fixed before a Double-Swiss match's second game (`round_number` even): the match is one pairing,
     so whoever had a board in the first game is paired again (a player gone since loses that game by forfeit, the
@@ -131,11 +128,8 @@ def second_game_records(
         if number in opponent:
             if not active and numbered[opponent[number]].status is not EntryStatus.ACTIVE:
                 planned[number] = RecordKind.ZERO_BYE
-        elif active and (
-            first_byes.get(number) in (RecordKind.PAB, RecordKind.HALF_BYE)
-            or round_number - 1 in requested.get(entry.player.id, frozenset())
-        ):
-            planned[number] = RecordKind.HALF_BYE
+        elif active and first_byes.get(number) in (RecordKind.PAB, RecordKind.HALF_BYE):
+            planned[number] = RecordKind.HALF_BYE  # a requested bye is the match's: game 1 has it as a half-point bye
         else:
             planned[number] = RecordKind.ZERO_BYE if not active else RecordKind.NOT_PAIRED
     return planned
@@ -145,7 +139,7 @@ def fixed_records(history: History, round_number: int) -> dict[int, RecordKind]:
     """The records fixed before pairing `round_number`, by starting number, under the event's system."""
     if history.event.settings.system in TWO_GAME_MATCHES and round_number % 2 == 0:
         first = next((r for r in history.rounds if r.round.number == round_number - 1), None)
-        return second_game_records(history.numbered, history.requested, first, round_number)
+        return second_game_records(history.numbered, first, round_number)
     return planned_byes(history.numbered, history.requested, round_number)
 
 

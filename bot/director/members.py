@@ -25,7 +25,6 @@ from bot.errors import (
 )
 from bot.lichess.errors import LichessError, LichessUnavailable, LichessUserNotFound
 from bot.lichess.payloads import LichessUser, valid_username
-from pairing.systems import TWO_GAME_MATCHES
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
@@ -241,9 +240,8 @@ async def cancel_bye(ctx: Context, actor: Actor, event_id: int, round_number: in
         )
     coming = [r for r in requested if r > event.current_round]
     target = round_number if round_number is not None else (coming[0] if coming else event.current_round + 1)
-    if round_number is not None and event.settings.system in TWO_GAME_MATCHES and round_number % 2 == 0:
-        target = round_number - 1  # a bye is a whole match's, kept under its first game round
     try:
+        target = storage_entries.match_bye_round(event, target)  # a Double-Swiss bye is kept under its match's game 1
         cancelled = await storage_entries.cancel_bye(
             ctx.db, event_id, entry.player_id, target, at=ctx.clock.now(), actor=actor.audit_name
         )

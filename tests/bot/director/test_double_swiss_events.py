@@ -107,7 +107,7 @@ def test_the_second_games_fixed_records() -> None:
         8: _entry(8, joined=3),  # a late joiner for the next match: its rows are stored at the join
     }
     first = _first_game([(1, 2), (3, 4)], {5: RecordKind.PAB, 6: RecordKind.HALF_BYE, 7: RecordKind.ZERO_BYE})
-    records = second_game_records(numbered, {6: frozenset({1})}, first, 2)
+    records = second_game_records(numbered, first, 2)
     assert records == {
         3: RecordKind.ZERO_BYE,
         4: RecordKind.ZERO_BYE,
