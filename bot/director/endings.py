@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.director import team_views
 from bot.director.context import Context
 from bot.director.lookups import OVER, get_event, get_round
 from bot.director.models import SYSTEM_ACTOR, Actor, RoundView
 from bot.director.views import pairings, standings
+from pairing.errors import NoValidPairing, PairingError
 from storage import events as storage_events
 from storage import rounds as storage_rounds
 from storage.records import Event, EventStatus, RoundStatus, Schedule
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     pass
@@ -94,6 +99,19 @@ def next_start(event: Event, finished_round: int, now: datetime) -> datetime | N
     if s.schedule is Schedule.FIXED and finished_round < len(s.round_times):
         return max(now, s.round_times[finished_round])
     return None
+
+
+async def pair_or_finish(ctx: Context, event: Event, round_number: int, pair: Callable[[], T]) -> T | None:
+    """Run a round's pairing in a thread: None when no valid pairing exists, the event then finished; any other
+    pairing failure is told to the organisers and raised (the job tries again)."""
+    try:
+        return await asyncio.to_thread(pair)
+    except NoValidPairing:
+        await finish_event(ctx, event.id, f"no valid pairing exists for round {round_number}")
+        return None
+    except PairingError as exc:
+        await ctx.announcer.notice(event, f"Round {round_number} could not be paired ({exc}); retrying.")
+        raise
 
 
 async def finish_event(ctx: Context, event_id: int, reason: str, actor: Actor = SYSTEM_ACTOR) -> None:

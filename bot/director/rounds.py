@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot.director import teams
 from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
-from bot.director.endings import finish_event
+from bot.director.endings import finish_event, pair_or_finish
 from bot.director.lookups import active_entries, get_event, get_round, latest_games
 from bot.director.members import check_entries_at_start
 from bot.director.models import SYSTEM_ACTOR
@@ -17,7 +16,6 @@ from bot.director.views import pairings
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessUserNotFound
 from pairing import systems
-from pairing.errors import NoValidPairing, PairingError
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -91,14 +89,12 @@ async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
     if len(tournament.views(round_number).to_pair()) < 2:
         await finish_event(ctx, event_id, "not enough players left")
         return False
-    try:
-        system, pairing = await asyncio.to_thread(systems.pair, tournament, event.settings.system, round_number)
-    except NoValidPairing:
-        await finish_event(ctx, event_id, f"no valid pairing exists for round {round_number}")
+    paired = await pair_or_finish(
+        ctx, event, round_number, lambda: systems.pair(tournament, event.settings.system, round_number)
+    )
+    if paired is None:
         return False
-    except PairingError as exc:
-        await ctx.announcer.notice(event, f"Round {round_number} could not be paired ({exc}); retrying.")
-        raise
+    system, pairing = paired
     async with ctx.db.transaction():
         await storage_rounds.store_pairing(
             ctx.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name, system=system

@@ -9,13 +9,12 @@ results (`pairing.team` derives every team record from its players' records).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.director.context import Context
-from bot.director.endings import finish_event
+from bot.director.endings import finish_event, pair_or_finish
 from bot.director.lookups import get_event, sentence
 from bot.director.models import (
     SYSTEM_ACTOR,
@@ -27,7 +26,7 @@ from bot.director.models import (
 )
 from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
 from pairing import team
-from pairing.errors import NoValidPairing, PairingError, TeamError
+from pairing.errors import TeamError
 from pairing.model import Pairing, RecordKind
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -238,14 +237,10 @@ async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> boo
     if len(event_now.to_pair(round_number)) < 2:
         await finish_event(ctx, event_id, "not enough teams left")
         return False
-    try:
-        laid, _ = await asyncio.to_thread(lay_out, event_now, round_number)
-    except NoValidPairing:
-        await finish_event(ctx, event_id, f"no valid pairing exists for round {round_number}")
+    paired = await pair_or_finish(ctx, event, round_number, lambda: lay_out(event_now, round_number))
+    if paired is None:
         return False
-    except PairingError as exc:
-        await ctx.announcer.notice(event, f"Round {round_number} could not be paired ({exc}); retrying.")
-        raise
+    laid, _ = paired
     async with ctx.db.transaction():
         await storage_teams.store_team_round(
             ctx.db, event_id, round_number, laid.boards, laid.byes, at=now, actor=SYSTEM_ACTOR.name,
