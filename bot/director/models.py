@@ -12,8 +12,11 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Literal
 
+from domain.entry import EntryStatus
+from domain.event import Event
+from domain.result import Result
+from domain.rounds import RoundStatus
 from pairing.model import RecordKind
-from storage.records import EntryStatus, Event, Result, RoundStatus
 
 __all__ = [
     "SYSTEM_ACTOR",

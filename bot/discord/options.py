@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.errors import InvalidSetting
-from storage.records import DEFAULT_ROUND_INTERVAL, EarlyDrawPolicy, EventSettings, Schedule
+from domain.settings import DEFAULT_ROUND_INTERVAL, EarlyDrawPolicy, EventSettings, Schedule
 
 TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S")
 DISCORD_TIMESTAMP = re.compile(r"^<t:(-?\d+)(?::[tTdDfFR])?>$")

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from domain.entry import EntryStatus
+from domain.event import EventStatus
+from domain.settings import EarlyDrawPolicy, Schedule
 from pairing.model import Colour
 from storage.audit import audit_log, record_action
 from storage.db import Database
@@ -60,7 +63,6 @@ from storage.players import (
     set_ban,
     unlink_account,
 )
-from storage.records import EarlyDrawPolicy, EntryStatus, EventStatus, Schedule
 from tests.storage.storage_helpers import ACTOR, ORGANISER, T0, add_players, at, open_db, open_event, settings
 
 

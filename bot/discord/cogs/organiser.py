@@ -16,7 +16,7 @@ from bot.discord.options import apply_changes, describe_settings, settings_chang
 from bot.discord.replies import bytes_file
 from bot.errors import InvalidSetting, SwissbotError
 from bot.rendering.teams import team_line
-from storage.records import Event, EventStatus
+from domain.event import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
 # auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems); team: /swiss team

@@ -12,18 +12,10 @@ from typing import Any
 import pytest
 
 from bot.errors import InvalidSetting
+from domain.entry import Entry, EntryStatus, PlayerRow
+from domain.result import Result
+from domain.rounds import BoardRow, RoundRow, RoundStatus, RoundSummary, second_game_records
 from pairing.model import RecordKind
-from storage.history import second_game_records
-from storage.records import (
-    BoardRow,
-    Entry,
-    EntryStatus,
-    PlayerRow,
-    Result,
-    RoundRow,
-    RoundStatus,
-    RoundSummary,
-)
 from tests.bot.director.director_world import World
 
 
