@@ -102,7 +102,8 @@ async def test_event_settings_round_trip_every_field(db: Database) -> None:
 @pytest.mark.parametrize(
     ("changes", "problem"),
     [
-        ({"rounds": 0}, "at least one round"),
+        ({"rounds": 0}, "rounds must be between 1 and 50"),
+        ({"rounds": 51}, "rounds must be between 1 and 50"),
         ({"round_interval": 600, "round_times": (T0,) * 5}, "not both"),
         ({"round_times": (T0,)}, "1 fixed round times for 5 rounds"),
         ({"rating_min": 2000, "rating_max": 1000}, "minimum rating"),
