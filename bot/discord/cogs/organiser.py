@@ -22,7 +22,7 @@ Interaction = discord.Interaction[Any]
 # auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems); team: /swiss team
 System = Literal["auto", "dutch", "burstein", "dubov", "lim", "fast", "double", "team"]
 Schedule = Literal["interval", "fixed", "manual"]
-EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
+EarlyDraw = Literal["replay", "forfeit", "review"]  # domain.settings.EarlyDrawPolicy's values
 Acceleration = Literal["baku", "us-28r1", "us-28r2"]  # pairing.acceleration.METHODS
 ExportFormat = Literal["trf", "pgn", "json"]
 RESULT_CHOICES = [
