@@ -32,13 +32,15 @@ from bot.config import ClubConfig
 from bot.director.api import Director
 from bot.lichess.gateway import LichessGateway
 from bot.pages.site import SITE, make_pages_app
+from domain.event import EventStatus
+from domain.result import Result
+from domain.settings import EventSettings
 from pairing import dutch
 from storage.db import Database, open_database
 from storage.entries import join_event, start_event
 from storage.events import create_event, set_event_status
 from storage.history import load_tournament
 from storage.players import ensure_player
-from storage.records import EventSettings, EventStatus, Result
 from storage.results import record_result
 from storage.rounds import finish_round, store_pairing
 from tests.support.announcer import RecordingAnnouncer

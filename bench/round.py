@@ -52,10 +52,11 @@ from bot.lichess.gateway import LichessGateway  # noqa: E402
 from bot.lichess.payloads import Challenge, GameData  # noqa: E402
 from bot.scheduling import Scheduler  # noqa: E402
 from bot.settings import DirectorSettings  # noqa: E402
+from domain.event import Event  # noqa: E402
+from domain.settings import EventSettings  # noqa: E402
 from sandbox.lichess.server import run_sandbox  # noqa: E402
 from sandbox.lichess.state import BOT_TOKEN  # noqa: E402
 from storage.db import open_database  # noqa: E402
-from storage.records import Event, EventSettings  # noqa: E402
 from tests.support.announcer import RecordingAnnouncer  # noqa: E402
 from tests.support.clock import ManualClock  # noqa: E402
 

@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 
 from storage.db import Connection, Database, Row, execute, fetchall, fetchone, need_time, utc_text
-from storage.records import AuditEntry
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One line of the append-only audit log; `before` and `after` are JSON text."""
+
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    event_id: int | None
+    subject: str
+    before: str | None
+    after: str | None
+    reason: str | None
+
 
 Jsonable = object
 

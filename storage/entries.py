@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pairing.systems import TWO_GAME_MATCHES
+from domain.entry import (
+    BARRED,
+    ByeRequest,
+    Entry,
+    EntryStatus,
+    accelerated_group_size,
+    first_round_open,
+    late_join_records,
+    starting_order_key,
+)
+from domain.event import EDITABLE, JOINABLE, STARTED, Event
+from domain.rounds import ByeRefused, match_bye_round
 from storage import audit
 from storage.db import (
     Connection,
@@ -26,16 +37,14 @@ from storage.db import (
     utc_text,
 )
 from storage.errors import AlreadyJoined, ByeNotAllowed, EntryBarred, InvalidInput, NotFound, WrongStatus
-from storage.events import EDITABLE, JOINABLE, STARTED, accelerated_group_size, load_event, starting_order_key
+from storage.events import load_event
 from storage.players import load_player, player_from_row
-from storage.records import ByeRequest, Entry, EntryStatus, Event
 
 _ENTRY_SQL = (
     "SELECT e.*, p.id AS p_id, p.discord_id AS p_discord_id, p.display_name AS p_display_name,"
     " p.lichess_id AS p_lichess_id, p.lichess_name AS p_lichess_name, p.linked_at AS p_linked_at,"
     " p.created_at AS p_created_at FROM entries e JOIN players p ON p.id = e.player_id"
 )
-BARRED = frozenset({EntryStatus.BANNED, EntryStatus.DISQUALIFIED})
 
 
 def entry_from_row(row: Row) -> Entry:
@@ -88,28 +97,6 @@ async def last_paired_round(conn: Connection, event_id: int) -> int:
     """The highest round number stored for the event (0 before round 1)."""
     row = await fetchone(conn, "SELECT COALESCE(MAX(number), 0) FROM rounds WHERE event_id = ?", (event_id,))
     return int(row[0]) if row is not None else 0
-
-
-def first_round_open(event: Event) -> int:
-    """The first round a player joining now can be paired in: the next one, or with two-game matches
-    (Double-Swiss) the first game of the next match, since a match is one pairing."""
-    next_round = event.current_round + 1
-    if event.settings.system in TWO_GAME_MATCHES and next_round % 2 == 0:
-        next_round += 1
-    return next_round
-
-
-def match_bye_round(event: Event, round_number: int) -> int:
-    """The round a bye request for `round_number` is kept under: with two-game matches, a bye is for a whole
-    match and kept under its first game round (ByeNotAllowed if that game is already paired)."""
-    if event.settings.system not in TWO_GAME_MATCHES or round_number % 2:
-        return round_number
-    if round_number - 1 <= event.current_round:
-        raise ByeNotAllowed(
-            f"round {round_number} is the second game of a match already paired; a bye is for a whole match "
-            f"(ask for round {round_number + 1})"
-        )
-    return round_number - 1
 
 
 async def join_event(
@@ -236,13 +223,9 @@ async def _number_late_entry(
         " WHERE event_id = ? AND player_id = ?",
         (number, int(accelerated), next_round, late_bye_round, event.id, player_id),
     )
-
-    def late_bye(r: int) -> bool:  # with two-game matches, the bye is the whole match's
-        if late_bye_round is None or event.settings.system not in TWO_GAME_MATCHES:
-            return r == late_bye_round
-        return (r + 1) // 2 == (late_bye_round + 1) // 2
-
-    missed = [(event.id, r, player_id, "half_bye" if late_bye(r) else "not_paired") for r in range(1, next_round)]
+    missed = [
+        (event.id, r, player_id, kind.value) for r, kind in late_join_records(event, next_round, late_bye_round).items()
+    ]
     if missed:
         await executemany(conn, "INSERT INTO round_byes (event_id, round, player_id, kind) VALUES (?, ?, ?, ?)", missed)
 
@@ -328,6 +311,13 @@ def _bye_from_row(row: Row) -> ByeRequest:
     )
 
 
+def _match_bye_round(event: Event, round_number: int) -> int:
+    try:
+        return match_bye_round(event, round_number)
+    except ByeRefused as exc:
+        raise ByeNotAllowed(str(exc)) from None
+
+
 async def request_bye(
     db: Database, event_id: int, player_id: int, round_number: int, *, at: datetime, actor: str
 ) -> ByeRequest:
@@ -339,7 +329,7 @@ async def request_bye(
             raise ByeNotAllowed(f"you are {entry.status.value} in {event.settings.name!r}")
         if not 1 <= round_number <= event.settings.rounds:
             raise ByeNotAllowed(f"{event.settings.name!r} has rounds 1 to {event.settings.rounds}")
-        round_number = match_bye_round(event, round_number)
+        round_number = _match_bye_round(event, round_number)
         if round_number <= event.current_round:
             raise ByeNotAllowed(f"round {round_number} is already paired")
         existing = await fetchall(
@@ -373,7 +363,7 @@ async def cancel_bye(
     """Withdraw a bye request for a round not yet paired; False if there was none."""
     async with db.transaction() as conn:
         event = await load_event(conn, event_id)
-        round_number = match_bye_round(event, round_number)
+        round_number = _match_bye_round(event, round_number)
         if round_number <= event.current_round:
             raise ByeNotAllowed(f"round {round_number} is already paired")
         return await _delete_audited(

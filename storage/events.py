@@ -7,27 +7,13 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from pairing import acceleration
+from domain.event import EDITABLE, PAIRING_SETTINGS, TRANSITIONS, Event, EventStatus
+from domain.settings import EarlyDrawPolicy, EventSettings
 from pairing.model import Colour
 from storage import audit
 from storage.db import Connection, Database, Row, execute, fetchall, fetchone, need_time, parse_time, utc_text
 from storage.errors import InvalidInput, NotFound, WrongStatus
-from storage.records import EarlyDrawPolicy, Entry, Event, EventSettings, EventStatus
 
-_TRANSITIONS: dict[EventStatus, frozenset[EventStatus]] = {
-    EventStatus.DRAFT: frozenset({EventStatus.OPEN, EventStatus.CANCELLED}),
-    EventStatus.OPEN: frozenset({EventStatus.DRAFT, EventStatus.PAUSED, EventStatus.FINISHED, EventStatus.CANCELLED}),
-    EventStatus.RUNNING: frozenset({EventStatus.PAUSED, EventStatus.FINISHED, EventStatus.CANCELLED}),
-    EventStatus.PAUSED: frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.FINISHED, EventStatus.CANCELLED}),
-    EventStatus.FINISHED: frozenset(),
-    EventStatus.CANCELLED: frozenset(),
-}
-EDITABLE = frozenset({EventStatus.DRAFT, EventStatus.OPEN})
-JOINABLE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
-STARTED = frozenset({EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
-# Fixed once the first round is paired: changing them would change what was already paired.
-PAIRING_SETTINGS = ("system", "acceleration", "acceleration_method", "initial_colour", "team_boards")
-MAX_TEAM_BOARDS = 20
 EVENT_SQL = (
     "SELECT e.*, (SELECT COALESCE(MAX(r.number), 0) FROM rounds r WHERE r.event_id = e.id) AS current_round"
     " FROM events e"
@@ -35,47 +21,10 @@ EVENT_SQL = (
 
 
 def validate_settings(settings: EventSettings) -> None:
-    """Refuse settings that cannot describe an event."""
-    problems: list[str] = []
-    if not settings.name.strip():
-        problems.append("the name is empty")
-    if settings.rounds < 1:
-        problems.append("an event needs at least one round")
-    if settings.clock_limit < 0 or settings.clock_increment < 0:
-        problems.append("the clock cannot be negative")
-    if settings.clock_limit == 0 and settings.clock_increment == 0:
-        problems.append("the clock needs a limit or an increment")
-    if settings.round_interval is not None and settings.round_interval <= 0:
-        problems.append("the round interval must be positive")
-    if settings.round_interval is not None and settings.round_times:
-        problems.append("give a round interval or fixed round times, not both")
-    if settings.round_times and len(settings.round_times) != settings.rounds:
-        problems.append(f"{len(settings.round_times)} fixed round times for {settings.rounds} rounds")
-    if list(settings.round_times) != sorted(settings.round_times):
-        problems.append("the fixed round times are not in order")
-    if (
-        settings.rating_min is not None
-        and settings.rating_max is not None
-        and settings.rating_min > settings.rating_max
-    ):
-        problems.append("the minimum rating is above the maximum")
-    if settings.early_draw_moves < 0:
-        problems.append("the early-draw move count cannot be negative")
-    if settings.no_show_seconds <= 0:
-        problems.append("the no-show deadline must be positive")
-    if settings.reminder_seconds is not None and settings.reminder_seconds < 0:
-        problems.append("the reminder cannot come after the round's start")
-    if settings.max_byes < 0:
-        problems.append("the bye limit cannot be negative")
-    if settings.acceleration_method not in acceleration.METHODS:
-        problems.append(f"unknown acceleration {settings.acceleration_method!r}")
-    if not 1 <= settings.team_boards <= MAX_TEAM_BOARDS:
-        problems.append(f"a team match has 1 to {MAX_TEAM_BOARDS} boards")
+    """Refuse settings that cannot describe an event (InvalidInput naming every problem)."""
+    problems = settings.problems()
     if problems:
         raise InvalidInput("invalid event settings: " + "; ".join(problems))
-    for moment in (settings.start_at, *settings.round_times):
-        if moment is not None:
-            utc_text(moment)
 
 
 def settings_json(settings: EventSettings) -> dict[str, Any]:
@@ -300,7 +249,7 @@ async def set_event_status(
         event = await load_event(conn, event_id)
         if status is event.status:
             return event
-        if status not in _TRANSITIONS[event.status]:
+        if status not in TRANSITIONS[event.status]:
             raise WrongStatus(f"event {event_id} is {event.status.value} and cannot become {status.value}")
         finished = utc_text(at) if status in (EventStatus.FINISHED, EventStatus.CANCELLED) else None
         finish_reason = reason if status is EventStatus.FINISHED else None
@@ -346,16 +295,6 @@ async def finishes_to_announce(db: Database) -> list[Event]:
             conn, EVENT_SQL + " WHERE e.status = 'finished' AND e.finish_announced_at IS NULL ORDER BY e.id"
         )
     return [event_from_row(r) for r in rows]
-
-
-def starting_order_key(entry: Entry) -> tuple[int, str, int]:
-    """Rating at entry descending, then name, then the player's row id."""
-    return (-entry.rating, entry.player.name.casefold(), entry.player.id)
-
-
-def accelerated_group_size(players: int, method: str = "baku") -> int:
-    """Group A of an accelerated event (Baku: 2·⌈N/4⌉; US Chess 28R: the top half)."""
-    return acceleration.group_a_size(method, players)
 
 
 async def set_next_round_at(db: Database, event_id: int, when: datetime | None) -> Event:

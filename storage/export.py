@@ -12,6 +12,9 @@ from typing import Any
 import chess
 import chess.pgn
 
+from domain.entry import Entry
+from domain.result import GameRow, GameStatus, Result
+from domain.rounds import BoardRow, RoundSummary
 from pairing import trf
 from pairing.model import RecordKind, Scoring, Tournament
 from pairing.systems import TWO_GAME_MATCHES
@@ -22,7 +25,6 @@ from storage.entries import entry_json
 from storage.events import settings_json
 from storage.games import game_from_row
 from storage.history import History, build_tournament, load_history
-from storage.records import BoardRow, Entry, GameRow, GameStatus, Result, RoundSummary
 
 FORMATS = ("trf", "pgn", "json")
 

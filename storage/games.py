@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from domain.result import GameRow, GameStatus
 from storage.db import Connection, Database, Row, execute, fetchall, fetchone, need_time, utc_text
 from storage.errors import ConflictingResult, GameInProgress, InvalidInput, NotFound, WrongStatus
-from storage.records import GameRow, GameStatus
 from storage.results import GameData, game_json
 from storage.rounds import load_board
 

@@ -5,23 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pairing import acceleration
-from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
-from pairing.systems import TWO_GAME_MATCHES
-from storage.db import Connection, Database, Row, fetchall, need_time, parse_time
-from storage.entries import load_entries
-from storage.events import STARTED, accelerated_group_size, load_event, starting_order_key
-from storage.records import (
+from domain.entry import Entry, accelerated_group_size, numbered_entries
+from domain.event import STARTED, Event, EventStatus
+from domain.result import Result
+from domain.rounds import (
     BoardRow,
-    Entry,
-    EntryStatus,
-    Event,
-    EventStatus,
-    Result,
     RoundRow,
     RoundStatus,
     RoundSummary,
+    is_decided,
+    is_second_game,
+    planned_byes,
+    second_game_records,
 )
+from pairing import acceleration
+from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
+from storage.db import Connection, Database, Row, fetchall, need_time, parse_time
+from storage.entries import load_entries
+from storage.events import load_event
 
 BOARD_SQL = (
     "SELECT b.*, w.number AS white_number, k.number AS black_number FROM boards b"
@@ -79,65 +80,9 @@ async def load_rounds(conn: Connection, event_id: int) -> list[RoundSummary]:
     return [RoundSummary(r, tuple(boards.get(r.number, ())), byes.get(r.number, {})) for r in rounds]
 
 
-def is_decided(summary: RoundSummary) -> bool:
-    """True when every board of the round has a result."""
-    return all(b.result is not None for b in summary.boards)
-
-
-def numbered_entries(event: Event, entries: Sequence[Entry]) -> dict[int, Entry]:
-    """Entries by starting number; before the start, provisional numbers in starting order."""
-    if event.status in STARTED or any(e.number is not None for e in entries):
-        return {e.number: e for e in entries if e.number is not None}
-    active = sorted((e for e in entries if e.status is EntryStatus.ACTIVE), key=starting_order_key)
-    return dict(enumerate(active, start=1))
-
-
-def planned_byes(
-    numbered: Mapping[int, Entry], requested: Mapping[int, frozenset[int]], round_number: int
-) -> dict[int, RecordKind]:
-    """Records fixed before pairing a round, by starting number: inactive players get a zero-point
-    bye, requested byes a half-point bye; everyone else is to be paired."""
-    planned: dict[int, RecordKind] = {}
-    for number, entry in numbered.items():
-        if entry.joined_round > round_number:
-            continue
-        if entry.status is not EntryStatus.ACTIVE:
-            planned[number] = RecordKind.ZERO_BYE
-        elif round_number in requested.get(entry.player.id, frozenset()):
-            planned[number] = RecordKind.HALF_BYE
-    return planned
-
-
-def second_game_records(
-    numbered: Mapping[int, Entry], first: RoundSummary | None, round_number: int
-) -> dict[int, RecordKind]:
-    """Records fixed before a Double-Swiss match's second game (`round_number` even): the match is one pairing,
-    so whoever had a board in the first game is paired again (a player gone since loses that game by forfeit, the
-    director's part), the first game's PAB or requested bye goes on as a half-point bye, two players both gone
-    since get zero-point byes, and a player with no board in the first game waits for the next match."""
-    by_id = {e.player.id: n for n, e in numbered.items()}
-    opponent: dict[int, int] = {}
-    for board in first.boards if first is not None else ():
-        opponent[board.white_number], opponent[board.black_number] = board.black_number, board.white_number
-    first_byes = {by_id[pid]: kind for pid, kind in (first.byes if first is not None else {}).items() if pid in by_id}
-    planned: dict[int, RecordKind] = {}
-    for number, entry in numbered.items():
-        if entry.joined_round > round_number:
-            continue
-        active = entry.status is EntryStatus.ACTIVE
-        if number in opponent:
-            if not active and numbered[opponent[number]].status is not EntryStatus.ACTIVE:
-                planned[number] = RecordKind.ZERO_BYE
-        elif active and first_byes.get(number) in (RecordKind.PAB, RecordKind.HALF_BYE):
-            planned[number] = RecordKind.HALF_BYE  # a requested bye is the match's: game 1 has it as a half-point bye
-        else:
-            planned[number] = RecordKind.ZERO_BYE if not active else RecordKind.NOT_PAIRED
-    return planned
-
-
 def fixed_records(history: History, round_number: int) -> dict[int, RecordKind]:
     """The records fixed before pairing `round_number`, by starting number, under the event's system."""
-    if history.event.settings.system in TWO_GAME_MATCHES and round_number % 2 == 0:
+    if is_second_game(history.event, round_number):
         first = next((r for r in history.rounds if r.round.number == round_number - 1), None)
         return second_game_records(history.numbered, first, round_number)
     return planned_byes(history.numbered, history.requested, round_number)

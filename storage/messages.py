@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from storage.db import Database, Row, execute, fetchall, fetchone
 from storage.events import load_event
-from storage.records import MessageRef
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    """A Discord message the bot posted for an event (to edit in place after a restart)."""
+
+    event_id: int
+    kind: str
+    round: int
+    channel_id: int
+    message_id: int
 
 
 def _ref(row: Row) -> MessageRef:

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
+from domain.entry import Ban, PlayerRow
 from storage import audit
 from storage.db import Connection, Database, Row, execute, execute_count, fetchone, need_time, parse_time, utc_text
 from storage.errors import AccountTaken, InvalidInput, NotFound
-from storage.records import Ban, LinkCode, PlayerRow
+
+
+@dataclass(frozen=True)
+class LinkCode:
+    """A pending account-link code for a Discord user."""
+
+    discord_id: int
+    lichess_id: str
+    code: str
+    created_at: datetime
+    expires_at: datetime
 
 
 def player_from_row(row: Row, prefix: str = "") -> PlayerRow:

@@ -6,10 +6,11 @@ import json
 from collections.abc import Mapping
 from datetime import datetime
 
+from domain.result import Result
+from domain.rounds import BoardRow
 from storage import audit
 from storage.db import Connection, Database, execute, utc_text
 from storage.errors import ConflictingResult, InvalidInput
-from storage.records import BoardRow, Result
 from storage.rounds import load_board
 
 GameData = str | Mapping[str, object]

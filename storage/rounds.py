@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from domain.event import EventStatus
+from domain.rounds import BoardRow, RoundRow, RoundStatus, RoundSummary, is_decided
 from pairing.model import Pairing, RecordKind
 from storage import audit
 from storage.db import Connection, Database, execute, executemany, fetchall, fetchone, utc_text
@@ -15,12 +17,10 @@ from storage.history import (
     History,
     board_from_row,
     fixed_records,
-    is_decided,
     load_history,
     load_rounds,
     round_from_row,
 )
-from storage.records import BoardRow, EventStatus, RoundRow, RoundStatus, RoundSummary
 
 
 async def load_round(conn: Connection, event_id: int, number: int) -> RoundSummary:

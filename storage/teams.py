@@ -12,15 +12,17 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from domain.entry import EntryStatus
+from domain.event import EDITABLE
+from domain.rounds import RoundSummary, planned_byes
 from pairing import team
 from pairing.model import RecordKind, Tournament
 from storage import audit
 from storage.db import Connection, Database, execute, executemany, fetchall, fetchone, utc_text
 from storage.entries import load_entries
 from storage.errors import InvalidPairing, NotFound, TeamRefused
-from storage.events import EDITABLE, load_event
-from storage.history import History, load_history, planned_byes
-from storage.records import EntryStatus, RoundSummary
+from storage.events import load_event
+from storage.history import History, load_history
 from storage.rounds import check_next, check_running, insert_round
 
 TEAM_SYSTEM = "team"

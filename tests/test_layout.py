@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.paths import ROOT, SHARED
 
-PACKAGES = ("bot", "pairing", "storage", "sandbox")
+PACKAGES = ("bot", "domain", "pairing", "storage", "sandbox")
 HEAVY = ("discord", "aiohttp", "berserk", "PIL", "requests")
 
 
@@ -83,9 +83,10 @@ def all_imports(package: str) -> set[str]:
 @pytest.mark.parametrize(
     ("package", "forbidden"),
     [
-        ("pairing", ("bot", "storage", "sandbox", "tests", *HEAVY, "aiosqlite", "chess")),
+        ("pairing", ("bot", "domain", "storage", "sandbox", "tests", *HEAVY, "aiosqlite", "chess")),
         ("storage", ("bot", "sandbox", "tests", *HEAVY)),
-        ("sandbox", ("bot", "storage", "pairing", "tests")),
+        ("domain", ("bot", "storage", "sandbox", "tests", *HEAVY, "aiosqlite", "chess")),
+        ("sandbox", ("bot", "domain", "storage", "pairing", "tests")),
         ("bot", ("tests", "pytest", "pytest_asyncio", "hypothesis")),
         ("bot.lichess.adjudication", ("berserk", "requests")),
         ("bot.lichess.payloads", ("berserk", "requests")),
@@ -94,6 +95,12 @@ def all_imports(package: str) -> set[str]:
 def test_each_layer_imports_only_what_it_may(package: str, forbidden: tuple[str, ...]) -> None:
     bad = sorted(m for m in all_imports(package) if m.split(".")[0] in forbidden)
     assert not bad, f"{package} imports {bad}"
+
+
+def test_domain_imports_only_pairing_and_the_standard_library() -> None:
+    allowed = {"domain", "pairing", "__future__", *sys.stdlib_module_names}
+    bad = sorted(m for m in all_imports("domain") if m.split(".")[0] not in allowed)
+    assert not bad, f"domain imports {bad}"
 
 
 def imported_at_runtime(*args: str) -> set[str]:

@@ -8,7 +8,7 @@ from typing import TextIO
 
 from bot.director.models import BoardView, RoundView, StandingRow
 from bot.rendering.text import BYE_LABELS, standings_lines
-from storage.records import Event
+from domain.event import Event
 
 
 def _board_line(board: BoardView, with_url: bool) -> str:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from bot.demo.console import format_standings
 from bot.director.models import StandingRow
+from domain.event import Event, EventStatus
 from storage.db import Database
 from storage.export import export_event
-from storage.records import Event, EventStatus
 
 
 def standings_text(event: Event, rows: Sequence[StandingRow], reason: str | None = None) -> str:

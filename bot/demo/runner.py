@@ -42,11 +42,12 @@ from bot.discord.bot import SwissBot
 from bot.errors import SwissbotError
 from bot.settings import DirectorSettings
 from bot.token_vault import TOKEN_KEY_ENV, TokenVault
+from domain.entry import EntryStatus
+from domain.event import EventStatus
 from sandbox.discord import run_discord_sandbox
 from sandbox.lichess.server import run_sandbox
 from sandbox.lichess.state import BOT_TOKEN
 from storage.db import fetchone, open_database
-from storage.records import EntryStatus, EventStatus
 
 __all__ = ["DEFAULT_SEED", "DemoOptions", "members", "run_demo"]
 

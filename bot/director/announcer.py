@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.director.models import RoundView, StandingRow
-from storage.records import Event
+from domain.event import Event
 
 
 class AnnouncementFailed(Exception):

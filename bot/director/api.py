@@ -48,9 +48,11 @@ from bot.director.models import (
 )
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
+from domain.entry import Entry
+from domain.event import Event, EventStatus
+from domain.settings import EventSettings
 from pairing.crosstable import CrosstableCell
 from storage.db import Database
-from storage.records import Entry, Event, EventSettings, EventStatus
 
 
 class Director:

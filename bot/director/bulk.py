@@ -30,11 +30,13 @@ from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessRateLimited, LichessTokensRefused
 from bot.lichess.gateway import BULK_MAX_GAMES
 from bot.lichess.payloads import BulkPairing, TokenInfo
+from domain.event import Event
+from domain.result import GameRow, GameStatus
+from domain.rounds import BoardRow
 from storage import bulks as storage_bulks
 from storage import entries as storage_entries
 from storage import games as storage_games
 from storage.bulks import BulkAttempt, BulkBoard
-from storage.records import BoardRow, Event, GameRow, GameStatus
 
 LOG = logging.getLogger(__name__)
 

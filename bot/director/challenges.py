@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from bot.director.context import Context
 from bot.director.lookups import latest_games
 from bot.lichess.errors import LichessError
+from domain.result import GameRow, GameStatus
 from storage import games as storage_games
-from storage.records import GameRow, GameStatus
 
 LOG = logging.getLogger(__name__)
 

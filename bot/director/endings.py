@@ -13,10 +13,12 @@ from bot.director.context import Context
 from bot.director.lookups import OVER, get_event, get_round
 from bot.director.models import SYSTEM_ACTOR, Actor, RoundView
 from bot.director.views import pairings, standings
+from domain.event import Event, EventStatus
+from domain.rounds import RoundStatus
+from domain.settings import Schedule
 from pairing.errors import NoValidPairing, PairingError
 from storage import events as storage_events
 from storage import rounds as storage_rounds
-from storage.records import Event, EventStatus, RoundStatus, Schedule
 
 T = TypeVar("T")
 

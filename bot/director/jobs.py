@@ -11,11 +11,12 @@ from bot.director.lookups import ACTIVE_EVENT_STATUSES, active_entries, get_even
 from bot.director.models import SYSTEM_ACTOR, Job, JobKind
 from bot.director.polling import noshow_deadline, poll_round
 from bot.director.rounds import start_round
+from domain.event import Event, EventStatus
+from domain.rounds import RoundStatus
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import events as storage_events
 from storage import rounds as storage_rounds
-from storage.records import Event, EventStatus, RoundStatus
 
 if TYPE_CHECKING:
     pass

@@ -6,12 +6,15 @@ from collections.abc import Sequence
 
 from bot.director.models import Actor
 from bot.errors import EventNotFound, NotLinked, RoundNotFound
+from domain.entry import Entry, EntryStatus, PlayerRow
+from domain.event import Event, EventStatus
+from domain.result import GameRow
+from domain.rounds import RoundSummary
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import players as storage_players
 from storage import rounds as storage_rounds
 from storage.db import Database
-from storage.records import Entry, EntryStatus, Event, EventStatus, GameRow, PlayerRow, RoundSummary
 
 ACTIVE_EVENT_STATUSES = (EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED)
 OVER = (EventStatus.FINISHED, EventStatus.CANCELLED)

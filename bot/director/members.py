@@ -25,11 +25,13 @@ from bot.errors import (
 )
 from bot.lichess.errors import LichessError, LichessUnavailable, LichessUserNotFound
 from bot.lichess.payloads import LichessUser, valid_username
+from domain.entry import Entry, EntryStatus, first_round_open
+from domain.event import Event, EventStatus
+from domain.rounds import ByeRefused, match_bye_round
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import players as storage_players
-from storage.records import Entry, EntryStatus, Event, EventStatus
 
 if TYPE_CHECKING:
     pass
@@ -155,7 +157,7 @@ async def request_bye(ctx: Context, actor: Actor, event_id: int, round_number: i
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
         entry = await _active_entry(ctx, actor, event)
-    target = round_number if round_number is not None else storage_entries.first_round_open(event)
+    target = round_number if round_number is not None else first_round_open(event)
     try:
         request = await storage_entries.request_bye(
             ctx.db, event_id, entry.player_id, target, at=now, actor=actor.audit_name
@@ -241,11 +243,11 @@ async def cancel_bye(ctx: Context, actor: Actor, event_id: int, round_number: in
     coming = [r for r in requested if r > event.current_round]
     target = round_number if round_number is not None else (coming[0] if coming else event.current_round + 1)
     try:
-        target = storage_entries.match_bye_round(event, target)  # a Double-Swiss bye is kept under its match's game 1
+        target = match_bye_round(event, target)  # a Double-Swiss bye is kept under its match's game 1
         cancelled = await storage_entries.cancel_bye(
             ctx.db, event_id, entry.player_id, target, at=ctx.clock.now(), actor=actor.audit_name
         )
-    except storage_errors.ByeNotAllowed as exc:
+    except (storage_errors.ByeNotAllowed, ByeRefused) as exc:
         raise ByeLimitReached(sentence(str(exc))) from None
     if not cancelled:
         raise NotEntered(f"You have no bye requested for round {target} of {event.name}.")

@@ -1,7 +1,7 @@
 """The director's own values: who calls it, and the views of rounds, standings and jobs it returns.
 
-The stored records it also passes (Event, EventSettings, Entry, Result and the status enums) are
-`storage.records`'s; import them from there.
+The domain values it also passes (Event, EventSettings, Entry, Result and the status enums) are
+`domain`'s; import them from there.
 """
 
 from __future__ import annotations
@@ -12,8 +12,11 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Literal
 
+from domain.entry import EntryStatus
+from domain.event import Event
+from domain.result import Result
+from domain.rounds import RoundStatus
 from pairing.model import RecordKind
-from storage.records import EntryStatus, Event, Result, RoundStatus
 
 __all__ = [
     "SYSTEM_ACTOR",

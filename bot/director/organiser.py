@@ -3,7 +3,6 @@ pairs, removing, disqualifying, unbanning, finishing, cancelling and exporting a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -17,8 +16,11 @@ from bot.director.rounds import set_next_round_at, start_round
 from bot.director.views import pairings, standings
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
 from bot.lichess.payloads import valid_username
-from pairing import systems
-from pairing.tiebreak_codes import parse_tiebreak
+from domain.entry import Entry, EntryStatus
+from domain.event import EDITABLE, Event, EventStatus
+from domain.result import Result
+from domain.rounds import RoundStatus
+from domain.settings import EventSettings
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
@@ -26,7 +28,6 @@ from storage import players as storage_players
 from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.export import export_event
-from storage.records import Entry, EntryStatus, Event, EventSettings, EventStatus, Result, RoundStatus
 
 if TYPE_CHECKING:
     pass
@@ -47,16 +48,6 @@ _RESULT_ALIASES = {
 
 
 MAX_DISCORD_ID = 2**63 - 1  # Discord ids are 64-bit snowflakes (and SQLite integers)
-TEAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,59}")  # the part after lichess.org/team/
-SHORT_CLOCK_LIMITS = frozenset({0, 15, 30, 45, 60, 90})  # seconds; above these Lichess takes whole minutes
-MAX_CLOCK_LIMIT = 180 * 60
-MAX_CLOCK_INCREMENT = 180
-
-
-def lichess_takes_clock(limit: int, increment: int) -> bool:
-    """Lichess creates a game with this clock (limit and increment in seconds)."""
-    limit_ok = limit in SHORT_CLOCK_LIMITS or (limit % 60 == 0 and 0 < limit <= MAX_CLOCK_LIMIT)
-    return limit_ok and 0 <= increment <= MAX_CLOCK_INCREMENT
 
 
 def parse_result(text: str) -> Result:
@@ -95,7 +86,7 @@ async def edit_event(ctx: Context, actor: Actor, event_id: int, settings: EventS
         raise InvalidState(f"{event.name} is over.")
     if event.current_round and settings.rounds < event.current_round:
         raise InvalidSetting(f"{event.name} has already paired {event.current_round} rounds.")
-    edit = storage_events.edit_event if event.status in storage_events.EDITABLE else storage_events.edit_started_event
+    edit = storage_events.edit_event if event.status in EDITABLE else storage_events.edit_started_event
     try:
         updated = await edit(ctx.db, event_id, settings, at=ctx.clock.now(), actor=actor.audit_name)
     except storage_errors.WrongStatus as exc:
@@ -402,44 +393,10 @@ async def export(ctx: Context, event_id: int, fmt: str) -> bytes:
 
 
 def _validate(settings: EventSettings) -> None:
-    """The director's own limits first (rounds, system, tie-break codes), then storage's checks."""
-    problems = []
-    if not lichess_takes_clock(settings.clock_limit, settings.clock_increment):
-        problems.append(
-            f"Lichess refuses a {settings.clock_limit} s + {settings.clock_increment} s clock: the time is 0, 15, 30, "
-            f"45, 60 or 90 seconds or a whole number of minutes up to {MAX_CLOCK_LIMIT // 60}, and the increment "
-            f"0 to {MAX_CLOCK_INCREMENT} seconds"
-        )
-    if settings.team is not None and TEAM_ID.fullmatch(settings.team) is None:
-        shown = settings.team if len(settings.team) <= 40 else settings.team[:39] + "…"
-        problems.append(f"'{shown}' is not a Lichess team id (the part after lichess.org/team/)")
-    if not 1 <= settings.rounds <= 50:
-        problems.append("rounds must be between 1 and 50")
-    if settings.system not in (*systems.SYSTEMS, systems.AUTO):
-        problems.append(f"unknown pairing system {settings.system!r} ({', '.join((*systems.SYSTEMS, systems.AUTO))})")
-    elif settings.system in systems.NOT_FOR_EVENTS:
-        problems.append(f"{settings.system} cannot be an event's system yet (swissbot pair and check can)")
-    elif settings.system in systems.TWO_GAME_MATCHES:
-        if settings.rounds % 2:
-            problems.append(
-                f"a Double-Swiss event plays two games a match, so its rounds count games and must be even "
-                f"(not {settings.rounds})"
-            )
-        if settings.acceleration:
-            problems.append("acceleration is not defined for Double-Swiss events")
-    elif settings.system == "team" and settings.acceleration:
-        problems.append("acceleration is not built for team events (their Baku variant is not paired yet)")
-    for code in settings.tiebreaks:
-        try:
-            parse_tiebreak(code)
-        except ValueError as exc:
-            problems.append(str(exc))
+    """Refuse settings that cannot describe an event, naming every problem in one sentence."""
+    problems = settings.problems()
     if problems:
         raise InvalidSetting("Invalid event settings: " + "; ".join(problems) + ".")
-    try:
-        storage_events.validate_settings(settings)
-    except storage_errors.InvalidInput as exc:
-        raise InvalidSetting(sentence(str(exc))) from None
 
 
 async def _set_status(

@@ -16,14 +16,16 @@ from bot.director.results import Decision, decide
 from bot.director.rounds import ensure_games
 from bot.director.views import pairings
 from bot.lichess.errors import LichessError
+from domain.entry import Entry, EntryStatus
+from domain.event import Event
+from domain.result import GameRow, GameStatus
+from domain.rounds import BoardRow, RoundStatus, is_decided
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import games as storage_games
 from storage import players as storage_players
 from storage import results as storage_results
 from storage import rounds as storage_rounds
-from storage.history import is_decided
-from storage.records import BoardRow, Entry, EntryStatus, Event, GameRow, GameStatus, RoundStatus
 
 if TYPE_CHECKING:
     pass

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from bot.lichess.adjudication import DoubleForfeit, ForfeitWin, Played, Replay, Review, adjudicate
 from bot.lichess.payloads import GameData
-from storage.records import EarlyDrawPolicy, Result
+from domain.result import Result
+from domain.settings import EarlyDrawPolicy
 
 
 @dataclass(frozen=True)

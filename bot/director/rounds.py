@@ -15,6 +15,10 @@ from bot.director.models import SYSTEM_ACTOR
 from bot.director.views import pairings
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessUserNotFound
+from domain.entry import Entry, EntryStatus
+from domain.event import Event, EventStatus
+from domain.result import GameRow, GameStatus, Result
+from domain.rounds import BoardRow, RoundStatus, is_second_game
 from pairing import systems
 from storage import audit as storage_audit
 from storage import entries as storage_entries
@@ -24,17 +28,6 @@ from storage import games as storage_games
 from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.history import load_tournament
-from storage.records import (
-    BoardRow,
-    Entry,
-    EntryStatus,
-    Event,
-    EventStatus,
-    GameRow,
-    GameStatus,
-    Result,
-    RoundStatus,
-)
 
 if TYPE_CHECKING:
     pass
@@ -192,7 +185,7 @@ async def _forfeit_gone(ctx: Context, event_id: int, round_number: int) -> None:
     and a team match's board that a team short of players defaults (its absent player: gone, or on a bye)."""
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
-        second_game = event.settings.system in systems.TWO_GAME_MATCHES and round_number % 2 == 0
+        second_game = is_second_game(event, round_number)
         if not (second_game or teams.is_team_event(event)):
             return
         people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}

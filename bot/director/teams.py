@@ -25,6 +25,8 @@ from bot.director.models import (
     TeamView,
 )
 from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
+from domain.entry import Entry, EntryStatus
+from domain.event import Event
 from pairing import team
 from pairing.errors import TeamError
 from pairing.model import Pairing, RecordKind
@@ -34,7 +36,6 @@ from storage import events as storage_events
 from storage import players as storage_players
 from storage import teams as storage_teams
 from storage.history import build_tournament, get_history
-from storage.records import Entry, EntryStatus, Event
 from storage.teams import TEAM_SYSTEM, TeamRow
 
 MENTION = re.compile(r"<@!?(\d+)>")

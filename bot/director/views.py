@@ -22,6 +22,10 @@ from bot.director.models import (
     shown_bye,
 )
 from bot.errors import EventNotFound
+from domain.entry import Entry, EntryStatus
+from domain.event import Event, EventStatus
+from domain.result import GameRow
+from domain.rounds import BoardRow
 from pairing.crosstable import CrosstableCell, player_cells
 from pairing.standings import compute_standings
 from storage import entries as storage_entries
@@ -31,7 +35,6 @@ from storage import games as storage_games
 from storage import rounds as storage_rounds
 from storage.audit import audit_log
 from storage.history import History, get_history, results_tournament
-from storage.records import BoardRow, Entry, EntryStatus, Event, EventStatus, GameRow
 
 if TYPE_CHECKING:
     pass

@@ -28,9 +28,9 @@ from bot.rendering.text import (
     standings_embeds,
     standings_lines,
 )
+from domain.event import Event
 from storage.db import Database
 from storage.messages import get_message, set_message
-from storage.records import Event
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")

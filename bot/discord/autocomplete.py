@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Collection
 from discord import app_commands
 
 from bot.errors import EventNotFound
-from storage.records import Event, EventStatus
+from domain.event import Event, EventStatus
 
 MAX_CHOICES = 25
 CHOICE_NAME_LIMIT = 100

@@ -21,7 +21,7 @@ from bot.discord.cogs.organiser import OrganiserCog
 from bot.discord.errors import on_app_command_error
 from bot.discord.views import JoinButton
 from bot.scheduling import Scheduler
-from storage.records import Event
+from domain.event import Event
 
 if TYPE_CHECKING:
     from bot.director.context import BeforePairingHook

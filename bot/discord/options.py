@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.errors import InvalidSetting
-from storage.records import DEFAULT_ROUND_INTERVAL, EarlyDrawPolicy, EventSettings, Schedule
+from domain.settings import DEFAULT_ROUND_INTERVAL, EarlyDrawPolicy, EventSettings, Schedule
 
 TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S")
 DISCORD_TIMESTAMP = re.compile(r"^<t:(-?\d+)(?::[tTdDfFR])?>$")
@@ -125,13 +125,7 @@ def settings_changes(
     if acceleration is not None:  # a method chosen: the event is accelerated unless the organiser says it is not
         changes["acceleration_method"] = acceleration
         changes.setdefault("acceleration", True)
-    if (
-        changes.get("rating_min") is not None
-        and changes.get("rating_max") is not None
-        and changes["rating_min"] > changes["rating_max"]
-    ):
-        raise InvalidSetting("The minimum rating is above the maximum.")
-    return changes
+    return changes  # the settings these make are checked as a whole (EventSettings.problems)
 
 
 def apply_changes(

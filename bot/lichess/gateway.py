@@ -44,7 +44,7 @@ from bot.lichess.payloads import (
     unconvert,
     valid_username,
 )
-from storage.records import DEFAULT_RULES
+from domain.settings import DEFAULT_RULES
 
 LOG = logging.getLogger(__name__)
 

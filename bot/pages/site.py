@@ -27,9 +27,10 @@ from bot.pages.chart import Series, score_chart
 from bot.rendering.text import RESULT_LABELS, STATUS_MARKS, format_points, format_tiebreak
 from bot.web.app import RouteModule, make_app
 from bot.web.keys import DIRECTOR
+from domain.entry import Entry
+from domain.event import Event, EventStatus
 from pairing.crosstable import CrosstableCell
 from pairing.model import Outcome, RecordKind
-from storage.records import Entry, Event, EventStatus
 
 log = logging.getLogger(__name__)
 

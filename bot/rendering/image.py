@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from bot.director.models import Crosstable, StandingRow
 from bot.rendering.text import crosstable_table, legend, standings_table, standings_title
-from storage.records import Event
+from domain.event import Event
 
 FONT_SIZE = 15
 TITLE_SIZE = 20

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bot.director.models import BoardView, Crosstable, PlayerRef, RoundView, ShownBye, StandingRow
+from domain.entry import EntryStatus
+from domain.event import Event
+from domain.result import Result
 from pairing.model import RecordKind
 from pairing.standings import format_value, text_table
 from pairing.tiebreak_codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
-from storage.records import EntryStatus, Event, Result
 
 MESSAGE_LIMIT = 2000
 EMBED_TITLE_LIMIT = 256

@@ -10,7 +10,7 @@ from typing import TextIO
 from bot.demo.console import format_round, format_standings
 from bot.director.announcer import AnnouncementFailed
 from bot.director.models import RoundView, StandingRow
-from storage.records import Event
+from domain.event import Event
 
 
 class DiscordDown(AnnouncementFailed):

@@ -40,9 +40,9 @@ from bot.scenario.format import (
     parse_time,
 )
 from bot.scheduling import Scheduler
+from domain.event import Event
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
-from storage.records import Event
 
 GUILD = 1000
 CHANNEL = 2000

@@ -7,11 +7,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from domain.entry import Entry, PlayerRow
+from domain.event import Event, EventStatus
+from domain.settings import EventSettings
 from storage.db import Database, open_database
 from storage.entries import join_event, start_event
 from storage.events import create_event
 from storage.players import ensure_player
-from storage.records import Entry, Event, EventSettings, EventStatus, PlayerRow
 
 T0 = datetime(2026, 3, 1, 18, 0, tzinfo=UTC)
 ORGANISER = 9000

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from domain.result import Result
 from pairing.model import Board, Pairing
 from storage.db import Database, open_database
 from storage.entries import start_event
 from storage.history import load_tournament
-from storage.records import Result
 from storage.results import record_result
 from storage.rounds import get_round, list_rounds, next_round_number, store_pairing
 from tests.storage.storage_helpers import ACTOR, at, open_db, open_event

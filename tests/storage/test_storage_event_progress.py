@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from domain.event import EventStatus
+from domain.result import Result
+from domain.settings import Schedule
 from pairing.model import Board, Pairing, RecordKind
 from storage.audit import audit_log, logged, record_action
 from storage.db import Database, load_migrations, open_database
@@ -25,7 +28,6 @@ from storage.events import (
 )
 from storage.history import get_history, results_tournament
 from storage.players import create_link_code, get_ban, get_link_code, lift_ban, pending_link_code, set_ban
-from storage.records import EventStatus, Result, Schedule
 from storage.results import record_result
 from storage.rounds import (
     finish_round,

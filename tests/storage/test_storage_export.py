@@ -13,6 +13,7 @@ import chess.pgn
 import pytest
 
 from bot.cli import export as cli_export
+from domain.result import GameStatus, Result
 from pairing import trf
 from pairing.model import Board, Pairing, RecordKind
 from storage.db import Database, open_database
@@ -20,7 +21,6 @@ from storage.entries import start_event
 from storage.export import export_event, export_json, export_pgn, export_trf
 from storage.games import begin_game, game_created, update_game
 from storage.players import link_account
-from storage.records import GameStatus, Result
 from storage.results import correct_result, record_result
 from storage.rounds import store_pairing
 from tests.storage.storage_helpers import ACTOR, T0, at, open_event

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from domain.entry import EntryStatus
+from domain.event import EventStatus
+from domain.settings import EarlyDrawPolicy, Schedule
 from pairing.model import Colour
 from storage.audit import audit_log, record_action
 from storage.db import Database
@@ -60,7 +63,6 @@ from storage.players import (
     set_ban,
     unlink_account,
 )
-from storage.records import EarlyDrawPolicy, EntryStatus, EventStatus, Schedule
 from tests.storage.storage_helpers import ACTOR, ORGANISER, T0, add_players, at, open_db, open_event, settings
 
 
@@ -100,7 +102,8 @@ async def test_event_settings_round_trip_every_field(db: Database) -> None:
 @pytest.mark.parametrize(
     ("changes", "problem"),
     [
-        ({"rounds": 0}, "at least one round"),
+        ({"rounds": 0}, "rounds must be between 1 and 50"),
+        ({"rounds": 51}, "rounds must be between 1 and 50"),
         ({"round_interval": 600, "round_times": (T0,) * 5}, "not both"),
         ({"round_times": (T0,)}, "1 fixed round times for 5 rounds"),
         ({"rating_min": 2000, "rating_max": 1000}, "minimum rating"),

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from domain.entry import EntryStatus
+from domain.result import GameStatus, Result
+from domain.rounds import RoundStatus
 from pairing.model import Board, Colour, Outcome, Pairing, RecordKind, RoundRecord, Scoring
 from storage.audit import audit_log
 from storage.db import Database
@@ -37,7 +40,6 @@ from storage.games import (
     update_game,
 )
 from storage.history import baku_virtual_points, load_tournament
-from storage.records import EntryStatus, GameStatus, Result, RoundStatus
 from storage.results import correct_result, record_result
 from storage.rounds import (
     board_by_number,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from domain.entry import EntryStatus
+from domain.result import Result
 from pairing import trf
 from pairing.model import (
     NOT_PAIRED,
@@ -20,7 +22,6 @@ from pairing.model import (
 from storage.entries import add_forbidden_pair, join_event, request_bye, set_entry_status, start_event
 from storage.history import load_tournament
 from storage.players import ensure_player
-from storage.records import EntryStatus, Result
 from storage.results import correct_result, record_result
 from storage.rounds import finish_round, store_pairing
 from tests.storage.storage_helpers import ACTOR, at, open_db, open_event

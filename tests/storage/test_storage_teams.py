@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from domain.entry import EntryStatus
+from domain.event import EventStatus
 from pairing.model import Board, Pairing, RecordKind
 from storage.audit import audit_log
 from storage.db import Database, fetchall
@@ -14,7 +16,6 @@ from storage.entries import set_entry_status, start_event
 from storage.errors import InvalidInput, InvalidPairing, NotFound, TeamRefused
 from storage.events import create_event, get_event
 from storage.history import get_history
-from storage.records import EntryStatus, EventStatus
 from storage.rounds import store_pairing
 from storage.teams import (
     add_team,

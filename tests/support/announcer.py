@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.director.models import RoundView, StandingRow
-from storage.records import Event
+from domain.event import Event
 
 
 @dataclass

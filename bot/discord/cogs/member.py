@@ -14,7 +14,7 @@ from bot.discord.context import BotContext
 from bot.discord.replies import send_pages, send_table
 from bot.rendering.teams import team_standings_lines
 from bot.rendering.text import crosstable_lines, round_messages, standings_lines
-from storage.records import EventStatus
+from domain.event import EventStatus
 
 Interaction = discord.Interaction[Any]
 MEMBER_VISIBLE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})

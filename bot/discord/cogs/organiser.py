@@ -16,13 +16,13 @@ from bot.discord.options import apply_changes, describe_settings, settings_chang
 from bot.discord.replies import bytes_file
 from bot.errors import InvalidSetting, SwissbotError
 from bot.rendering.teams import team_line
-from storage.records import Event, EventStatus
+from domain.event import Event, EventStatus
 
 Interaction = discord.Interaction[Any]
 # auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems); team: /swiss team
 System = Literal["auto", "dutch", "burstein", "dubov", "lim", "fast", "double", "team"]
 Schedule = Literal["interval", "fixed", "manual"]
-EarlyDraw = Literal["replay", "forfeit", "review"]  # storage.records.EarlyDrawPolicy's values
+EarlyDraw = Literal["replay", "forfeit", "review"]  # domain.settings.EarlyDrawPolicy's values
 Acceleration = Literal["baku", "us-28r1", "us-28r2"]  # pairing.acceleration.METHODS
 ExportFormat = Literal["trf", "pgn", "json"]
 RESULT_CHOICES = [

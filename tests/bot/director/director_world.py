@@ -16,9 +16,9 @@ from bot.director.models import Actor
 from bot.lichess.gateway import LichessGateway
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
+from domain.settings import EventSettings
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
-from storage.records import EventSettings
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
 

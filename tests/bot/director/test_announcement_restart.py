@@ -10,7 +10,8 @@ import pytest
 from bot.director.api import Director
 from bot.director.models import JobKind, StandingRow
 from bot.scheduling import Scheduler
-from storage.records import Event, EventStatus, RoundStatus
+from domain.event import Event, EventStatus
+from domain.rounds import RoundStatus
 from storage.rounds import get_round
 from tests.bot.director.director_world import ORGANISER, World
 from tests.support.announcer import RecordingAnnouncer

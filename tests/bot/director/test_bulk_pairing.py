@@ -21,10 +21,11 @@ from bot.lichess.payloads import TokenInfo
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
+from domain.entry import EntryStatus
+from domain.result import Result
 from sandbox.lichess.server import run_sandbox
 from storage import bulks as storage_bulks
 from storage.db import open_database
-from storage.records import EntryStatus, Result
 from tests.bot.director.director_world import World
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock

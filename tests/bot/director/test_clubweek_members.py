@@ -10,9 +10,10 @@ import pytest
 from bot.director.announcer import AnnouncementFailed
 from bot.director.models import RoundView, StandingRow
 from bot.errors import InvalidState, NotEntered, RatingOutOfRange
+from domain.entry import EntryStatus
+from domain.event import Event
 from storage import entries as storage_entries
 from storage import rounds as storage_rounds
-from storage.records import EntryStatus, Event
 from tests.bot.director.director_world import ORGANISER, World
 from tests.support.announcer import RecordingAnnouncer
 

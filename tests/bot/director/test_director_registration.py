@@ -18,8 +18,8 @@ from bot.errors import (
     NotTeamMember,
     RatingOutOfRange,
 )
+from domain.entry import EntryStatus
 from pairing.model import RecordKind
-from storage.records import EntryStatus
 from tests.bot.director.director_world import GUILD, ORGANISER, World
 
 

@@ -8,11 +8,14 @@ from dataclasses import replace
 import pytest
 
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, JoiningClosed
+from domain.entry import EntryStatus
+from domain.result import Result
+from domain.rounds import RoundStatus
+from domain.settings import EarlyDrawPolicy, Schedule
 from pairing import checker, trf
 from pairing.crosstable import crosstable
 from storage.audit import audit_log
 from storage.players import get_ban, player_by_discord
-from storage.records import EarlyDrawPolicy, EntryStatus, Result, RoundStatus, Schedule
 from tests.bot.director.director_world import GUILD, ORGANISER, World
 
 

@@ -12,19 +12,11 @@ from typing import Any
 import pytest
 
 from bot.errors import InvalidSetting
+from domain.entry import Entry, EntryStatus, PlayerRow
+from domain.result import Result
+from domain.rounds import BoardRow, RoundRow, RoundStatus, RoundSummary, second_game_records
 from pairing.model import RecordKind
-from storage.history import second_game_records
-from storage.records import (
-    BoardRow,
-    Entry,
-    EntryStatus,
-    PlayerRow,
-    Result,
-    RoundRow,
-    RoundStatus,
-    RoundSummary,
-)
-from tests.bot.director.director_world import World
+from tests.bot.director.director_world import GUILD, World
 
 
 @pytest.mark.parametrize(
@@ -40,6 +32,16 @@ async def test_settings_the_system_cannot_take_are_one_sentence(
 ) -> None:
     with pytest.raises(InvalidSetting, match=message):
         await quiet_world.event(**settings)
+
+
+async def test_the_director_names_every_problem_of_the_settings_in_one_sentence(quiet_world: World) -> None:
+    with pytest.raises(InvalidSetting) as refused:
+        await quiet_world.event(system="double", rounds=5, rating_min=2000, rating_max=1000)
+    assert str(refused.value) == (
+        "Invalid event settings: the minimum rating is above the maximum; a Double-Swiss event plays two games a "
+        "match, so its rounds count games and must be even (not 5)."
+    )
+    assert await quiet_world.director.list_events(GUILD) == []
 
 
 async def test_a_no_show_in_the_first_game_loses_the_second_by_forfeit(quiet_world: World) -> None:

@@ -10,9 +10,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from domain.entry import EntryStatus
+from domain.event import EventStatus
+from domain.result import GameStatus, Result
+from domain.rounds import RoundStatus
+from domain.settings import EarlyDrawPolicy
 from storage.games import games_of_round
 from storage.players import get_ban, player_by_discord
-from storage.records import EarlyDrawPolicy, EntryStatus, EventStatus, GameStatus, Result, RoundStatus
 from tests.bot.director.director_world import GUILD, ORGANISER, World, make_world
 
 

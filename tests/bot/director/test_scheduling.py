@@ -9,7 +9,8 @@ from bot.clock import FastClock
 from bot.director.api import Director
 from bot.director.models import JobKind, RoundView
 from bot.scheduling import Scheduler
-from storage.records import Event, Schedule
+from domain.event import Event
+from domain.settings import Schedule
 from tests.bot.director.director_world import ORGANISER, World
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from bot.director.models import Actor
 from bot.errors import SwissbotError
+from domain.entry import EntryStatus
 from pairing import team, team_check, trf
-from storage.records import EntryStatus
 from tests.bot.director.director_world import ORGANISER, World, make_world
 
 

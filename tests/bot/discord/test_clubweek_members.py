@@ -11,7 +11,7 @@ import discord
 
 from bot.director.models import Actor
 from bot.discord.views import JOIN_TEMPLATE, JoinButton, join_custom_id
-from storage.records import EventSettings
+from domain.settings import EventSettings
 from tests.bot.discord.discord_fakes import CHANNEL, GUILD, Env, FakeInteraction
 
 OTHER_GUILD = GUILD + 1

@@ -23,10 +23,13 @@ from bot.lichess.gateway import LichessGateway
 from bot.rendering.text import EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT, MESSAGE_LIMIT
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
+from domain.event import Event
+from domain.result import Result
+from domain.rounds import RoundStatus
+from domain.settings import EventSettings
 from sandbox.lichess.server import run_sandbox
 from storage.db import open_database
 from storage.messages import get_message
-from storage.records import Event, EventSettings, Result, RoundStatus
 from tests.bot.discord.discord_fakes import CHANNEL, GUILD, Env, FakeChannel, FakeClient, FakeUser
 from tests.support.clock import ManualClock
 

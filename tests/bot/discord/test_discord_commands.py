@@ -15,7 +15,8 @@ from bot.discord.actors import NotAnOrganiser
 from bot.discord.cogs.member import event_autocomplete
 from bot.discord.cogs.organiser import RESULT_CHOICES, OrganiserCog
 from bot.rendering.text import MESSAGE_LIMIT
-from storage.records import EventSettings, EventStatus
+from domain.event import EventStatus
+from domain.settings import EventSettings
 from tests.bot.discord.discord_fakes import CHANNEL, GUILD, Env, FakeInteraction, find_command, invoke, member
 
 

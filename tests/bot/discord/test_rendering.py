@@ -14,8 +14,12 @@ from PIL import Image
 from bot.demo.console import format_round
 from bot.director.models import BoardView, ByeView, Crosstable, PlayerRef, RoundView, StandingRow, shown_bye
 from bot.rendering import image, text
+from domain.entry import EntryStatus
+from domain.event import Event, EventStatus
+from domain.result import Result
+from domain.rounds import RoundStatus
+from domain.settings import EventSettings
 from pairing.model import RecordKind
-from storage.records import EntryStatus, Event, EventSettings, EventStatus, Result, RoundStatus
 
 PLAYERS = 300
 ROUNDS = 11

@@ -17,7 +17,8 @@ from bot.director.models import (
 )
 from bot.discord.cogs.member import my_game_text
 from bot.rendering.teams import team_line, team_standings_lines
-from storage.records import Event, EventSettings, EventStatus
+from domain.event import Event, EventStatus
+from domain.settings import EventSettings
 
 ALICE = PlayerRef(1, "alice", 101, 2000)
 ERIN = PlayerRef(5, "erin", 105, 1700)

@@ -22,10 +22,10 @@ from bot.lichess.errors import (
 )
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import Challenge
+from domain.settings import DEFAULT_RULES
 from sandbox.lichess import Sandbox
 from sandbox.lichess.games import quiet_moves
 from sandbox.lichess.state import LoggedRequest
-from storage.records import DEFAULT_RULES
 from tests.support.lichess_sandbox import gateway_kwargs
 
 

@@ -12,9 +12,9 @@ from aiohttp import web
 from bot.lichess.errors import LichessOAuthRefused, LichessTokensRefused
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import BulkPairing
+from domain.settings import DEFAULT_RULES
 from sandbox.lichess import Sandbox
 from sandbox.lichess.state import Token
-from storage.records import DEFAULT_RULES
 from tests.support.lichess_sandbox import gateway_kwargs
 
 RULES = ("noAbort", *DEFAULT_RULES)

@@ -8,8 +8,8 @@ import aiohttp
 
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.stream import GameStream
+from domain.settings import DEFAULT_RULES
 from sandbox.lichess import Sandbox
-from storage.records import DEFAULT_RULES
 
 
 async def control(sandbox: Sandbox, path: str, body: object) -> object:

@@ -17,10 +17,10 @@ from bot.config import ClubConfig
 from bot.pages.site import make_pages_app
 from bot.scenario.format import load
 from bot.scenario.runner import CHANNEL, GUILD, ScenarioRun
+from domain.result import Result
 from pairing.model import RecordKind
 from sandbox.lichess.server import run_sandbox
 from storage.entries import list_entries
-from storage.records import Result
 from storage.rounds import list_rounds
 from storage.teams import list_teams
 from tests.support.paths import ROOT
