@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pairing.systems import TWO_GAME_MATCHES
 from storage import audit
 from storage.db import (
     Connection,
@@ -94,7 +93,7 @@ def first_round_open(event: Event) -> int:
     """The first round a player joining now can be paired in: the next one, or with two-game matches
     (Double-Swiss) the first game of the next match, since a match is one pairing."""
     next_round = event.current_round + 1
-    if event.settings.system in TWO_GAME_MATCHES and next_round % 2 == 0:
+    if event.settings.pairing_system.two_game_matches and next_round % 2 == 0:
         next_round += 1
     return next_round
 
@@ -102,7 +101,7 @@ def first_round_open(event: Event) -> int:
 def match_bye_round(event: Event, round_number: int) -> int:
     """The round a bye request for `round_number` is kept under: with two-game matches, a bye is for a whole
     match and kept under its first game round (ByeNotAllowed if that game is already paired)."""
-    if event.settings.system not in TWO_GAME_MATCHES or round_number % 2:
+    if not event.settings.pairing_system.two_game_matches or round_number % 2:
         return round_number
     if round_number - 1 <= event.current_round:
         raise ByeNotAllowed(
@@ -238,7 +237,7 @@ async def _number_late_entry(
     )
 
     def late_bye(r: int) -> bool:  # with two-game matches, the bye is the whole match's
-        if late_bye_round is None or event.settings.system not in TWO_GAME_MATCHES:
+        if late_bye_round is None or not event.settings.pairing_system.two_game_matches:
             return r == late_bye_round
         return (r + 1) // 2 == (late_bye_round + 1) // 2
 

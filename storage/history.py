@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from pairing import acceleration
 from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
-from pairing.systems import TWO_GAME_MATCHES
 from storage.db import Connection, Database, Row, fetchall, need_time, parse_time
 from storage.entries import load_entries
 from storage.events import STARTED, accelerated_group_size, load_event, starting_order_key
@@ -137,7 +136,7 @@ def second_game_records(
 
 def fixed_records(history: History, round_number: int) -> dict[int, RecordKind]:
     """The records fixed before pairing `round_number`, by starting number, under the event's system."""
-    if history.event.settings.system in TWO_GAME_MATCHES and round_number % 2 == 0:
+    if history.event.settings.pairing_system.two_game_matches and round_number % 2 == 0:
         first = next((r for r in history.rounds if r.round.number == round_number - 1), None)
         return second_game_records(history.numbered, first, round_number)
     return planned_byes(history.numbered, history.requested, round_number)

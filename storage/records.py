@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from pairing.model import Colour, Outcome, RecordKind, RoundRecord, result_records
-from pairing.systems import TWO_GAME_MATCHES
+from pairing.systems import PairingSystem, of_choice
 from pairing.tiebreak_codes import DEFAULT_TIEBREAKS as DEFAULT_TIEBREAKS
 
 
@@ -171,7 +171,13 @@ class EventSettings:
     initial_colour: Colour = Colour.WHITE
     min_rated_games: int | None = None  # rated games at the event's speed a player needs to join (None: any)
     lichess_sb: bool = False  # SB as Lichess computes it (unplayed rounds against a virtual opponent)
-    team_boards: int = 4  # boards a match in a Team Swiss event (system "team")
+    team_boards: int = 4  # boards a match in a Team Swiss event
+
+    @property
+    def pairing_system(self) -> PairingSystem:
+        """The registered system `system` names, whose nature (team, two-game matches, ...) the event has;
+        for `auto`, the system it picks for the fewest players (`pairing.systems.of_choice`)."""
+        return of_choice(self.system)
 
     @property
     def schedule(self) -> Schedule:
@@ -245,13 +251,13 @@ class Event:
 
     def round_name(self, number: int) -> str:
         """How members read a round: "round 3", or with two-game matches "round 3 (match 2, game 1)"."""
-        if self.settings.system not in TWO_GAME_MATCHES:
+        if not self.settings.pairing_system.two_game_matches:
             return f"round {number}"
         return f"round {number} (match {(number + 1) // 2}, game {2 - number % 2})"
 
     def bye_name(self, number: int) -> str:
         """What a bye asked for `number` covers: "round 3", or with two-game matches "match 2 (rounds 3 and 4)"."""
-        if self.settings.system not in TWO_GAME_MATCHES:
+        if not self.settings.pairing_system.two_game_matches:
             return f"round {number}"
         match = (number + 1) // 2
         return f"match {match} (rounds {2 * match - 1} and {2 * match})"

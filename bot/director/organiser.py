@@ -415,20 +415,18 @@ def _validate(settings: EventSettings) -> None:
         problems.append(f"'{shown}' is not a Lichess team id (the part after lichess.org/team/)")
     if not 1 <= settings.rounds <= 50:
         problems.append("rounds must be between 1 and 50")
-    if settings.system not in (*systems.SYSTEMS, systems.AUTO):
-        problems.append(f"unknown pairing system {settings.system!r} ({', '.join((*systems.SYSTEMS, systems.AUTO))})")
-    elif settings.system in systems.NOT_FOR_EVENTS:
-        problems.append(f"{settings.system} cannot be an event's system yet (swissbot pair and check can)")
-    elif settings.system in systems.TWO_GAME_MATCHES:
-        if settings.rounds % 2:
+    try:
+        system = systems.of_choice(settings.system)
+    except ValueError as exc:
+        problems.append(str(exc))
+    else:
+        if system.two_game_matches and settings.rounds % 2:
             problems.append(
-                f"a Double-Swiss event plays two games a match, so its rounds count games and must be even "
+                f"a {system.label} event plays two games a match, so its rounds count games and must be even "
                 f"(not {settings.rounds})"
             )
-        if settings.acceleration:
-            problems.append("acceleration is not defined for Double-Swiss events")
-    elif settings.system == "team" and settings.acceleration:
-        problems.append("acceleration is not built for team events (their Baku variant is not paired yet)")
+        if settings.acceleration and not system.accelerable:
+            problems.append(f"acceleration is not available for {system.label} events")
     for code in settings.tiebreaks:
         try:
             parse_tiebreak(code)

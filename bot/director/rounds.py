@@ -192,7 +192,7 @@ async def _forfeit_gone(ctx: Context, event_id: int, round_number: int) -> None:
     and a team match's board that a team short of players defaults (its absent player: gone, or on a bye)."""
     async with ctx.db.snapshot():
         event = await get_event(ctx.db, event_id)
-        second_game = event.settings.system in systems.TWO_GAME_MATCHES and round_number % 2 == 0
+        second_game = event.settings.pairing_system.two_game_matches and round_number % 2 == 0
         if not (second_game or teams.is_team_event(event)):
             return
         people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
