@@ -21,7 +21,12 @@ TOY = systems.PairingSystem(
     name="toy",
     label="Toy",
     engine_module=__name__,  # this module's `pair`
-    rules=systems.Rules(False, systems.edition_b_pab_eligible, "already scored a win without playing", False),
+    rules=systems.Rules(
+        topscorer_exemption=False,
+        pab_eligible=systems.edition_b_pab_eligible,
+        pab_reason="already scored a win without playing",
+        colour_limits=False,  # the toy alternates colours by board, whatever the players' histories
+    ),
     trf_code="TOY_RANK_ORDER",
 )
 
