@@ -97,7 +97,9 @@ SYSTEMS: dict[str, PairingSystem] = {}
 
 def register(system: PairingSystem) -> None:
     """Add a system to the registry; ValueError when its name is taken or its settings do not fit together."""
-    if system.name in SYSTEMS or system.name == AUTO:
+    if system.name == AUTO:
+        raise ValueError(f"{AUTO!r} picks a system by size; no system may be named so")
+    if system.name in SYSTEMS:
         raise ValueError(f"a pairing system named {system.name!r} is already registered")
     if system.games_per_match not in (1, 2):
         games = system.games_per_match
