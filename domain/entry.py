@@ -131,7 +131,7 @@ def first_round_open(event: Event) -> int:
     """The first round a player joining now can be paired in: the next one, or with two-game matches
     (Double-Swiss) the first game of the next match, since a match is one pairing."""
     next_round = event.current_round + 1
-    if event.settings.two_game_matches and next_round % 2 == 0:
+    if event.settings.pairing_system.two_game_matches and next_round % 2 == 0:
         next_round += 1
     return next_round
 
@@ -141,7 +141,7 @@ def late_join_records(event: Event, first_round: int, late_bye_round: int | None
     `late_bye_round` (with two-game matches, in both games of its match)."""
 
     def late_bye(r: int) -> bool:
-        if late_bye_round is None or not event.settings.two_game_matches:
+        if late_bye_round is None or not event.settings.pairing_system.two_game_matches:
             return r == late_bye_round
         return match_of(r) == match_of(late_bye_round)
 

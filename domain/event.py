@@ -75,13 +75,13 @@ class Event:
 
     def round_name(self, number: int) -> str:
         """How members read a round: "round 3", or with two-game matches "round 3 (match 2, game 1)"."""
-        if not self.settings.two_game_matches:
+        if not self.settings.pairing_system.two_game_matches:
             return f"round {number}"
         return f"round {number} (match {match_of(number)}, game {2 - number % 2})"
 
     def bye_name(self, number: int) -> str:
         """What a bye asked for `number` covers: "round 3", or with two-game matches "match 2 (rounds 3 and 4)"."""
-        if not self.settings.two_game_matches:
+        if not self.settings.pairing_system.two_game_matches:
             return f"round {number}"
         match = match_of(number)
         return f"match {match} (rounds {2 * match - 1} and {2 * match})"

@@ -79,7 +79,7 @@ def is_decided(summary: RoundSummary) -> bool:
 
 def is_second_game(event: Event, round_number: int) -> bool:
     """The round is the second game of a two-game match (Double-Swiss), paired from the first."""
-    return event.settings.two_game_matches and round_number % 2 == 0
+    return event.settings.pairing_system.two_game_matches and round_number % 2 == 0
 
 
 def match_bye_round(event: Event, round_number: int) -> int:

@@ -82,7 +82,7 @@ class EventSettings:
     initial_colour: Colour = Colour.WHITE
     min_rated_games: int | None = None  # rated games at the event's speed a player needs to join (None: any)
     lichess_sb: bool = False  # SB as Lichess computes it (unplayed rounds against a virtual opponent)
-    team_boards: int = 4  # boards a match in a Team Swiss event (system "team")
+    team_boards: int = 4  # boards a match in a Team Swiss event
 
     @property
     def schedule(self) -> Schedule:
@@ -117,9 +117,10 @@ class EventSettings:
         return "classical"
 
     @property
-    def two_game_matches(self) -> bool:
-        """The system plays two-game matches (Double-Swiss): each match is two game rounds, one pairing."""
-        return self.system in systems.TWO_GAME_MATCHES
+    def pairing_system(self) -> systems.PairingSystem:
+        """The registered system `system` names, whose nature (team, two-game matches, ...) the event has;
+        for `auto`, the system it picks for the fewest players (`pairing.systems.of_choice`)."""
+        return systems.of_choice(self.system)
 
     @property
     def late_join_last_round(self) -> int:
@@ -200,21 +201,18 @@ class EventSettings:
 
     def _pairing_problems(self) -> list[str]:
         problems = []
-        known = (*systems.SYSTEMS, systems.AUTO)
-        if self.system not in known:
-            problems.append(f"unknown pairing system {self.system!r} ({', '.join(known)})")
-        elif self.system in systems.NOT_FOR_EVENTS:
-            problems.append(f"{self.system} cannot be an event's system yet (swissbot pair and check can)")
-        elif self.two_game_matches:
-            if self.rounds % 2:
+        try:
+            system = self.pairing_system
+        except ValueError as exc:
+            problems.append(str(exc))
+        else:
+            if system.two_game_matches and self.rounds % 2:
                 problems.append(
-                    f"a Double-Swiss event plays two games a match, so its rounds count games and must be even "
+                    f"a {system.label} event plays two games a match, so its rounds count games and must be even "
                     f"(not {self.rounds})"
                 )
-            if self.acceleration:
-                problems.append("acceleration is not defined for Double-Swiss events")
-        elif self.system == "team" and self.acceleration:
-            problems.append("acceleration is not built for team events (their Baku variant is not paired yet)")
+            if self.acceleration and not system.accelerable:
+                problems.append(f"acceleration is not available for {system.label} events")
         if self.acceleration_method not in acceleration.METHODS:
             problems.append(f"unknown acceleration {self.acceleration_method!r}")
         if not 1 <= self.team_boards <= MAX_TEAM_BOARDS:

@@ -18,6 +18,7 @@ from pairing.model import (
     RoundViews,
     Tournament,
 )
+from pairing.systems import PairingSystem, Rules
 
 Engine = Callable[[Tournament, int], Pairing]
 
@@ -60,20 +61,6 @@ class Discrepancy:
 # --- absolute criteria -------------------------------------------------------------------------------------------
 
 
-def _dutch_pab_eligible(views: RoundViews, number: int) -> bool:
-    return views.pab_eligible(number)
-
-
-def _pre_2025_pab_eligible(views: RoundViews, number: int) -> bool:
-    return not any(r.kind in (RecordKind.PAB, RecordKind.FORFEIT_WIN) for r in views.history(number))
-
-
-def _double_pab_eligible(views: RoundViews, number: int) -> bool:
-    from pairing import double
-
-    return double.entrant(views, number, double.match_of(views.round)).pab_eligible
-
-
 def _match_problem(views: RoundViews, board: Board) -> str | None:
     """Double-Swiss: a second game that is not its first game reversed, or a match against an opponent already
     met in a match that was not forfeited."""
@@ -91,55 +78,10 @@ def _match_problem(views: RoundViews, board: Board) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Rules:
-    """The absolute criteria of one system, beside no rematch and no forbidden pair."""
-
-    # Final-round topscorers may break the colour limits (Dutch C.04.3 [C3]); Burstein has no such exception.
-    topscorer_exemption: bool
-    # May receive the pairing-allocated bye (besides never twice, which every system checks).
-    pab_eligible: Callable[[RoundViews, int], bool]
-    # Why a player who had no PAB is still not eligible, for the report.
-    pab_reason: str
-    # The colour limits (difference beyond 2, a third same colour) are absolute; Fast Swiss's last passes ignore them.
-    colour_limits: bool = True
-    # Double-Swiss: two game rounds a match, the second the first with colours reversed; a meeting is a match.
-    two_game_matches: bool = False
-    # The colour limits hold in the last round too; Lim drops them there for everyone (C.04.4.3 Art. 6).
-    colour_limits_last_round: bool = True
-
-
-RULES = {
-    # Edition B: no PAB to a player who already scored a win's points without playing (FPB, forfeit win).
-    "dutch": Rules(True, _dutch_pab_eligible, "already scored a win without playing"),
-    # The reference engine's (pre-2025) rule: a forfeit win blocks the PAB, a full-point bye does not.
-    "burstein": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit"),
-    # C.04.4.1 [C2]/[C3]: the PAB rule of C.04.1 Art. 4 (a full-point bye blocks it too), no topscorer exception.
-    "dubov": Rules(False, _dutch_pab_eligible, "already scored a win without playing"),
-    # C.04.4.3 Lim: edition-B PAB eligibility (Art. 1 adds to C.04.1); colour limits hard but for the last round.
-    "lim": Rules(False, _dutch_pab_eligible, "already scored a win without playing", colour_limits_last_round=False),
-    # Lichess's Fast Swiss: the fork's Burstein PAB rule; colours are only preferences (its passes 4-5).
-    "fast": Rules(False, _pre_2025_pab_eligible, "already won a game by forfeit", colour_limits=False),
-    # C.04.6 [C2] on the teams as players (match points): no colour limits at all (Preface).
-    "team": Rules(False, _dutch_pab_eligible, "already won a match without playing", colour_limits=False),
-    # Double-Swiss (C.04.5 [C2]): no PAB after a PAB, a full-point bye or a match won by forfeit; no colour rule.
-    "double": Rules(
-        False,
-        _double_pab_eligible,
-        "already had a bye worth a win or won a match by forfeit",
-        colour_limits=False,
-        two_game_matches=True,
-    ),
-}
-
-
-def rules_of(system: str | None) -> Rules:
-    """The absolute criteria of a system (the Dutch ones for None)."""
-    if system is None or system == systems.AUTO:
-        return RULES["dutch"]  # auto: Lichess's sizes make clubs' events Dutch; Burstein rounds are checked apart
-    if system not in RULES:
-        raise ValueError(f"unknown pairing system {system!r} (known: {', '.join(systems.SYSTEMS)})")
-    return RULES[system]
+def _system(name: str | None) -> PairingSystem:
+    """The system whose absolute criteria apply (None: `auto`'s, the Dutch ones)."""
+    # auto: Lichess's sizes make clubs' events Dutch; Burstein rounds are checked apart.
+    return systems.of_choice(systems.AUTO if name is None else name)
 
 
 def colour_violations(views: RoundViews, number: int, colour: Colour) -> list[DiscrepancyKind]:
@@ -180,12 +122,12 @@ def _describe_colours(views: RoundViews, number: int) -> str:
 
 
 def _board_problems(
-    views: RoundViews, board: Board, check_colours: bool, rules: Rules
+    views: RoundViews, board: Board, check_colours: bool, system: PairingSystem
 ) -> list[tuple[DiscrepancyKind, str]]:
     tournament = views.tournament
     white, black = board.white, board.black
     problems: list[tuple[DiscrepancyKind, str]] = []
-    if rules.two_game_matches:
+    if system.two_game_matches:
         problem = _match_problem(views, board)
         if problem is not None:
             problems.append((DiscrepancyKind.REMATCH, problem))
@@ -195,7 +137,7 @@ def _board_problems(
             problems.append((DiscrepancyKind.REMATCH, f"{white}-{black} already played each other in round {met}"))
     if tournament.is_forbidden(white, black):
         problems.append((DiscrepancyKind.FORBIDDEN_PAIR, f"{white}-{black} is a forbidden pairing"))
-    if check_colours and not _colour_exempt(views, board, rules):
+    if check_colours and not _colour_exempt(views, board, system.rules):
         for number, colour in ((white, Colour.WHITE), (black, Colour.BLACK)):
             name = "White" if colour is Colour.WHITE else "Black"
             history = _describe_colours(views, number)
@@ -211,7 +153,7 @@ def _check(
     tournament: Tournament,
     round_number: int,
     pairing: Pairing,
-    rules: Rules,
+    system: PairingSystem,
     colourless: frozenset[Board] = frozenset(),
 ) -> list[Discrepancy]:
     views = tournament.views(round_number)
@@ -247,15 +189,15 @@ def _check(
         earlier = [i for i, rec in enumerate(views.history(bye), start=1) if rec.kind is RecordKind.PAB]
         if earlier:
             report(DiscrepancyKind.REPEATED_PAB, f"{bye} gets the bye again (already in round {earlier[0]})")
-        elif not rules.pab_eligible(views, bye):
-            report(DiscrepancyKind.PAB_INELIGIBLE, f"{bye} {rules.pab_reason}, no bye allowed")
+        elif not system.rules.pab_eligible(views, bye):
+            report(DiscrepancyKind.PAB_INELIGIBLE, f"{bye} {system.rules.pab_reason}, no bye allowed")
     for board in pairing.boards:
         if board.white not in known or board.black not in known:
             continue
         if board.white == board.black:
             report(DiscrepancyKind.PAIRED_TWICE, f"{board.white} is paired with himself")
             continue
-        for kind, message in _board_problems(views, board, board not in colourless, rules):
+        for kind, message in _board_problems(views, board, board not in colourless, system):
             report(kind, message)
     return found
 
@@ -269,7 +211,7 @@ def check_round(
     were not allocated by the pairing (half/full/zero-point byes). Records of later rounds are ignored, but
     any record of this round other than 'not paired' marks the player as not to be paired.
     """
-    return _check(tournament, round_number, pairing, rules_of(system))
+    return _check(tournament, round_number, pairing, _system(system))
 
 
 # --- legality oracle ---------------------------------------------------------------------------------------------
@@ -295,13 +237,13 @@ def compatible(views: RoundViews, a: int, b: int, system: str = "dutch") -> bool
         a != b
         and not views.have_met(a, b)
         and not views.tournament.is_forbidden(a, b)
-        and bool(_orientations(views, a, b, rules_of(system)))
+        and bool(_orientations(views, a, b, _system(system).rules))
     )
 
 
 def legal_pairing(tournament: Tournament, round_number: int | None = None, system: str = "dutch") -> Pairing | None:
     """Some pairing that meets every absolute criterion of `system` (not its pairing), or None when none exists."""
-    rules = rules_of(system)
+    rules = _system(system).rules
     views = tournament.views(round_number)
     players = sorted(views.to_pair())
     size = len(players)
@@ -435,15 +377,15 @@ def check_tournament(
     Forfeited boards are compared as pairs, without colours, as the reference checker does.
     `system=None` checks the (Dutch) absolute criteria only; `engine` replaces the system's engine.
     """
-    if system == "team":
+    checked = _system(system)
+    if checked.team:
         raise ValueError("a team event is checked team by team: pairing.team_check.check_tournament")
-    rules = rules_of(system)
     pair = engine if engine is not None else (_engine(system) if system is not None else None)
     found: list[Discrepancy] = []
     for round_number in range(1, tournament.rounds_completed + 1):
         state = round_input(tournament, round_number)
         played = _played_round(tournament, round_number)
-        absolute = [*played.problems, *_check(state, round_number, played.pairing, rules, played.colourless)]
+        absolute = [*played.problems, *_check(state, round_number, played.pairing, checked, played.colourless)]
         found.extend(absolute)
         if pair is not None:
             mismatch = _engine_check(state, round_number, played, pair, not absolute, system or "dutch")

@@ -15,9 +15,8 @@ import chess.pgn
 from domain.entry import Entry
 from domain.result import GameRow, GameStatus, Result
 from domain.rounds import BoardRow, RoundSummary
-from pairing import trf
+from pairing import systems, trf
 from pairing.model import RecordKind, Scoring, Tournament
-from pairing.systems import TWO_GAME_MATCHES
 from storage import teams
 from storage.audit import audit_log
 from storage.db import Connection, Database, fetchall, utc_text
@@ -33,16 +32,6 @@ def _date(moment: datetime | None, sep: str = "/") -> str:
     return moment.astimezone(UTC).strftime(f"%Y{sep}%m{sep}%d") if moment else ""
 
 
-# Record 192's code for an event whose every round one FIDE system paired (Fast Swiss, and a mix, have none;
-# the JSON export names each round's system).
-TRF_SYSTEM_CODES = {
-    "dutch": "FIDE_DUTCH",
-    "burstein": "FIDE_BURSTEIN",
-    "dubov": "FIDE_DUBOV",
-    "double": "FIDE_DOUBLESWISS",
-}
-
-
 async def export_trf(db: Database, event_id: int) -> str:
     """The event as a TRF file (decided rounds, plus the next round's fixed byes)."""
     async with db.snapshot() as conn:
@@ -56,10 +45,12 @@ async def export_trf(db: Database, event_id: int) -> str:
         header.append(f"052 {_date(event.finished_at)}")
     header.append(f"062 {len(tournament.players)}")
     header.append("092 Individual: Swiss-System")
+    # Record 192 when one system with a code paired every round (Fast Swiss, and a mix, have none; the JSON
+    # export names each round's system).
     used = {summary.round.system for summary in history.rounds}
-    if len(used) == 1 and (code := TRF_SYSTEM_CODES.get(used.pop())) is not None:
-        header.append(f"192 {code}")
-    if event.settings.system == teams.TEAM_SYSTEM:  # the team records (192, 310, 320, ...) of pairing.team
+    if len(used) == 1 and (system := systems.SYSTEMS.get(used.pop())) is not None and system.trf_code is not None:
+        header.append(f"192 {system.trf_code}")
+    if event.settings.pairing_system.team:  # the team records (192, 310, 320, ...) of pairing.team
         header[header.index("092 Individual: Swiss-System")] = "092 Team: Swiss-System"
         async with db.snapshot() as conn:
             rows = await teams.load_teams(conn, event_id)
@@ -360,7 +351,7 @@ async def export_json(db: Database, event_id: int) -> str:
             }
             for s in history.rounds
         ],
-        **({"matches": _matches_json(history)} if event.settings.system in TWO_GAME_MATCHES else {}),
+        **({"matches": _matches_json(history)} if event.settings.pairing_system.two_game_matches else {}),
         "requested_byes": requested,
         "forbidden_pairs": [[numbers.get(a), numbers.get(b)] for a, b in history.forbidden],
         "audit": [

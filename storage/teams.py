@@ -25,8 +25,6 @@ from storage.events import load_event
 from storage.history import History, load_history
 from storage.rounds import check_next, check_running, insert_round
 
-TEAM_SYSTEM = "team"
-
 
 @dataclass(frozen=True)
 class TeamRow:
@@ -72,7 +70,7 @@ async def list_teams(db: Database, event_id: int) -> list[TeamRow]:
 async def _editable(conn: Connection, event_id: int) -> int:
     """The event's boards a match; TeamRefused unless it is a team event not started yet."""
     event = await load_event(conn, event_id)
-    if event.settings.system != TEAM_SYSTEM:
+    if not event.settings.pairing_system.team:
         raise TeamRefused(f"{event.name} is not a team event (its system is {event.settings.system})")
     if event.status not in EDITABLE or event.current_round > 0:
         raise TeamRefused(f"{event.name} has started: its teams can no longer change")
@@ -282,4 +280,5 @@ async def store_team_round(
         unknown = sorted((set(placed) | set(all_byes)) - set(history.numbered))
         if twice or unknown:
             raise InvalidPairing(f"the team round places player(s) {twice or unknown} twice or unknown")
-        return await insert_round(conn, history, round_number, boards, all_byes, at=at, actor=actor, system=TEAM_SYSTEM)
+        system = history.event.settings.system
+        return await insert_round(conn, history, round_number, boards, all_byes, at=at, actor=actor, system=system)

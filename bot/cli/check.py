@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--system",
-        choices=[*systems.SYSTEMS, systems.AUTO, "none"],
+        choices=[*systems.choices(), "none"],
         default="dutch",
         help="pairing system to compare with ('auto': chosen by the players to pair, as Lichess does; "
         "'none': absolute criteria only)",
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         )
     system = None if args.system == "none" else str(args.system)
     try:
-        if system == "team":
+        if system is not None and systems.of_choice(system).team:
             found = team_check.check_tournament(tournament)
         else:
             found = checker.check_tournament(tournament, system)

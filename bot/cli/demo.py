@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.cli import COMMANDS
 from bot.demo.runner import DEFAULT_SEED, DemoOptions, run_demo
 from bot.errors import SwissbotError
+from pairing import systems
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,8 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--system",
-        choices=("auto", "dutch", "burstein", "dubov", "lim", "fast", "double", "team"),
-        default="auto",
+        choices=systems.choices(),
+        default=systems.AUTO,
         help="the pairing system; double: two-game matches (--rounds counts games, even); team: a Team Swiss "
         "event, the members formed into teams (default auto)",
     )

@@ -25,8 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "withdrawals), written as TRF. The same arguments always give the same file. Exit codes: 0 written, "
         "3 bad arguments, 5 the file cannot be written.",
     )
-    choices = [*systems.SYSTEMS, systems.AUTO]
-    parser.add_argument("--system", default="dutch", choices=choices, help="pairing system (default dutch)")
+    parser.add_argument("--system", default="dutch", choices=systems.choices(), help="pairing system (default dutch)")
     parser.add_argument("--players", type=int, required=True, help="number of players (teams with --system team)")
     parser.add_argument("--boards", type=int, default=4, help="boards per team with --system team (default 4)")
     parser.add_argument("--rounds", type=int, required=True, help="number of rounds (of matches for double)")
@@ -52,10 +51,10 @@ def _pair_with(choice: str, tournament: Tournament) -> Pairing:
 def run(args: argparse.Namespace) -> int:
     """Generate the event and write it; return the exit code."""
     try:
-        if args.system == "team":
+        if systems.of_choice(args.system).team:
             return _write(args, _team_event(args))
         scoring = generator.parse_scoring(args.points, args.pab)
-        matches = args.system in systems.TWO_GAME_MATCHES  # --rounds counts matches, two game columns each
+        matches = systems.of_choice(args.system).two_game_matches  # --rounds counts matches, two game columns each
         columns = 2 * args.rounds if matches else args.rounds
         tournament = generator.generate(
             args.seed,
@@ -90,7 +89,7 @@ def _write(args: argparse.Namespace, tournament: Tournament) -> int:
     except (ValueError, trf.TrfError) as error:
         print(f"swissbot generate: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    columns = args.rounds * (2 if args.system in systems.TWO_GAME_MATCHES else 1)
+    columns = args.rounds * systems.of_choice(args.system).games_per_match
     if tournament.rounds_completed < columns:
         print(
             f"swissbot generate: stopped after {tournament.rounds_completed} of {columns} rounds "

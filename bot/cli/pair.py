@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Pair the file named in `args` and print the result; return the exit code."""
     choice = str(args.system).lower()
-    if choice not in (*systems.SYSTEMS, systems.AUTO):
-        known = ", ".join((*systems.SYSTEMS, systems.AUTO))
+    if choice not in systems.choices():
+        known = ", ".join(systems.choices())
         print(f"swissbot pair: unknown system {args.system!r} (supported: {known})", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:

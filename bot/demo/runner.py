@@ -44,6 +44,7 @@ from bot.settings import DirectorSettings
 from bot.token_vault import TOKEN_KEY_ENV, TokenVault
 from domain.entry import EntryStatus
 from domain.event import EventStatus
+from pairing import systems
 from sandbox.discord import run_discord_sandbox
 from sandbox.lichess.server import run_sandbox
 from sandbox.lichess.state import BOT_TOKEN
@@ -73,7 +74,7 @@ class DemoOptions:
     speed: float = 60.0
     autoplay_delay: float = 0.4
     serve: int | None = None  # a port: serve the event's pages on 127.0.0.1 during the event and after it
-    system: str = "auto"  # "team": a Team Swiss event, the members formed into teams by the organiser
+    system: str = systems.AUTO  # a team system: the members formed into teams by the organiser
     boards: int = 2  # a team event's boards a match
 
 
@@ -352,7 +353,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         _token_key(stack, db_path)
         port = opts.serve or _free_port()
         config = _config(opts, db_path, local_discord.url, url, port)
-        scripted = DemoMembers(club, people, out, teams=opts.system == "team")
+        scripted = DemoMembers(club, people, out, teams=systems.of_choice(opts.system).team)
         bot = SwissBot(
             config, Secrets(local_discord.token, BOT_TOKEN), clock=clock, before_pairing=scripted.before_pairing
         )
@@ -378,8 +379,8 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
                 noshow=4,
                 reminder=0.5,
                 **{"early-draw": "replay", "max-byes": 1},
-                **({"system": opts.system} if opts.system != "auto" else {}),
-                **({"boards": opts.boards} if opts.system == "team" else {}),
+                **({"system": opts.system} if opts.system != systems.AUTO else {}),
+                **({"boards": opts.boards} if systems.of_choice(opts.system).team else {}),
             )
             scripted.say(f"{ORGANISER_NAME}: /swiss create → {text}")
             scripted.say(f"({opts.rounds} rounds, {opts.players} members, seed {opts.seed})")
@@ -401,7 +402,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
                 " and /join"
             )
             await scripted.register(event_id)
-            if event.settings.system == "team":
+            if event.settings.pairing_system.team:
                 await scripted.form_teams(event_id, event.settings.team_boards)
             scripted.say(f"{len(await director.entries(event_id))} players entered; the organiser starts round 1")
             text, _ = await club.command(ORGANISER_ID, "swiss start")

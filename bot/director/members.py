@@ -104,7 +104,7 @@ async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
         raise JoiningClosed(f"More than half of the rounds of {event.name} have started: joining is closed.")
     if current is not None and current.status is EntryStatus.ACTIVE:
         raise AlreadyJoined(f"You are already in {event.name}.")
-    if event.settings.system == "team" and current is None and event.status is not EventStatus.OPEN:
+    if event.settings.pairing_system.team and current is None and event.status is not EventStatus.OPEN:
         raise JoiningClosed(f"{event.name} is a team event under way: its teams were formed before the start.")
     if ban is not None and ban.active(now):
         raise Banned(ban.until)

@@ -14,7 +14,6 @@ from pairing.model import RecordKind
 from pairing.team_standings import DEFAULT_TEAM_TIEBREAKS, team_standings
 from storage import teams as storage_teams
 from storage.history import History, get_history, results_tournament
-from storage.teams import TEAM_SYSTEM
 
 
 async def standings(ctx: Context, event_id: int, after_round: int | None = None) -> list[TeamStandingView]:
@@ -100,7 +99,7 @@ def summary_text(rows: list[TeamStandingView], after_round: int, *, final: bool)
 
 async def announce(ctx: Context, event: Event, after_round: int, *, final: bool) -> None:
     """Post a team event's team standings (best effort, after the players' standings); nothing for other events."""
-    if event.settings.system != TEAM_SYSTEM:
+    if not event.settings.pairing_system.team:
         return
     rows = await standings(ctx, event.id, after_round)
     if rows:
@@ -111,7 +110,7 @@ async def label_matches(
     ctx: Context, event: Event, boards: list[BoardView], people: dict[int, Entry]
 ) -> list[BoardView]:
     """A team event's boards with their match as the detail ("Knights v Bishops, board 2"); others unchanged."""
-    if event.settings.system != TEAM_SYSTEM:
+    if not event.settings.pairing_system.team:
         return boards
     per_match = event.settings.team_boards
     named = {p: t.name for t in await storage_teams.list_teams(ctx.db, event.id) for p in t.players}

@@ -36,14 +36,14 @@ from storage import events as storage_events
 from storage import players as storage_players
 from storage import teams as storage_teams
 from storage.history import build_tournament, get_history
-from storage.teams import TEAM_SYSTEM, TeamRow
+from storage.teams import TeamRow
 
 MENTION = re.compile(r"<@!?(\d+)>")
 
 
 def is_team_event(event: Event) -> bool:
-    """The event is paired by the Swiss Team system."""
-    return event.settings.system == TEAM_SYSTEM
+    """The event is paired by a team system (the Swiss Team system)."""
+    return event.settings.pairing_system.team
 
 
 def _organiser(actor: Actor) -> None:

@@ -159,7 +159,7 @@ def describe_settings(settings: EventSettings) -> str:
         parts.append(f"at least {settings.min_rated_games} rated {settings.speed} games")
     if settings.lichess_sb:
         parts.append("SB as on Lichess")
-    if settings.system == "team":
+    if settings.pairing_system.team:
         parts.append(f"teams of {settings.team_boards} boards")
     if settings.start_at:
         parts.append(f"starts <t:{int(settings.start_at.timestamp())}:f>")

@@ -305,7 +305,7 @@ async def event_page(request: web.Request) -> web.Response:
         leaders = [row for row in rows if row.rank is not None][:LEADERS]
         series = [Series(row.player.name, _scores(records.get(row.player.number, ()))) for row in leaders]
         chart = score_chart(series, max(len(s.scores) for s in series) if series else 0)
-    teams = await site.director.team_standings(event.id) if event.settings.system == "team" else []
+    teams = await site.director.team_standings(event.id) if event.settings.pairing_system.team else []
     context = {
         "title": event.name,
         "event": event,

@@ -394,7 +394,7 @@ class ScenarioRun:
             )
         if do == "standings":
             event = await d.event(event_id)
-            if event.settings.system == "team":
+            if event.settings.pairing_system.team:
                 return "\n".join(team_standings_lines(await d.team_standings(event_id)))
             return "\n".join(format_standings(await d.standings(event_id), event.settings.tiebreaks))
         view = await d.pairings(event_id, options.get("round"))

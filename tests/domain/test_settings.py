@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from domain.settings import MAX_TEAM_BOARDS, EventSettings, lichess_takes_clock
-from pairing import systems
 
 T0 = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 GOOD = EventSettings(name="Club Swiss", rounds=4)
@@ -53,15 +52,15 @@ def test_good_settings_have_no_problem() -> None:
         ({"max_byes": -1}, "the bye limit cannot be negative"),
         ({"early_draw_moves": -1}, "the early-draw move count cannot be negative"),
         ({"no_show_seconds": 0}, "the no-show deadline must be positive"),
-        ({"system": "monrad"}, "unknown pairing system 'monrad' (dutch, burstein"),
+        ({"system": "monrad"}, "unknown pairing system 'monrad' (known: dutch, burstein"),
         (
             {"system": "double", "rounds": 5},
             "a Double-Swiss event plays two games a match, so its rounds count games and must be even (not 5)",
         ),
-        ({"system": "double", "acceleration": True}, "acceleration is not defined for Double-Swiss events"),
+        ({"system": "double", "acceleration": True}, "acceleration is not available for Double-Swiss events"),
         (
             {"system": "team", "acceleration": True},
-            "acceleration is not built for team events (their Baku variant is not paired yet)",
+            "acceleration is not available for Team events",
         ),
         ({"acceleration_method": "us-28r9"}, "unknown acceleration 'us-28r9'"),
         ({"team_boards": 0}, f"a team match has 1 to {MAX_TEAM_BOARDS} boards"),
@@ -100,7 +99,7 @@ def test_several_problems_are_told_together_in_order() -> None:
         "the minimum rating is above the maximum",
         "the no-show deadline must be positive",
         "a Double-Swiss event plays two games a match, so its rounds count games and must be even (not 5)",
-        "acceleration is not defined for Double-Swiss events",
+        "acceleration is not available for Double-Swiss events",
     ]
 
 
@@ -117,10 +116,3 @@ def test_naive_and_aware_round_times_are_told_not_compared() -> None:
 )
 def test_lichess_takes_the_short_limits_and_whole_minutes(limit: int, increment: int, taken: bool) -> None:
     assert lichess_takes_clock(limit, increment) is taken
-
-
-def test_a_system_not_for_events_yet_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(systems, "NOT_FOR_EVENTS", ("lim",))
-    assert replace(GOOD, system="lim").problems() == [
-        "lim cannot be an event's system yet (swissbot pair and check can)"
-    ]

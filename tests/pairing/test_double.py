@@ -92,8 +92,9 @@ def test_no_pairing_is_a_clear_error() -> None:
 
 
 def test_double_swiss_is_an_events_system_of_two_game_matches() -> None:
-    assert "double" in systems.SYSTEMS and "double" not in systems.NOT_FOR_EVENTS
-    assert "double" in systems.TWO_GAME_MATCHES
+    double_swiss = systems.named("double")
+    assert double_swiss.two_game_matches and not double_swiss.team and not double_swiss.accelerable
+    assert "double" in systems.choices()
 
 
 @settings(max_examples=40, deadline=None)

@@ -340,7 +340,7 @@ def test_a_file_without_team_records_is_refused() -> None:
 
 def test_team_is_a_system_and_pairs_a_trf_read_event() -> None:
     tournament = trf.parse(trf.dumps(team.to_tournament(after_round_one(ColourType.B))))
-    assert "team" in systems.SYSTEMS and systems.AUTO_ABOVE != "team"
+    assert systems.named("team").team and systems.named("team").auto_from is None
     assert systems.pair(tournament, "team")[1].lines() == ["3", "6 1", "2 3", "4 5"]
 
 

@@ -172,7 +172,7 @@ class MemberCog(commands.Cog, name="Members"):
                 interaction, f"{found.name} — crosstable", crosstable_lines(table), "crosstable.txt", ephemeral=True
             )
             return
-        if found.settings.system == "team":
+        if found.settings.pairing_system.team:
             teams = await self.bot.director.team_standings(found.id)
             if teams:
                 lines = team_standings_lines(teams)

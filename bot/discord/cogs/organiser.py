@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 import discord
@@ -17,10 +18,9 @@ from bot.discord.replies import bytes_file
 from bot.errors import InvalidSetting, SwissbotError
 from bot.rendering.teams import team_line
 from domain.event import Event, EventStatus
+from pairing import systems
 
 Interaction = discord.Interaction[Any]
-# auto: chosen each round by the number of players to pair, as Lichess does (pairing.systems); team: /swiss team
-System = Literal["auto", "dutch", "burstein", "dubov", "lim", "fast", "double", "team"]
 Schedule = Literal["interval", "fixed", "manual"]
 EarlyDraw = Literal["replay", "forfeit", "review"]  # domain.settings.EarlyDrawPolicy's values
 Acceleration = Literal["baku", "us-28r1", "us-28r2"]  # pairing.acceleration.METHODS
@@ -70,6 +70,20 @@ RENAMES = {
 }
 
 
+def system_choices() -> list[app_commands.Choice[str | int | float]]:
+    """The pairing systems `system:` offers: `auto` (chosen each round by the players to pair, as Lichess does)
+    and every registered system, by its label."""
+    offered = systems.labelled_choices()
+    return [app_commands.Choice[str | int | float](name=label, value=value) for value, label in offered]
+
+
+def _offer_systems(command: app_commands.Command[Any, ..., Any]) -> None:
+    """Give a command's `system` option the registry's systems as its choices (this cog's copy of the command
+    only: its parameters dict is its own, the parameter is replaced, not changed)."""
+    parameter = command._params["system"]
+    command._params["system"] = replace(parameter, choices=system_choices())
+
+
 def _setting_options(values: dict[str, Any]) -> dict[str, Any]:
     """The setting options among a command's arguments (those SETTING_HELP describes, as settings_changes takes)."""
     return {key: value for key, value in values.items() if key in SETTING_HELP}
@@ -107,6 +121,9 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     def __init__(self, bot: BotContext) -> None:
         self.bot = bot
         super().__init__()
+        # The systems are the registry's when the cog is built, so a system registered before is offered.
+        for command in (self.create, self.edit):
+            _offer_systems(command)
 
     async def interaction_check(self, interaction: Interaction, /) -> bool:
         """Refuse anyone without the club's organiser role (the permission hint can be overridden by admins)."""
@@ -145,7 +162,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         minutes: app_commands.Range[float, 0.25, 180.0] = 3.0,
         increment: app_commands.Range[int, 0, 180] = 2,
         rated: bool = True,
-        system: System = "auto",
+        system: str = systems.AUTO,
         start: str | None = None,
         schedule: Schedule | None = None,
         interval: app_commands.Range[float, 0.0, 10080.0] | None = None,
@@ -199,7 +216,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         minutes: app_commands.Range[float, 0.25, 180.0] | None = None,
         increment: app_commands.Range[int, 0, 180] | None = None,
         rated: bool | None = None,
-        system: System | None = None,
+        system: str | None = None,
         start: str | None = None,
         schedule: Schedule | None = None,
         interval: app_commands.Range[float, 0.0, 10080.0] | None = None,

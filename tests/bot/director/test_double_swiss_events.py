@@ -23,8 +23,8 @@ from tests.bot.director.director_world import GUILD, World
     ("settings", "message"),
     [
         ({"system": "double", "rounds": 5}, r"must be even \(not 5\)"),
-        ({"system": "double", "rounds": 4, "acceleration": True}, "acceleration is not defined for Double-Swiss"),
-        ({"system": "team", "rounds": 3, "acceleration": True}, "acceleration is not built for team events"),
+        ({"system": "double", "rounds": 4, "acceleration": True}, "acceleration is not available for Double-Swiss"),
+        ({"system": "team", "rounds": 3, "acceleration": True}, "acceleration is not available for Team events"),
     ],
 )
 async def test_settings_the_system_cannot_take_are_one_sentence(
