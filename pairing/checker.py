@@ -77,18 +77,24 @@ def _double_pab_eligible(views: RoundViews, number: int) -> bool:
 def _match_problem(views: RoundViews, board: Board) -> str | None:
     """Double-Swiss: a second game that is not its first game reversed, or a match against an opponent already
     met in a match that was not forfeited."""
-    from pairing import double
-
     white, black = board.white, board.black
     if views.round % 2 == 0:
         first = views.tournament.player(white).record(views.round - 1)
         if first.opponent != black or first.colour is Colour.WHITE:  # no colour (a forfeit): either way round
             return f"{white}-{black} is not the first game of its match ({views.round - 1}) with colours reversed"
         return None
-    match = double.match_of(views.round)
-    if black in double.entrant(views, white, match).met:
+    if _have_met(views, white, black, RULES["double"]):
         return f"{white}-{black} already played a match"
     return None
+
+
+def _have_met(views: RoundViews, a: int, b: int, rules: Rules) -> bool:
+    """The two met before this round: over the board, or in Double-Swiss in a match that was not forfeited."""
+    if rules.two_game_matches:
+        from pairing import double
+
+        return b in double.entrant(views, a, double.match_of(views.round)).met
+    return views.have_met(a, b)
 
 
 @dataclass(frozen=True)
@@ -291,11 +297,12 @@ def _orientations(views: RoundViews, a: int, b: int, rules: Rules) -> list[Board
 
 def compatible(views: RoundViews, a: int, b: int, system: str = "dutch") -> bool:
     """True when a and b may meet this round under the absolute criteria of `system`."""
+    rules = rules_of(system)
     return (
         a != b
-        and not views.have_met(a, b)
+        and not _have_met(views, a, b, rules)
         and not views.tournament.is_forbidden(a, b)
-        and bool(_orientations(views, a, b, rules_of(system)))
+        and bool(_orientations(views, a, b, rules))
     )
 
 
