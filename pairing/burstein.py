@@ -16,7 +16,10 @@ does what the engine does, each shown by a test in tests/pairing/test_burstein_c
   floater is compared with the residents by Sonneborn-Berger first, then Buchholz and Median times score.
 - The PAB goes first to the lowest-ranked player with no PAB and no forfeit win: a full-point bye does not
   block it (the pre-2025 rule; test_a_full_point_bye_does_not_block_the_pab), and nothing checks that the
-  others can still be paired ([C4] of the 2026 text; test_the_pab_is_chosen_without_looking_ahead).
+  others can still be paired first ([C4] of the 2026 text). Where the others then cannot be paired the engine
+  stops the event; here the bye goes instead to the next eligible player up the list whose absence leaves a
+  pairing, so an event ends only when no legal pairing exists (test_when_the_pab_leaves_the_rest_unpairable_
+  the_next_eligible_player_takes_it).
 - At most one player floats out of a group; a group that cannot be paired so is merged with the next score
   level, and a stuck last group with the group above it. Inside a group the most pairs, then the most pairs
   of compatible colour preferences are made, and each player, best first, takes the lowest-ranked partner
@@ -116,7 +119,12 @@ def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
     if not order and bye is None:
         return Pairing(())
     initial = tournament.initial_colour or Colour.WHITE
-    pairs = _Engine(views, order).run()
+    try:
+        pairs = _Engine(views, order).run()
+    except NoValidPairing:
+        if bye is None:
+            raise
+        order, bye, pairs = _bye_anew(views, bye)
     boards = []
     for v, u in pairs:
         a, b = order[v], order[u]
@@ -126,7 +134,8 @@ def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
 
 
 def bye_receiver(tournament: Tournament, round_number: int | None = None) -> int | None:
-    """Who gets the PAB (None for an even number to pair); chosen before, and whatever, the rest can pair."""
+    """The reference engine's PAB player (None for an even number to pair), chosen before, and whatever, the rest
+    can pair; `pair` gives the bye to another player only where the rest cannot."""
     _, bye = _order_and_bye(tournament.views(round_number))
     return None if bye is None else bye.number
 
@@ -144,6 +153,21 @@ def _order_and_bye(views: RoundViews) -> tuple[list[_Player], _Player | None]:
             order.remove(candidate)
             return order, candidate
     raise NoValidPairing("no player is eligible for the pairing-allocated bye")
+
+
+def _bye_anew(views: RoundViews, bye: _Player) -> tuple[list[_Player], _Player, list[tuple[int, int]]]:
+    """The pairing when the reference engine's bye player leaves the rest unpairable: the bye to the next eligible
+    player up the list whose absence leaves a pairing (the reference engine stops the event instead)."""
+    everyone = sorted(_players(views, views.to_pair()), key=functools.cmp_to_key(_by_score), reverse=True)
+    for candidate in reversed(everyone):
+        if candidate.number == bye.number or not _bye_eligible(views, candidate.number):
+            continue
+        rest = [p for p in everyone if p.number != candidate.number]
+        try:
+            return rest, candidate, _Engine(views, rest).run()
+        except NoValidPairing:
+            continue
+    raise NoValidPairing("the players cannot all be paired without breaking the absolute criteria")
 
 
 def _by_score(a: _Player, b: _Player) -> int:

@@ -64,16 +64,13 @@ class Discrepancy:
 def _match_problem(views: RoundViews, board: Board) -> str | None:
     """Double-Swiss: a second game that is not its first game reversed, or a match against an opponent already
     met in a match that was not forfeited."""
-    from pairing import double
-
     white, black = board.white, board.black
     if views.round % 2 == 0:
         first = views.tournament.player(white).record(views.round - 1)
         if first.opponent != black or first.colour is Colour.WHITE:  # no colour (a forfeit): either way round
             return f"{white}-{black} is not the first game of its match ({views.round - 1}) with colours reversed"
         return None
-    match = double.match_of(views.round)
-    if black in double.entrant(views, white, match).met:
+    if _have_met(views, white, black, two_game_matches=True):
         return f"{white}-{black} already played a match"
     return None
 
@@ -82,6 +79,15 @@ def _system(name: str | None) -> PairingSystem:
     """The system whose absolute criteria apply (None: `auto`'s, the Dutch ones)."""
     # auto: Lichess's sizes make clubs' events Dutch; Burstein rounds are checked apart.
     return systems.of_choice(systems.AUTO if name is None else name)
+
+
+def _have_met(views: RoundViews, a: int, b: int, two_game_matches: bool) -> bool:
+    """The two met before this round: over the board, or in Double-Swiss in a match that was not forfeited."""
+    if two_game_matches:
+        from pairing import double
+
+        return b in double.entrant(views, a, double.match_of(views.round)).met
+    return views.have_met(a, b)
 
 
 def colour_violations(views: RoundViews, number: int, colour: Colour) -> list[DiscrepancyKind]:
@@ -233,11 +239,12 @@ def _orientations(views: RoundViews, a: int, b: int, rules: Rules) -> list[Board
 
 def compatible(views: RoundViews, a: int, b: int, system: str = "dutch") -> bool:
     """True when a and b may meet this round under the absolute criteria of `system`."""
+    found = _system(system)
     return (
         a != b
-        and not views.have_met(a, b)
+        and not _have_met(views, a, b, found.two_game_matches)
         and not views.tournament.is_forbidden(a, b)
-        and bool(_orientations(views, a, b, _system(system).rules))
+        and bool(_orientations(views, a, b, found.rules))
     )
 
 

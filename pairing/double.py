@@ -12,7 +12,9 @@ still pairable in its own bracket, [C7] fewest who floated in the previous match
 3.5.3-3.5.4) forms a bracket, paired by the first legal pairing in identifier order (3.6) among those with the
 fewest upfloaters' opponents who floated ([C8]); [C7] and [C8] do not apply in the last match. There is no
 colour criterion: colours are given after the round is paired (Art. 4). A match counts as a meeting ([C1]) unless
-a player forfeited both games; a player whose opponent forfeited both games won the match by forfeit ([C2]).
+a player forfeited both games (`forfeited_match`, read from both players' records: a double-forfeited game is a
+forfeit loss on both sides); a player whose opponent forfeited both games, and who did not, won the match by
+forfeit ([C2]).
 """
 
 from __future__ import annotations
@@ -35,8 +37,6 @@ from pairing.model import (
     Tournament,
     board_order,
 )
-
-_FORFEIT = (RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS)
 
 
 def match_of(game_round: int) -> int:
@@ -91,12 +91,10 @@ def entrant(views: RoundViews, number: int, match: int) -> Entrant:
         opponent = first.opponent if first.opponent is not None else second.opponent
         if opponent is None:
             continue
-        mine_lost = first.kind is RecordKind.FORFEIT_LOSS and second.kind is RecordKind.FORFEIT_LOSS
-        mine_won = first.kind is RecordKind.FORFEIT_WIN and second.kind is RecordKind.FORFEIT_WIN
-        if mine_won:
-            eligible = False  # the opponent forfeited both games: a match won by forfeit
-        if not (mine_lost or mine_won):
+        if not forfeited_match(views.tournament, number, opponent, k):
             met.add(opponent)
+        elif not forfeited_both(views.tournament, number, k):
+            eligible = False  # the opponent forfeited the match: a match won by forfeit
         if first.is_played or second.is_played:
             played_matches += 1
             if first.colour is not None:
@@ -107,6 +105,20 @@ def entrant(views: RoundViews, number: int, match: int) -> Entrant:
             before = 2 * k - 1
             floated = views.score(number, before) != views.score(opponent, before)
     return Entrant(number, views.score(number), frozenset(met), eligible, played_matches, tuple(colours), floated)
+
+
+def forfeited_both(tournament: Tournament, number: int, match: int) -> bool:
+    """The player lost both games of the match by forfeit (a double-forfeited game is lost by both players)."""
+    player = tournament.by_number.get(number)
+    return player is not None and all(
+        player.record(game).kind is RecordKind.FORFEIT_LOSS for game in (2 * match - 1, 2 * match)
+    )
+
+
+def forfeited_match(tournament: Tournament, a: int, b: int, match: int) -> bool:
+    """C.04.5: the match of a and b is forfeited, and so no meeting ([C1]), when either forfeited both its games;
+    read from both players' records, since a double-forfeited game looks the same as a lost one from one side."""
+    return forfeited_both(tournament, a, match) or forfeited_both(tournament, b, match)
 
 
 def _column(history: Sequence[RoundRecord], game_round: int) -> RoundRecord:

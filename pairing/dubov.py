@@ -12,7 +12,10 @@ of G2 in starting-number order. There are no downfloaters.
 Readings where the text leaves room (the peers py4swiss and pairing-core read it the same, §3.6): the
 upfloater set's quality is judged over the whole resulting bracket pairing; a permutation of G2 is the first
 *legal* one (the colour work is done by the shifts); an upfloater is a player paired with someone of a higher
-score, counted over the rounds played so far; "games played" for the bye counts games over the board.
+score, counted over the rounds played so far; "games played" for the bye counts games over the board. Art.
+3.2.4's step 1 counts the pairs the smaller subgroup must form within itself in every legal pairing of the bracket
+(a player whose only legal partner is in his own subgroup forces one even while that partner has opponents across),
+and the players it moves may be any of that subgroup's, the first set in shifter order that pairs best on [C7].
 """
 
 from __future__ import annotations
@@ -234,24 +237,39 @@ class _Round:
         return best
 
     def _splits(self, g1: list[int], g2: list[int]) -> Iterator[tuple[list[int], list[int]]]:
-        """The (G1, G2) pairs the shifts of steps 1 and 2 can give, in shifter order."""
+        """The (G1, G2) pairs the shifts of Art. 3.2.4's steps 1 and 2 can give, in shifter order."""
         smaller_is_g1 = len(g1) <= len(g2)
         small, large = (g1, g2) if smaller_is_g1 else (g2, g1)
-        # Step 1: players of the smaller group with no legal opponent in the larger one pair among themselves;
-        # as many of them as they form pairs move to the larger group.
-        stuck = [n for n in small if not any(self.legal(n, m) for m in large)]
-        moves_first = len(stuck) // 2
-        for moved_first in itertools.combinations(self._shifter_order(stuck), moves_first):
+        # Step 1: as many players of the smaller group as the pairs it must unavoidably form within itself (in
+        # every legal pairing of the bracket) move to the larger group; any of its players may be the ones moved.
+        moves_first = self._pairs_within(small, large)
+        for moved_first in itertools.combinations(self._shifter_order(small), moves_first):
             small1 = [n for n in small if n not in moved_first]
             large1 = large + list(moved_first)
             # Step 2: from the larger group to the smaller one until both are the same size.
             surplus = (len(large1) - len(small1)) // 2
-            if surplus < 0:
-                continue
             for moved in itertools.combinations(self._shifter_order(large1), surplus):
                 small2 = small1 + list(moved)
                 large2 = [n for n in large1 if n not in moved]
                 yield (small2, large2) if smaller_is_g1 else (large2, small2)
+
+    def _pairs_within(self, small: Sequence[int], large: Sequence[int]) -> int:
+        """The fewest pairs of two `small` players in a legal pairing of the bracket (0 when there is none).
+
+        A pairing with the most pairs across the groups has the fewest within `small`: a maximum-weight perfect
+        matching where a pair across weighs 2 and any other legal pair 1.
+        """
+        group = [*small, *large]
+        inside = set(small)
+        edges = [
+            (i, j, 2 if (group[i] in inside) != (group[j] in inside) else 1)
+            for i, j in itertools.combinations(range(len(group)), 2)
+            if self.legal(group[i], group[j])
+        ]
+        mate = max_weight_perfect_matching(len(group), edges)
+        if mate is None:
+            return 0
+        return sum(1 for i, j in enumerate(mate) if i < j and group[i] in inside and group[j] in inside)
 
     def _shifter_order(self, group: Sequence[int]) -> list[int]:
         """Art. 4.3: White seekers by ARO then number, the others by number; sequence numbers middle-out."""

@@ -34,8 +34,9 @@ comparator need not be a strict weak order. Any acceleration in the tournament (
 replaces the default one. When backtracking has undone every other pair, the fork undoes the PAB too (it keeps it
 as a pair of the bye player with himself): the player joins the window twice, and the matching may give him the
 bye again by pairing him with himself, as it does here. When its matching would instead put him on two boards
-(which the fork publishes), the rules win over the fork: the bye is given anew by its rule and the rest matched
-again (`_rebye`).
+(which the fork publishes), or finds no pairing at all (the fork stops the event), the rules win over the fork:
+the bye is given anew by its rule, the first eligible player from the bottom whose removal leaves the rest
+pairable, and the rest matched again (`_rebye`, `_bye_anew`).
 
 Scale: the history is held column-wise (`FastEvent`: per round, an array of opponents and bytes of result and
 colour codes), the metrics are computed a round at a time with C-level `map`s (fixing up only the few unplayed
@@ -432,6 +433,11 @@ class _Context:
         placed = [p for pair in found for p in ({pair[0]} if pair[0] == pair[1] else pair)]
         if len(placed) == len(set(placed)):
             return found
+        return self._bye_anew(window, ranked)
+
+    def _bye_anew(self, window: list[int], ranked: list[int]) -> list[tuple[int, int]] | None:
+        """The window (the bye player in it twice) paired with the bye given by its rule: from the bottom, the first
+        eligible player whose removal leaves the rest pairable; None when no player's does."""
         players = list(dict.fromkeys(window))
         place = {p: k for k, p in enumerate(ranked)}
         for candidate in sorted(players, key=place.__getitem__, reverse=True):
@@ -478,6 +484,10 @@ class _Context:
                 found = self._rebye(found, unpaired, self._sorted())
                 if found is None:
                     raise NoValidPairing(stuck)
+            elif found is None and len(unpaired) != len(set(unpaired)):
+                # Everyone is in the window and the fork would stop here, its bye player leaving the rest
+                # unpairable: the bye goes anew by its rule, so the event ends only when no pairing exists.
+                found = self._bye_anew(unpaired, self._sorted())
             if found is not None:
                 for white, black in found:
                     if white == black:

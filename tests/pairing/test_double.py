@@ -75,6 +75,24 @@ def test_a_match_where_a_player_forfeited_both_games_is_no_meeting_and_wins_the_
     assert 1 in double.entrant(views, 4, 2).met
 
 
+def test_a_match_one_player_forfeited_with_a_double_forfeit_second_game_is_no_meeting_from_either_side() -> None:
+    """C.04.5: a match counts as forfeited, and so as no meeting ([C1]), when at least one player forfeits both
+    games. 2 lost game 1 by forfeit and game 2 was a double forfeit: 2 forfeited both games, so 1 and 2 have not
+    met whichever player's records are read (1's show a forfeit win and a forfeit loss), and 1-2, the only
+    pairing of match 2, is legal. 1 won that match by forfeit, so 1 may not have a PAB ([C2]); 2 may."""
+    event = Tournament(players=six().players[:2], total_rounds=4, initial_colour=Colour.WHITE)
+    event = event.with_round(1, result_records(1, 2, Outcome.WIN, forfeit=True))
+    event = event.with_round(2, result_records(2, 1, Outcome.LOSS, double_forfeit=True))
+    views = event.views(3)
+    winner, loser = double.entrant(views, 1, 2), double.entrant(views, 2, 2)
+    assert 2 not in winner.met and 1 not in loser.met
+    assert not winner.pab_eligible and loser.pab_eligible
+    pairing = double.pair(event)
+    assert {frozenset((b.white, b.black)) for b in pairing.boards} == {frozenset((1, 2))}
+    assert checker.check_round(event, 3, pairing, "double") == []
+    assert checker.legal_pairing(event, 3, "double") is not None
+
+
 def test_one_forfeited_game_leaves_the_match_a_meeting() -> None:
     event = play(six(matches=3), 1, [(1, 4, Outcome.WIN), (2, 5, Outcome.DRAW), (3, 6, Outcome.DRAW)])
     records = dict(result_records(4, 1, Outcome.LOSS, forfeit=True))
@@ -82,6 +100,17 @@ def test_one_forfeited_game_leaves_the_match_a_meeting() -> None:
     records.update(result_records(6, 3, Outcome.DRAW))
     event = event.with_round(2, records)
     assert 4 in double.entrant(event.views(3), 1, 2).met
+
+
+def test_a_match_where_each_player_forfeited_one_game_is_a_meeting_for_the_legality_oracle_too() -> None:
+    # No game was played over the board, but nobody forfeited both games: the match counts as played ([C1]).
+    event = Tournament(players=six().players[:2], total_rounds=4, initial_colour=Colour.WHITE)
+    event = event.with_round(1, result_records(1, 2, Outcome.WIN, forfeit=True))
+    event = event.with_round(2, result_records(2, 1, Outcome.WIN, forfeit=True))
+    assert 2 in double.entrant(event.views(3), 1, 2).met
+    assert checker.legal_pairing(event, 3, "double") is None
+    with pytest.raises(NoValidPairing):
+        double.pair(event)
 
 
 def test_no_pairing_is_a_clear_error() -> None:
