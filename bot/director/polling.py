@@ -10,11 +10,11 @@ from bot.director.bulk import bulk_game_rows
 from bot.director.challenges import cancel_games
 from bot.director.context import Context
 from bot.director.endings import finish_round, show_results
-from bot.director.lookups import OVER, get_event, get_round, latest_games
+from bot.director.lookups import OVER, get_event, get_round, latest_games, load_people
 from bot.director.models import SYSTEM_ACTOR
 from bot.director.outcome import Aborted, Absent, EarlyDraw, Held, Outcome, Pending, Played, ban_hours, decide
 from bot.director.rounds import ensure_games
-from bot.director.views import pairings
+from bot.director.views import round_view
 from bot.lichess.errors import LichessError
 from storage import audit as storage_audit
 from storage import entries as storage_entries
@@ -41,17 +41,17 @@ async def poll_round(ctx: Context, event_id: int, only: frozenset[str] | None = 
 
 async def _poll(ctx: Context, event_id: int, only: frozenset[str] | None = None) -> None:
     """One look at the last round: its missing games created, its live games decided, finished when all are."""
-    async with ctx.db.snapshot():
+    async with ctx.db.snapshot():  # the event's state, read once for the whole poll
         event = await get_event(ctx.db, event_id)
         last = await storage_rounds.last_round(ctx.db, event_id)
+        people = await load_people(ctx.db, event_id)
     if last is None or last.round.status is RoundStatus.FINISHED or event.status in OVER:
         return
     number = last.round.number
-    await ensure_games(ctx, event_id, number)
+    await ensure_games(ctx, event, people, number)
     async with ctx.db.snapshot():
         summary = await get_round(ctx.db, event, number)
         games = await storage_games.games_of_round(ctx.db, event_id, number)
-        people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
     rnd = summary.round
     boards = [b for b in summary.boards if b.result is None]
     live = live_attempts(summary, games)
@@ -162,9 +162,11 @@ async def _apply(
     unplayed = [g for _, g, o, raw in decisions if _scored(o) and (raw or {}).get("status") == "started"]
     await cancel_games(ctx, unplayed)  # a forfeit on a game nobody moved in: abort it on Lichess
     if replays:
-        await ensure_games(ctx, event.id, decisions[0][0].round)
+        await ensure_games(ctx, event, people, decisions[0][0].round)
     if any(_scored(o) for _, _, o, _ in decisions):
-        await show_results(ctx, event, await pairings(ctx, event.id, decisions[0][0].round))
+        async with ctx.db.snapshot():
+            view = await round_view(ctx, event, decisions[0][0].round, people)
+        await show_results(ctx, event, view)
 
 
 def _scored(outcome: Outcome) -> bool:
