@@ -9,7 +9,7 @@ from bot.director.context import Context
 from bot.director.endings import announce_end, announce_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, active_entries, get_event
 from bot.director.models import SYSTEM_ACTOR, Job, JobKind
-from bot.director.outcome import next_noshow_deadline
+from bot.director.outcome import next_noshow_at
 from bot.director.polling import live_attempts, noshow_deadline, poll_round
 from bot.director.rounds import start_round
 from storage import audit as storage_audit
@@ -69,7 +69,7 @@ async def due_jobs(ctx: Context, now: datetime | None) -> list[Job]:
                 if last.started_at is not None:
                     live = live_attempts(rounds[-1], await storage_games.games_of_round(ctx.db, event.id, last.number))
                     seconds = event.settings.no_show_seconds
-                    deadline = next_noshow_deadline(last.started_at, list(live.values()), seconds, now)
+                    deadline = next_noshow_at(last.started_at, list(live.values()), seconds, now)
                     if deadline is not None:
                         jobs.append(Job(JobKind.NOSHOW, event.id, last.number, deadline))
                 continue

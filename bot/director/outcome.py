@@ -5,7 +5,7 @@
 - an early draw (any draw but stalemate or insufficient material, before move `early_draw_moves`, counted by
   replaying the moves with python-chess) follows the event's policy: `replay` (`EarlyDraw`: a new game, same
   colours), `forfeit` (both lose) or `review` (`Held` for an organiser);
-- at the no-show deadline (`noshow_deadline`), a game nobody moved in is a forfeit (`Absent`): 0 plies, white did
+- at the no-show deadline (`noshow_at`), a game nobody moved in is a forfeit (`Absent`): 0 plies, white did
   not move; 1 ply, black did not move. A challenge nobody joined is `Held` for an organiser: it starts only when
   both players join, and Lichess does not say who did, so nobody can be called absent;
 - an aborted game is re-created once per attempt (`Aborted`); an abort of a game that was itself the
@@ -85,7 +85,7 @@ class Pending:
 Outcome = Played | Absent | EarlyDraw | Aborted | Held | Pending
 
 
-def noshow_deadline(round_started: datetime, attempt: GameRow, no_show_seconds: int) -> datetime:
+def noshow_at(round_started: datetime, attempt: GameRow, no_show_seconds: int) -> datetime:
     """When a game nobody moved in becomes a no-show: `no_show_seconds` after the later of the round's start and
     the moment the attempt's game existed on Lichess (its row's last update made it 'created').
 
@@ -96,11 +96,11 @@ def noshow_deadline(round_started: datetime, attempt: GameRow, no_show_seconds: 
     return max(round_started, attempt.updated_at) + timedelta(seconds=no_show_seconds)
 
 
-def next_noshow_deadline(
+def next_noshow_at(
     round_started: datetime, live: Sequence[GameRow], no_show_seconds: int, now: datetime
 ) -> datetime | None:
     """The next no-show deadline still to come among the round's live attempts (None: none left)."""
-    deadlines = [noshow_deadline(round_started, game, no_show_seconds) for game in live]
+    deadlines = [noshow_at(round_started, game, no_show_seconds) for game in live]
     return min((d for d in deadlines if d > now), default=None)
 
 
@@ -110,12 +110,10 @@ def ban_hours(policy: BanPolicy, previous_bans: int) -> float:
     return min(policy.first_hours * policy.factor**previous_bans, policy.max_days * 24.0)
 
 
-def recreates_an_abort(attempt: GameRow, board_games: Sequence[GameRow]) -> bool:
+def recreates_an_abort(attempt: GameRow, attempts: Sequence[GameRow]) -> bool:
     """Whether `attempt` re-creates an aborted game: its board's previous game on Lichess was replaced after an
     abort (a replay of an early draw does not count, so every attempt gets its own re-creation)."""
-    earlier = [
-        g for g in board_games if g.board_id == attempt.board_id and g.attempt < attempt.attempt and g.lichess_id
-    ]
+    earlier = [g for g in attempts if g.board_id == attempt.board_id and g.attempt < attempt.attempt and g.lichess_id]
     if not earlier:
         return False
     previous = max(earlier, key=lambda g: g.attempt)
@@ -128,7 +126,7 @@ def recreates_an_abort(attempt: GameRow, board_games: Sequence[GameRow]) -> bool
 def decide(
     game: GameData | None,
     attempt: GameRow,
-    board_games: Sequence[GameRow],
+    attempts: Sequence[GameRow],
     rules: EventSettings,
     *,
     round_started: datetime,
@@ -137,16 +135,17 @@ def decide(
 ) -> Outcome:
     """The outcome of a board's live `attempt` from its exported `game` (None: Lichess has no such game).
 
-    `board_games`: the board's attempts (to know whether this one re-creates an aborted game); `clocked`: a bulk
-    pairing's game, whose clocks start by themselves and find the no-shows, so it has no deadline of its own.
+    `attempts`: the stored attempts (the board's count, others are ignored), to know whether this one re-creates an
+    aborted game; `clocked`: a bulk pairing's game, whose clocks start by themselves and find the no-shows, so it
+    has no deadline of its own.
     """
-    deadline = noshow_deadline(round_started, attempt, rules.no_show_seconds)
+    deadline = noshow_at(round_started, attempt, rules.no_show_seconds)
     return judge(
         game,
         policy=rules.early_draw_policy,
         early_draw_moves=rules.early_draw_moves,
         deadline_passed=now >= deadline and not clocked,
-        recreated_before=recreates_an_abort(attempt, board_games),
+        recreated_before=recreates_an_abort(attempt, attempts),
     )
 
 

@@ -19,8 +19,8 @@ from bot.director.outcome import (
     ban_hours,
     decide,
     judge,
-    next_noshow_deadline,
-    noshow_deadline,
+    next_noshow_at,
+    noshow_at,
     replay_moves,
 )
 from bot.lichess.payloads import GameData
@@ -226,7 +226,7 @@ def attempt(
 
 def test_the_deadline_runs_from_the_round_start_for_a_game_made_before_it() -> None:
     first = attempt(1, START - timedelta(seconds=5))
-    assert noshow_deadline(START, first, 300) == START + timedelta(minutes=5)
+    assert noshow_at(START, first, 300) == START + timedelta(minutes=5)
 
 
 def test_a_game_created_after_the_round_started_gets_the_whole_grace() -> None:
@@ -234,7 +234,7 @@ def test_a_game_created_after_the_round_started_gets_the_whole_grace() -> None:
     # alone would make its white a no-show at minute 5, before they could move).
     aborted = attempt(1, START, GameStatus.REPLACED, '{"status": "aborted"}')
     recreated = attempt(2, START + timedelta(minutes=4))
-    assert noshow_deadline(START, recreated, 300) == START + timedelta(minutes=9)
+    assert noshow_at(START, recreated, 300) == START + timedelta(minutes=9)
     unmoved = game("", "started")
     at_minute_6 = START + timedelta(minutes=6)
     assert isinstance(
@@ -247,11 +247,9 @@ def test_a_game_created_after_the_round_started_gets_the_whole_grace() -> None:
 
 def test_the_next_deadline_is_the_earliest_still_to_come() -> None:
     first, later = attempt(1, START - timedelta(seconds=5)), attempt(2, START + timedelta(minutes=4))
-    assert next_noshow_deadline(START, [first, later], 300, START) == START + timedelta(minutes=5)
-    assert next_noshow_deadline(START, [first, later], 300, START + timedelta(minutes=5)) == START + timedelta(
-        minutes=9
-    )
-    assert next_noshow_deadline(START, [first, later], 300, START + timedelta(minutes=9)) is None
+    assert next_noshow_at(START, [first, later], 300, START) == START + timedelta(minutes=5)
+    assert next_noshow_at(START, [first, later], 300, START + timedelta(minutes=5)) == START + timedelta(minutes=9)
+    assert next_noshow_at(START, [first, later], 300, START + timedelta(minutes=9)) is None
 
 
 def test_a_bulk_game_has_no_deadline_of_its_own() -> None:
