@@ -43,8 +43,8 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 
 import aiohttp  # noqa: E402
 
+import bot.director.lookups  # noqa: E402
 import pairing.dutch  # noqa: E402
-import storage.history  # noqa: E402
 import storage.rounds  # noqa: E402
 from bot.director.api import Director  # noqa: E402
 from bot.director.models import Actor, Job, RoundView, StandingRow  # noqa: E402
@@ -432,13 +432,14 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         " interval, and in the real bot up to one poll interval passes before the results are read.",
         "",
         "Phases, median seconds over the events: *export results* is the export request and *store results,"
-        " standings* the rest of the poll job; *load history* (`storage.history.load_tournament`), *pair*"
+        " standings* the rest of the poll job; *load history* (`bot.director.lookups.event_history`, the"
+        " event's state the start job reads once), *pair*"
         " (`pairing.dutch.pair`, in a thread) and *store pairing* (`storage.rounds.store_pairing`) are those"
         " calls; *create games* runs from the first challenge request to the last reply (*of which Lichess*:"
         " the time inside the requests; the rest is writing each attempt's row before and after its request);"
         " *announce* runs from then to the end of the start job (round marked started, round view read,"
-        " pairings and one DM per player posted); *other start* is the rest of the start job (reading the event"
-        " and entries); *scheduling* is deriving the jobs from the database (`due_jobs`) and any other job.",
+        " pairings and one DM per player posted); *other start* is the rest of the start job; *scheduling* is"
+        " deriving the jobs from the database (`due_jobs`) and any other job.",
         "",
         f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}); "
@@ -502,7 +503,7 @@ async def bench(args: argparse.Namespace) -> int:
     """Run the events and print (and write) the report."""
     timeline = Timeline()
     patched = {
-        "load history": instrument(timeline, storage.history, "load_tournament", "load history"),
+        "load history": instrument(timeline, bot.director.lookups, "event_history", "load history"),
         "pair": instrument(timeline, pairing.dutch, "pair", "pair"),
         "store pairing": instrument(timeline, storage.rounds, "store_pairing", "store pairing"),
     }

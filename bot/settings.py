@@ -7,15 +7,11 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class BanPolicy:
-    """Temporary bans after a no-show: `first_hours`, doubled on every repeat, at most `max_days`."""
+    """Temporary bans after a no-show: `first_hours`, doubled on every repeat, at most `max_days` (`ban_hours`)."""
 
     first_hours: float = 24.0
     factor: float = 2.0
     max_days: float = 30.0
-
-    def hours(self, previous_bans: int) -> float:
-        """The length of the ban after `previous_bans` earlier ones."""
-        return min(self.first_hours * self.factor**previous_bans, self.max_days * 24.0)
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ def all_imports(package: str) -> set[str]:
         ("domain", ("bot", "storage", "sandbox", "tests", *HEAVY, "aiosqlite", "chess")),
         ("sandbox", ("bot", "domain", "storage", "pairing", "tests")),
         ("bot", ("tests", "pytest", "pytest_asyncio", "hypothesis")),
-        ("bot.lichess.adjudication", ("berserk", "requests")),
+        ("bot.director.outcome", ("berserk", "requests", "discord", "aiohttp")),
         ("bot.lichess.payloads", ("berserk", "requests")),
     ],
 )
@@ -122,8 +122,8 @@ def test_pair_and_check_import_no_discord_aiohttp_berserk_or_pillow() -> None:
         assert not loaded & set(HEAVY), f"swissbot {command[0]} imported {sorted(loaded & set(HEAVY))}"
 
 
-def test_adjudication_imports_neither_berserk_nor_requests_when_run() -> None:
-    code = "import sys, bot.lichess.adjudication; print(sorted({m.split('.')[0] for m in sys.modules}))"
+def test_the_outcome_rule_imports_neither_berserk_nor_requests_when_run() -> None:
+    code = "import sys, bot.director.outcome; print(sorted({m.split('.')[0] for m in sys.modules}))"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert "'chess'" in done.stdout
     assert "'berserk'" not in done.stdout and "'requests'" not in done.stdout

@@ -25,16 +25,16 @@ from datetime import timedelta
 
 from bot.director import oauth
 from bot.director.context import Context
-from bot.director.lookups import get_event, get_round
+from bot.director.lookups import get_round
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessRateLimited, LichessTokensRefused
 from bot.lichess.gateway import BULK_MAX_GAMES
 from bot.lichess.payloads import BulkPairing, TokenInfo
+from domain.entry import Entry
 from domain.event import Event
 from domain.result import GameRow, GameStatus
 from domain.rounds import BoardRow
 from storage import bulks as storage_bulks
-from storage import entries as storage_entries
 from storage import games as storage_games
 from storage.bulks import BulkAttempt, BulkBoard
 
@@ -67,9 +67,10 @@ async def bulk_game_rows(ctx: Context, event_id: int, round_number: int) -> set[
     return {g.game_row_id for b in await storage_bulks.bulks_of_round(ctx.db, event_id, round_number) for g in b.games}
 
 
-async def ensure_bulk_games(ctx: Context, event_id: int, round_number: int) -> set[int]:
+async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> set[int]:
     """Resolve the round's unconfirmed bulks, then pair the eligible boards in bulks; the board ids still waiting
-    for an unconfirmed bulk (the open-challenge path must leave them alone)."""
+    for an unconfirmed bulk (the open-challenge path must leave them alone). `people`: the entries by player id."""
+    event_id = event.id
     attempts = await storage_bulks.bulks_of_round(ctx.db, event_id, round_number)
     pending = [b for b in attempts if b.status == "creating"]
     if pending:
@@ -80,13 +81,12 @@ async def ensure_bulk_games(ctx: Context, event_id: int, round_number: int) -> s
             return {g.board_id for b in pending for g in b.games}
     if not ctx.bulk_pairing or ctx.vault is None:
         return set()
-    event = await get_event(ctx.db, event_id)
     for _ in range(BULK_TRIES):
         boards = await _eligible(ctx, event, round_number)
         if not boards:
             return set()
         try:
-            refused = await _create(ctx, event, round_number, boards)
+            refused = await _create(ctx, event, people, round_number, boards)
         except LichessError as exc:
             LOG.warning("bulk pairing: round %d of event %d not confirmed: %s", round_number, event_id, exc)
             left = await storage_bulks.bulks_of_round(ctx.db, event_id, round_number)
@@ -150,10 +150,13 @@ async def _eligible(ctx: Context, event: Event, round_number: int) -> list[tuple
 
 
 async def _create(
-    ctx: Context, event: Event, round_number: int, boards: Sequence[tuple[BoardRow, str, str, int]]
+    ctx: Context,
+    event: Event,
+    people: dict[int, Entry],
+    round_number: int,
+    boards: Sequence[tuple[BoardRow, str, str, int]],
 ) -> bool:
     """Send the boards in bulks of at most 500 games; True if Lichess refused some tokens (the caller retries)."""
-    people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event.id)}
     summary = await get_round(ctx.db, event, round_number)
     begin = summary.round.started_at or summary.round.paired_at
     start_clocks = max(begin, ctx.clock.now()) + timedelta(seconds=event.settings.no_show_seconds)

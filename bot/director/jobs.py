@@ -9,13 +9,15 @@ from bot.director.context import Context
 from bot.director.endings import announce_end, announce_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, active_entries, get_event
 from bot.director.models import SYSTEM_ACTOR, Job, JobKind
-from bot.director.polling import noshow_deadline, poll_round
+from bot.director.outcome import next_noshow_at
+from bot.director.polling import live_attempts, noshow_deadline, poll_round
 from bot.director.rounds import start_round
 from domain.event import Event, EventStatus
 from domain.rounds import RoundStatus
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import events as storage_events
+from storage import games as storage_games
 from storage import rounds as storage_rounds
 
 if TYPE_CHECKING:
@@ -61,13 +63,15 @@ async def due_jobs(ctx: Context, now: datetime | None) -> list[Job]:
         for event in await storage_events.list_events(ctx.db, statuses=active):
             if event.id in waiting:
                 continue  # the last round's results go out before anything else happens
-            rounds = [r.round for r in await storage_rounds.list_rounds(ctx.db, event.id)]
-            last = rounds[-1] if rounds else None
+            rounds = await storage_rounds.list_rounds(ctx.db, event.id)
+            last = rounds[-1].round if rounds else None
             if last is not None and last.status is not RoundStatus.FINISHED:
                 jobs.append(Job(JobKind.POLL, event.id, last.number, now))
                 if last.started_at is not None:
-                    deadline = last.started_at + timedelta(seconds=event.settings.no_show_seconds)
-                    if deadline > now:
+                    live = live_attempts(rounds[-1], await storage_games.games_of_round(ctx.db, event.id, last.number))
+                    seconds = event.settings.no_show_seconds
+                    deadline = next_noshow_at(last.started_at, list(live.values()), seconds, now)
+                    if deadline is not None:
                         jobs.append(Job(JobKind.NOSHOW, event.id, last.number, deadline))
                 continue
             if event.status is EventStatus.PAUSED or len(rounds) >= event.settings.rounds:

@@ -10,11 +10,13 @@ from domain.entry import Entry, EntryStatus, PlayerRow
 from domain.event import Event, EventStatus
 from domain.result import GameRow
 from domain.rounds import RoundSummary
+from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import players as storage_players
 from storage import rounds as storage_rounds
 from storage.db import Database
+from storage.history import History, load_history
 
 ACTIVE_EVENT_STATUSES = (EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED)
 OVER = (EventStatus.FINISHED, EventStatus.CANCELLED)
@@ -26,6 +28,27 @@ async def get_event(db: Database, event_id: int) -> Event:
         return await storage_events.get_event(db, event_id)
     except storage_errors.NotFound:
         raise EventNotFound(f"There is no event #{event_id}.") from None
+
+
+async def event_history(db: Database, event_id: int) -> History:
+    """The event's whole state (its row, entries, rounds, bye requests, forbidden pairs) in one read, or
+    EventNotFound: what a job loads once and passes down."""
+    try:
+        async with db.snapshot() as conn:
+            return await load_history(conn, event_id)
+    except storage_errors.NotFound:
+        raise EventNotFound(f"There is no event #{event_id}.") from None
+
+
+async def load_people(db: Database, event_id: int) -> dict[int, Entry]:
+    """The event's entries by player id, for a caller that holds the event already (one read of the entries)."""
+    async with db.snapshot() as conn:
+        return by_player(await storage_entries.load_entries(conn, event_id))
+
+
+def by_player(entries: Sequence[Entry]) -> dict[int, Entry]:
+    """Entries by player id."""
+    return {e.player_id: e for e in entries}
 
 
 async def get_round(db: Database, event: Event, number: int) -> RoundSummary:

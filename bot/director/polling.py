@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -10,16 +10,16 @@ from bot.director.bulk import bulk_game_rows
 from bot.director.challenges import cancel_games
 from bot.director.context import Context
 from bot.director.endings import finish_round, show_results
-from bot.director.lookups import OVER, get_event, get_round, latest_games
+from bot.director.lookups import OVER, get_event, get_round, latest_games, load_people
 from bot.director.models import SYSTEM_ACTOR
-from bot.director.results import Decision, decide
+from bot.director.outcome import Aborted, Absent, EarlyDraw, Held, Outcome, Pending, Played, ban_hours, decide
 from bot.director.rounds import ensure_games
-from bot.director.views import pairings
+from bot.director.views import round_view
 from bot.lichess.errors import LichessError
 from domain.entry import Entry, EntryStatus
 from domain.event import Event
 from domain.result import GameRow, GameStatus
-from domain.rounds import BoardRow, RoundStatus, is_decided
+from domain.rounds import BoardRow, RoundStatus, RoundSummary, is_decided
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import games as storage_games
@@ -43,21 +43,20 @@ async def poll_round(ctx: Context, event_id: int, only: frozenset[str] | None = 
 
 async def _poll(ctx: Context, event_id: int, only: frozenset[str] | None = None) -> None:
     """One look at the last round: its missing games created, its live games decided, finished when all are."""
-    async with ctx.db.snapshot():
+    async with ctx.db.snapshot():  # the event's state, read once for the whole poll
         event = await get_event(ctx.db, event_id)
         last = await storage_rounds.last_round(ctx.db, event_id)
+        people = await load_people(ctx.db, event_id)
     if last is None or last.round.status is RoundStatus.FINISHED or event.status in OVER:
         return
     number = last.round.number
-    await ensure_games(ctx, event_id, number)
+    await ensure_games(ctx, event, people, number)
     async with ctx.db.snapshot():
         summary = await get_round(ctx.db, event, number)
         games = await storage_games.games_of_round(ctx.db, event_id, number)
-        people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
     rnd = summary.round
-    latest = latest_games(games)
     boards = [b for b in summary.boards if b.result is None]
-    live = {b.id: latest[b.id] for b in boards if b.id in latest and latest[b.id].status is GameStatus.CREATED}
+    live = live_attempts(summary, games)
     if only is not None:
         live = {board_id: game for board_id, game in live.items() if game.lichess_id in only}
     if rnd.started_at is not None and live:
@@ -68,47 +67,36 @@ async def _poll(ctx: Context, event_id: int, only: frozenset[str] | None = None)
             return
         data = {g.id: g for g in exported}
         now = ctx.clock.now()
-        noshow = timedelta(seconds=event.settings.no_show_seconds)
         clocked = await bulk_game_rows(ctx, event_id, number)  # their clocks find the no-shows, not a deadline
-        decisions: list[tuple[BoardRow, GameRow, Decision, Any]] = []
+        decisions: list[tuple[BoardRow, GameRow, Outcome, Any]] = []
         for board in boards:
             game = live.get(board.id)
             if game is None or game.lichess_id is None:
                 continue
             got = data.get(game.lichess_id)
-            # From when the game really exists on Lichess: the row's last update made it 'created'.
-            deadline = max(rnd.started_at, game.updated_at) + noshow
-            replayed = _recreated_after_abort(games, game)
-            decision = decide(
-                got,
-                deadline_passed=now >= deadline and game.id not in clocked,
-                policy=event.settings.early_draw_policy,
-                early_draw_moves=event.settings.early_draw_moves,
-                recreated_before=replayed,
+            outcome = decide(
+                got, game, games, event.settings, round_started=rnd.started_at, now=now, clocked=game.id in clocked
             )
-            if decision.result is not None or decision.replay or decision.review:
-                decisions.append((board, game, decision, dict(got.raw) if got else None))
+            if not isinstance(outcome, Pending):
+                decisions.append((board, game, outcome, dict(got.raw) if got else None))
         if decisions:
             await _apply(ctx, event, decisions, people)
     if is_decided(await get_round(ctx.db, event, number)):
         await finish_round(ctx, event_id, number)
 
 
-def _recreated_after_abort(games: list[GameRow], game: GameRow) -> bool:
-    """Whether `game` re-creates an aborted game: its board's previous game on Lichess was replaced after an
-    abort (a replay of an early draw does not count, so every attempt gets its own re-creation)."""
-    earlier = [g for g in games if g.board_id == game.board_id and g.attempt < game.attempt and g.lichess_id]
-    if not earlier:
-        return False
-    previous = max(earlier, key=lambda g: g.attempt)
-    if previous.status is not GameStatus.REPLACED or previous.data is None:
-        return False
-    data = json.loads(previous.data)
-    return isinstance(data, dict) and data.get("status") == "aborted"
+def live_attempts(summary: RoundSummary, games: Sequence[GameRow]) -> dict[int, GameRow]:
+    """The undecided boards' latest attempts that are games on Lichess, by board id."""
+    latest = latest_games(games)
+    return {
+        b.id: latest[b.id]
+        for b in summary.boards
+        if b.result is None and b.id in latest and latest[b.id].status is GameStatus.CREATED
+    }
 
 
 async def _apply(
-    ctx: Context, event: Event, decisions: list[tuple[BoardRow, GameRow, Decision, Any]], people: dict[int, Entry]
+    ctx: Context, event: Event, decisions: list[tuple[BoardRow, GameRow, Outcome, Any]], people: dict[int, Entry]
 ) -> None:
     """Store the decisions in one transaction, then tell the organisers and the absent, re-create replayed games
     and update the round's message."""
@@ -118,9 +106,9 @@ async def _apply(
     replays = False
     system = SYSTEM_ACTOR.name
     async with ctx.db.transaction():
-        for board, game, decision, raw in decisions:
+        for board, game, outcome, raw in decisions:
             subject = f"round:{board.round}:board:{board.board_no}"
-            if decision.replay:
+            if isinstance(outcome, (EarlyDraw, Aborted)):
                 await storage_games.update_game(ctx.db, game.id, GameStatus.REPLACED, at=now, data=raw)
                 await storage_audit.record_action(
                     ctx.db,
@@ -130,12 +118,12 @@ async def _apply(
                     subject=subject,
                     event_id=event.id,
                     before=game.lichess_id,
-                    reason=decision.detail,
+                    reason=outcome.detail,
                 )
-                notices.append(f"Round {board.round} board {board.board_no}: {decision.detail}.")
+                notices.append(f"Round {board.round} board {board.board_no}: {outcome.detail}.")
                 replays = True
                 continue
-            if decision.review:
+            if isinstance(outcome, Held):
                 if not await storage_audit.logged(ctx.db, event_id=event.id, action="result.review", subject=subject):
                     await storage_audit.record_action(
                         ctx.db,
@@ -144,24 +132,24 @@ async def _apply(
                         action="result.review",
                         subject=subject,
                         event_id=event.id,
-                        reason=decision.detail,
+                        reason=outcome.detail,
                     )
-                    notices.append(f"Round {board.round} board {board.board_no}: {decision.detail} (/swiss result).")
+                    notices.append(f"Round {board.round} board {board.board_no}: {outcome.detail} (/swiss result).")
                 continue
-            assert decision.result is not None
+            assert not isinstance(outcome, Pending)  # never collected
             await storage_results.record_result(
                 ctx.db,
                 board.id,
-                decision.result,
+                outcome.result,
                 at=now,
                 actor=system,
                 game_id=game.lichess_id,
                 game_data=raw,
-                reason=decision.detail,
+                reason=outcome.detail,
             )
             ended = GameStatus.FINISHED if raw else GameStatus.ABORTED
             await storage_games.update_game(ctx.db, game.id, ended, at=now, data=raw)
-            for colour in decision.absent:
+            for colour in outcome.absent if isinstance(outcome, Absent) else ():
                 entry = people[board.white_id if colour == "white" else board.black_id]
                 until = await _noshow_penalty(ctx, event, entry, board.round, now)
                 dms.append((entry.discord_id, _noshow_dm(event, board.round, until)))
@@ -173,12 +161,19 @@ async def _apply(
         await ctx.announcer.notice(event, text)
     for discord_id, text in dms:
         await ctx.announcer.dm(discord_id, text)
-    unplayed = [g for _, g, d, raw in decisions if d.result is not None and (raw or {}).get("status") == "started"]
+    unplayed = [g for _, g, o, raw in decisions if _scored(o) and (raw or {}).get("status") == "started"]
     await cancel_games(ctx, unplayed)  # a forfeit on a game nobody moved in: abort it on Lichess
     if replays:
-        await ensure_games(ctx, event.id, decisions[0][0].round)
-    if any(d.result is not None for _, _, d, _ in decisions):
-        await show_results(ctx, event, await pairings(ctx, event.id, decisions[0][0].round))
+        await ensure_games(ctx, event, people, decisions[0][0].round)
+    if any(_scored(o) for _, _, o, _ in decisions):
+        async with ctx.db.snapshot():
+            view = await round_view(ctx, event, decisions[0][0].round, people)
+        await show_results(ctx, event, view)
+
+
+def _scored(outcome: Outcome) -> bool:
+    """The outcome gives the board a result."""
+    return isinstance(outcome, (Played, Absent))
 
 
 async def _noshow_penalty(ctx: Context, event: Event, entry: Entry, round_number: int, now: datetime) -> datetime:
@@ -196,7 +191,7 @@ async def _noshow_penalty(ctx: Context, event: Event, entry: Entry, round_number
         )
     previous = await storage_players.get_ban(ctx.db, event.guild_id, entry.player_id)
     count = previous.count if previous else 0
-    until = now + timedelta(hours=ctx.settings.ban_policy.hours(count))
+    until = now + timedelta(hours=ban_hours(ctx.settings.ban_policy, count))
     await storage_players.set_ban(
         ctx.db,
         event.guild_id,

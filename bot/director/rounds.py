@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -9,10 +10,10 @@ from bot.director import teams
 from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
 from bot.director.endings import finish_event, pair_or_finish
-from bot.director.lookups import active_entries, get_event, get_round, latest_games
+from bot.director.lookups import active_entries, by_player, event_history, get_round, latest_games
 from bot.director.members import check_entries_at_start
 from bot.director.models import SYSTEM_ACTOR
-from bot.director.views import pairings
+from bot.director.views import round_view
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessUserNotFound
 from domain.entry import Entry, EntryStatus
@@ -27,7 +28,7 @@ from storage import events as storage_events
 from storage import games as storage_games
 from storage import results as storage_results
 from storage import rounds as storage_rounds
-from storage.history import load_tournament
+from storage.history import History, build_tournament
 
 if TYPE_CHECKING:
     pass
@@ -37,13 +38,13 @@ FIND_TRIES = 5
 
 
 async def start_round(ctx: Context, event_id: int, round_number: int) -> None:
-    """Pair, store, create every game, announce; idempotent (does only what is missing)."""
+    """Pair, store, create every game, announce; idempotent (does only what is missing). The event's state is
+    read once at the start and passed down (again only where the job itself changed it)."""
     async with ctx.lock(event_id):
-        async with ctx.db.snapshot():
-            event = await get_event(ctx.db, event_id)
-            rounds = await storage_rounds.list_rounds(ctx.db, event_id)
+        history = await event_history(ctx.db, event_id)
+        event, rounds = history.event, history.rounds
         if any(r.round.number == round_number for r in rounds):
-            await ensure_games(ctx, event_id, round_number)
+            await ensure_games(ctx, event, by_player(history.entries), round_number)
             return
         if event.status not in (EventStatus.OPEN, EventStatus.RUNNING):
             return
@@ -53,17 +54,18 @@ async def start_round(ctx: Context, event_id: int, round_number: int) -> None:
             return
         if ctx.before_pairing is not None:
             await ctx.before_pairing(event_id, round_number)
-        if await _pair(ctx, event_id, round_number):
-            await ensure_games(ctx, event_id, round_number)
+            history = await event_history(ctx.db, event_id)  # the demo's members acted on the event
+        paired = await _pair(ctx, history, round_number)
+        if paired is not None:
+            await ensure_games(ctx, paired.event, by_player(paired.entries), round_number)
     ctx.changed()
 
 
-async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
-    """Pair and store a round; False if the event ended (or had to wait) instead."""
+async def _pair(ctx: Context, history: History, round_number: int) -> History | None:
+    """Pair and store a round; the event's state it was stored on (the event's row as storing left it), or None
+    if the event ended (or had to wait) instead."""
     now = ctx.clock.now()
-    async with ctx.db.snapshot():
-        event = await get_event(ctx.db, event_id)
-        active = active_entries(await storage_entries.list_entries(ctx.db, event_id))
+    event_id, event = history.event.id, history.event
     if event.status is EventStatus.OPEN:
         await check_entries_at_start(ctx, event_id)  # Lichess's entry conditions again, and today's ratings
         active = active_entries(await storage_entries.list_entries(ctx.db, event_id))
@@ -71,30 +73,32 @@ async def _pair(ctx: Context, event_id: int, round_number: int) -> bool:
             later = now + timedelta(seconds=ctx.settings.retry_after)
             await set_next_round_at(ctx, event_id, later)
             await ctx.announcer.notice(event, f"Not enough players to start; trying again at {later:%H:%M} UTC.")
-            return False
+            return None
         try:
             await storage_entries.start_event(ctx.db, event_id, at=now, actor=SYSTEM_ACTOR.name)
         except storage_errors.WrongStatus as exc:
             raise InvalidState(str(exc)) from None
+        history = await event_history(ctx.db, event_id)  # starting numbers and ratings as the start set them
     if teams.is_team_event(event):  # Team Swiss: matches of teams laid out as board games (bot.director.teams)
-        return await teams.pair_team_round(ctx, event_id, round_number)
-    tournament = await load_tournament(ctx.db, event_id)
+        stored = await teams.pair_team_round(ctx, history, round_number)
+        return None if stored is None else replace(history, event=stored)
+    tournament = build_tournament(history)
     if len(tournament.views(round_number).to_pair()) < 2:
         await finish_event(ctx, event_id, "not enough players left")
-        return False
+        return None
     paired = await pair_or_finish(
         ctx, event, round_number, lambda: systems.pair(tournament, event.settings.system, round_number)
     )
     if paired is None:
-        return False
+        return None
     system, pairing = paired
     async with ctx.db.transaction():
         await storage_rounds.store_pairing(
             ctx.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name, system=system
         )
-        await storage_events.set_next_round_at(ctx.db, event_id, None)
+        stored = await storage_events.set_next_round_at(ctx.db, event_id, None)
     ctx.changed()
-    return True
+    return replace(history, event=stored)
 
 
 async def set_next_round_at(ctx: Context, event_id: int, when: datetime | None) -> None:
@@ -118,16 +122,15 @@ def board_subject(round_number: int, board_no: int) -> str:
     return f"round:{round_number}:board:{board_no}"
 
 
-async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
+async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> None:
     """Create the Lichess game of every undecided board that lacks one (bulk pairings first, then open
     challenges); start the round when every board has one or is held. A game Lichess refuses holds (or forfeits)
     that board alone; trouble on Lichess's side, or a bulk pairing not confirmed yet, leaves the rest for the
-    next attempt."""
-    await _forfeit_gone(ctx, event_id, round_number)
-    waiting = await ensure_bulk_games(ctx, event_id, round_number)  # bulk pairings first (bot.director.bulk)
+    next attempt. `event` and `people` (the entries by player id) are the state the calling job read."""
+    event_id = event.id
+    await _forfeit_gone(ctx, event, people, round_number)
+    waiting = await ensure_bulk_games(ctx, event, people, round_number)  # bulk pairings first (bot.director.bulk)
     async with ctx.db.snapshot():
-        event = await get_event(ctx.db, event_id)
-        people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
         summary = await get_round(ctx.db, event, round_number)
         all_games = await storage_games.games_of_round(ctx.db, event_id, round_number)
     latest = latest_games(all_games)
@@ -176,18 +179,19 @@ async def ensure_games(ctx: Context, event_id: int, round_number: int) -> None:
         return
     if summary.round.status is RoundStatus.PAIRED:
         await storage_rounds.mark_round_started(ctx.db, event_id, round_number, at=ctx.clock.now())
-    await _announce_round(ctx, event, round_number)
+    await _announce_round(ctx, event, people, round_number)
 
 
-async def _forfeit_gone(ctx: Context, event_id: int, round_number: int) -> None:
+async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> None:
     """Boards a player is paired on without playing, decided by forfeit before any game is created: a
     Double-Swiss match's second game whose player left after the first (C.04.5: the match is still one pairing),
     and a team match's board that a team short of players defaults (its absent player: gone, or on a bye)."""
+    event_id = event.id
+    second_game = is_second_game(event, round_number)
+    if not (second_game or teams.is_team_event(event)):
+        return
     async with ctx.db.snapshot():
-        event = await get_event(ctx.db, event_id)
-        second_game = is_second_game(event, round_number)
-        if not (second_game or teams.is_team_event(event)):
-            return
+        # Read again, not taken from the job's start: a player who left while the round was paired loses here.
         people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
         on_bye = {b.player_id for b in await storage_entries.bye_requests(ctx.db, event_id) if b.round == round_number}
         summary = await get_round(ctx.db, event, round_number)
@@ -261,13 +265,13 @@ async def _account_closed(ctx: Context, username: str) -> bool:
     return user.disabled
 
 
-async def _announce_round(ctx: Context, event: Event, round_number: int) -> None:
+async def _announce_round(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> None:
     """Post a started round's pairings (and DM the players) once; marked after the announcer returns, so a
     restart before that announces them again rather than never."""
     summary = await get_round(ctx.db, event, round_number)
     if summary.round.pairings_announced_at is not None:
         return
-    view = await pairings(ctx, event.id, round_number)
+    view = await round_view(ctx, event, round_number, people)
     if not await ctx.announced(event.id, ctx.announcer.round_paired(event, view)):
         return  # not marked: the next poll of the round posts them again
     for board_view in view.boards:

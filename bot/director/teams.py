@@ -35,7 +35,7 @@ from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import players as storage_players
 from storage import teams as storage_teams
-from storage.history import build_tournament, get_history
+from storage.history import History, build_tournament
 from storage.teams import TeamRow
 
 MENTION = re.compile(r"<@!?(\d+)>")
@@ -219,11 +219,12 @@ def lay_out(event: team.TeamEvent, round_number: int) -> tuple[TeamRound, Pairin
     return TeamRound(tuple(games), byes, short, defaulted), pairing
 
 
-async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> bool:
-    """Pair and store a team round; False if the event ended instead (too few teams, no valid pairing)."""
+async def pair_team_round(ctx: Context, history: History, round_number: int) -> Event | None:
+    """Pair and store a team round on the event's state the job read; the event's row as storing left it, or None
+    if the event ended instead (too few teams, no valid pairing)."""
     now = ctx.clock.now()
-    event = await get_event(ctx.db, event_id)
-    history = await get_history(ctx.db, event_id)
+    event = history.event
+    event_id = event.id
     rows = await storage_teams.list_teams(ctx.db, event_id)
     if round_number == 1:  # pairing numbers by strength, once the ratings are those of the start
         await storage_teams.number_teams(
@@ -237,17 +238,17 @@ async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> boo
         raise
     if len(event_now.to_pair(round_number)) < 2:
         await finish_event(ctx, event_id, "not enough teams left")
-        return False
+        return None
     paired = await pair_or_finish(ctx, event, round_number, lambda: lay_out(event_now, round_number))
     if paired is None:
-        return False
+        return None
     laid, _ = paired
     async with ctx.db.transaction():
         await storage_teams.store_team_round(
             ctx.db, event_id, round_number, laid.boards, laid.byes, at=now, actor=SYSTEM_ACTOR.name,
             defaulted=laid.defaulted,
         )  # fmt: skip
-        await storage_events.set_next_round_at(ctx.db, event_id, None)
+        stored = await storage_events.set_next_round_at(ctx.db, event_id, None)
     dropped = tuple(r.name for r in rows if r.number not in event_now.by_number)
     if laid.short or dropped:
         names = ", ".join((*dropped, *laid.short))
@@ -255,14 +256,14 @@ async def pair_team_round(ctx: Context, event_id: int, round_number: int) -> boo
             event, f"Round {round_number}: {names} cannot field {event.settings.team_boards} players and sit out."
         )
     if laid.defaulted:
-        numbers = {e.number: e for e in await storage_entries.list_entries(ctx.db, event_id) if e.number}
+        numbers = {e.number: e for e in history.entries if e.number}
         gone = ", ".join(sorted(numbers[n].name for n in laid.defaulted if n in numbers))
         await ctx.announcer.notice(
             event, f"Round {round_number}: {gone} cannot play, and their teams have no reserve left: those boards "
             "are lost by default.",
         )  # fmt: skip
     ctx.changed()
-    return True
+    return stored
 
 
 # --- a member's match -------------------------------------------------------------------------------------------

@@ -144,8 +144,13 @@ async def records(ctx: Context, event_id: int) -> dict[int, tuple[CrosstableCell
 
 
 async def _round_view(ctx: Context, event: Event, number: int) -> RoundView:
-    summary = await get_round(ctx.db, event, number)
     people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event.id)}
+    return await round_view(ctx, event, number, people)
+
+
+async def round_view(ctx: Context, event: Event, number: int, people: dict[int, Entry]) -> RoundView:
+    """A round with names, links and results, for a job that holds the event and its entries (by player id)."""
+    summary = await get_round(ctx.db, event, number)
     games = latest_games(await storage_games.games_of_round(ctx.db, event.id, number))
     boards = [_board_view(ctx, b, people, games.get(b.id)) for b in summary.boards]
     boards = await team_views.label_matches(ctx, event, boards, people)  # a team event's boards name their match

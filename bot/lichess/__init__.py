@@ -1,4 +1,4 @@
-"""Lichess: the gateway, its typed payloads and errors, and the adjudication of a finished game."""
+"""Lichess in its own shapes: the gateway, the game stream, the typed payloads and errors."""
 
 LICHESS_URL = "https://lichess.org"
 TOKEN_ENV = "LICHESS_TOKEN"

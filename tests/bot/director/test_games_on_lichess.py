@@ -10,6 +10,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from bot.director.models import JobKind
 from domain.entry import EntryStatus
 from domain.event import EventStatus
 from domain.result import GameStatus, Result
@@ -157,6 +158,25 @@ async def test_an_aborted_replay_of_an_early_draw_is_created_again(quiet_world: 
     assert board.result is Result.BLACK_WINS_FORFEIT  # the re-created game was aborted too
     attempts = await games_of_round(w.db, event_id, 1)
     assert [g.status for g in attempts] == [GameStatus.REPLACED, GameStatus.REPLACED, GameStatus.FINISHED]
+
+
+async def test_a_game_re_created_after_the_round_started_gets_the_whole_no_show_grace(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=2)  # no_show_seconds=300
+    await w.start(event_id)
+    started = (await w.director.pairings(event_id)).started_at
+    assert started is not None
+    await poll_for(w, 4 * 60)
+    await w.play(event_id, 1, None, status="aborted", plies=0)
+    await w.scheduler.run_due()  # minute 4: created again
+    recreated = w.clock.now()
+    noshow = [j for j in await w.director.due_jobs() if j.kind is JobKind.NOSHOW]
+    assert [j.due_at for j in noshow] == [recreated + timedelta(minutes=5)]  # not the round's start + 5
+    await w.play(event_id, 1, None, status="started", plies=0)  # both joined the new game, white never moves
+    await poll_for(w, 2 * 60)  # past the round's start + 5 minutes: the new game's grace still runs
+    assert (await w.director.pairings(event_id)).boards[0].result is None
+    await poll_for(w, 3 * 60)
+    assert (await w.director.pairings(event_id, 1)).boards[0].result is Result.BLACK_WINS_FORFEIT
 
 
 # --- item 9: a challenge nobody joined --------------------------------------------------------------------
