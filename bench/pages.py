@@ -32,7 +32,7 @@ from bot.config import ClubConfig
 from bot.director.api import Director
 from bot.lichess.gateway import LichessGateway
 from bot.pages.site import SITE, make_pages_app
-from pairing import dutch
+from pairing.systems import dutch
 from storage.db import Database, open_database
 from storage.entries import join_event, start_event
 from storage.events import create_event, set_event_status

@@ -43,7 +43,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 
 import aiohttp  # noqa: E402
 
-import pairing.dutch  # noqa: E402
+import pairing.systems.dutch  # noqa: E402
 import storage.history  # noqa: E402
 import storage.rounds  # noqa: E402
 from bot.director.api import Director  # noqa: E402
@@ -432,7 +432,7 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         "",
         "Phases, median seconds over the events: *export results* is the export request and *store results,"
         " standings* the rest of the poll job; *load history* (`storage.history.load_tournament`), *pair*"
-        " (`pairing.dutch.pair`, in a thread) and *store pairing* (`storage.rounds.store_pairing`) are those"
+        " (`pairing.systems.dutch.pair`, in a thread) and *store pairing* (`storage.rounds.store_pairing`) are those"
         " calls; *create games* runs from the first challenge request to the last reply (*of which Lichess*:"
         " the time inside the requests; the rest is writing each attempt's row before and after its request);"
         " *announce* runs from then to the end of the start job (round marked started, round view read,"
@@ -502,7 +502,7 @@ async def bench(args: argparse.Namespace) -> int:
     timeline = Timeline()
     patched = {
         "load history": instrument(timeline, storage.history, "load_tournament", "load history"),
-        "pair": instrument(timeline, pairing.dutch, "pair", "pair"),
+        "pair": instrument(timeline, pairing.systems.dutch, "pair", "pair"),
         "store pairing": instrument(timeline, storage.rounds, "store_pairing", "store pairing"),
     }
     runs = []

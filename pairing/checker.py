@@ -69,7 +69,7 @@ def _pre_2025_pab_eligible(views: RoundViews, number: int) -> bool:
 
 
 def _double_pab_eligible(views: RoundViews, number: int) -> bool:
-    from pairing import double
+    from pairing.systems import double
 
     return double.entrant(views, number, double.match_of(views.round)).pab_eligible
 
@@ -77,7 +77,7 @@ def _double_pab_eligible(views: RoundViews, number: int) -> bool:
 def _match_problem(views: RoundViews, board: Board) -> str | None:
     """Double-Swiss: a second game that is not its first game reversed, or a match against an opponent already
     met in a match that was not forfeited."""
-    from pairing import double
+    from pairing.systems import double
 
     white, black = board.white, board.black
     if views.round % 2 == 0:
@@ -436,7 +436,7 @@ def check_tournament(
     `system=None` checks the (Dutch) absolute criteria only; `engine` replaces the system's engine.
     """
     if system == "team":
-        raise ValueError("a team event is checked team by team: pairing.team_check.check_tournament")
+        raise ValueError("a team event is checked team by team: pairing.team.check.check_tournament")
     rules = rules_of(system)
     pair = engine if engine is not None else (_engine(system) if system is not None else None)
     found: list[Discrepancy] = []

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from pairing.model import Colour, Outcome, RecordKind, RoundRecord, result_records
 from pairing.systems import TWO_GAME_MATCHES
-from pairing.tiebreak_codes import DEFAULT_TIEBREAKS as DEFAULT_TIEBREAKS
+from pairing.tiebreaks.codes import DEFAULT_TIEBREAKS as DEFAULT_TIEBREAKS
 
 
 class EventStatus(enum.Enum):

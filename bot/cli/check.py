@@ -7,8 +7,9 @@ import sys
 
 from bot.cli import COMMANDS
 from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, parse_trf, read_text
-from pairing import checker, systems, team_check
+from pairing import checker, systems
 from pairing.errors import TeamError
+from pairing.team import check as team_check
 
 EXIT_OK = 0
 EXIT_DISCREPANCIES = 1

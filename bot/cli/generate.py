@@ -8,8 +8,11 @@ from functools import partial
 
 from bot.cli import COMMANDS
 from bot.cli.trf_files import EXIT_BAD_INPUT
-from pairing import acceleration, generator, systems, team, team_check, trf
+from pairing import acceleration, generator, systems, trf
 from pairing.model import Pairing, Tournament
+from pairing.team import check as team_check
+from pairing.team.model import TeamRules
+from pairing.team.trf import to_tournament
 
 EXIT_WRITTEN = 0
 EXIT_UNWRITABLE = 5
@@ -79,8 +82,8 @@ def _team_event(args: argparse.Namespace) -> Tournament:
         raise ValueError(
             "--system team plays boards 1/0.5/0 with a drawn match as the PAB; --points, --pab and --baku do not apply"
         )
-    event = team_check.generate_event(args.seed, args.players, args.rounds, rules=team.TeamRules(boards=args.boards))
-    return team.to_tournament(event)
+    event = team_check.generate_event(args.seed, args.players, args.rounds, rules=TeamRules(boards=args.boards))
+    return to_tournament(event)
 
 
 def _write(args: argparse.Namespace, tournament: Tournament) -> int:

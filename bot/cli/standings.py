@@ -8,11 +8,11 @@ import sys
 
 from bot.cli import COMMANDS
 from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, read_trf
-from pairing.crosstable import crosstable, format_crosstable
 from pairing.model import Points, Tournament
-from pairing.standings import StandingRow, compute_standings, format_standings
-from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, UnknownTiebreak, parse_tiebreaks
-from pairing.unplayed import EDITIONS, Edition
+from pairing.standings.crosstable import crosstable, format_crosstable
+from pairing.standings.ranking import StandingRow, compute_standings, format_standings
+from pairing.tiebreaks.codes import DEFAULT_TIEBREAKS, UnknownTiebreak, parse_tiebreaks
+from pairing.tiebreaks.unplayed import EDITIONS, Edition
 
 EXIT_OK = 0
 

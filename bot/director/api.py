@@ -48,7 +48,7 @@ from bot.director.models import (
 )
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
-from pairing.crosstable import CrosstableCell
+from pairing.standings.crosstable import CrosstableCell
 from storage.db import Database
 from storage.records import Entry, Event, EventSettings, EventStatus
 

@@ -18,7 +18,7 @@ from bot.director.views import pairings, standings
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
 from bot.lichess.payloads import valid_username
 from pairing import systems
-from pairing.tiebreak_codes import parse_tiebreak
+from pairing.tiebreaks.codes import parse_tiebreak
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events

@@ -9,7 +9,7 @@ from fractions import Fraction
 from bot.director.context import Context
 from bot.director.models import BoardView, PlayerRef, TeamPlayerLine, TeamStandingView
 from pairing.model import RecordKind
-from pairing.team_standings import DEFAULT_TEAM_TIEBREAKS, team_standings
+from pairing.team.standings import DEFAULT_TEAM_TIEBREAKS, team_standings
 from storage import teams as storage_teams
 from storage.history import History, get_history, results_tournament
 from storage.records import Entry, Event

@@ -22,8 +22,8 @@ from bot.director.models import (
     shown_bye,
 )
 from bot.errors import EventNotFound
-from pairing.crosstable import CrosstableCell, player_cells
-from pairing.standings import compute_standings
+from pairing.standings.crosstable import CrosstableCell, player_cells
+from pairing.standings.ranking import compute_standings
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events

@@ -27,8 +27,8 @@ from bot.pages.chart import Series, score_chart
 from bot.rendering.text import RESULT_LABELS, STATUS_MARKS, format_points, format_tiebreak
 from bot.web.app import RouteModule, make_app
 from bot.web.keys import DIRECTOR
-from pairing.crosstable import CrosstableCell
 from pairing.model import Outcome, RecordKind
+from pairing.standings.crosstable import CrosstableCell
 from storage.records import Entry, Event, EventStatus
 
 log = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 from bot.director.models import BoardView, Crosstable, PlayerRef, RoundView, ShownBye, StandingRow
 from pairing.model import RecordKind
-from pairing.standings import format_value, text_table
-from pairing.tiebreak_codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
+from pairing.standings.ranking import format_value, text_table
+from pairing.tiebreaks.codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
 from storage.records import EntryStatus, Event, Result
 
 MESSAGE_LIMIT = 2000

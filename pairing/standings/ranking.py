@@ -6,11 +6,11 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pairing.encounter import direct_encounter, mini_table
 from pairing.model import Points, Tournament
-from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, SCORE_LIKE, TiebreakSpec, parse_tiebreak
-from pairing.tiebreaks import TiebreakCalculator
-from pairing.unplayed import Edition
+from pairing.tiebreaks.calculator import TiebreakCalculator
+from pairing.tiebreaks.codes import DEFAULT_TIEBREAKS, SCORE_LIKE, TiebreakSpec, parse_tiebreak
+from pairing.tiebreaks.encounter import direct_encounter, mini_table
+from pairing.tiebreaks.unplayed import Edition
 
 
 @dataclass(frozen=True)

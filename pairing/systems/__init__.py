@@ -41,7 +41,8 @@ def engine(system: str) -> Engine:
     """The `pair(tournament, round_number)` function of a system (its module is imported on first use)."""
     if system not in SYSTEMS:
         raise ValueError(f"unknown pairing system {system!r} (known: {', '.join(SYSTEMS)})")
-    pair: Engine = importlib.import_module(f"pairing.{system}").pair
+    module = "pairing.team.engine" if system == "team" else f"pairing.systems.{system}"
+    pair: Engine = importlib.import_module(module).pair
     return pair
 
 

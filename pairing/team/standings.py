@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from pairing.encounter import direct_encounter, mini_table
 from pairing.model import Points, Scoring, exact_sum
-from pairing.team import Primary, TeamEvent
-from pairing.tiebreak_codes import TiebreakSpec, UnknownTiebreak, parse_tiebreak
-from pairing.tiebreaks import TiebreakCalculator
-from pairing.unplayed import Edition, UnplayedCategory
+from pairing.team.model import Primary, TeamEvent
+from pairing.tiebreaks.calculator import TiebreakCalculator
+from pairing.tiebreaks.codes import TiebreakSpec, UnknownTiebreak, parse_tiebreak
+from pairing.tiebreaks.encounter import direct_encounter, mini_table
+from pairing.tiebreaks.unplayed import Edition, UnplayedCategory
 
 DEFAULT_TEAM_TIEBREAKS: tuple[str, ...] = ("GP", "ESB", "BH:MP", "DE")
 """The order this module ships for a match-point event: game points, team Sonneborn-Berger, Buchholz, DE."""

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.cli import main as swissbot
-from pairing import checker, dubov, generator, trf
+from pairing import checker, generator, trf
 from pairing.model import Colour, PreferenceStrength
+from pairing.systems import dubov
 from tests.support.paths import SHARED
 
 BURSTEIN = SHARED / "corpus" / "burstein"

@@ -9,8 +9,8 @@ import pytest
 
 from bot.cli import pair as cli_pair
 from pairing import trf
-from pairing.dutch import pair
 from pairing.errors import NoValidPairing
+from pairing.systems.dutch import pair
 from tests.support.corpus import expected_lines, pair_lines
 from tests.support.paths import SHARED
 

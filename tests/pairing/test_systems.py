@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pairing import dutch, generator, systems, trf
+from pairing import generator, systems, trf
+from pairing.systems import dutch
 from tests.support.paths import SHARED
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, JoiningClosed
 from pairing import checker, trf
-from pairing.crosstable import crosstable
+from pairing.standings.crosstable import crosstable
 from storage.audit import audit_log
 from storage.players import get_ban, player_by_discord
 from storage.records import EarlyDrawPolicy, EntryStatus, Result, RoundStatus, Schedule
