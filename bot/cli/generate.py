@@ -7,15 +7,18 @@ import sys
 from functools import partial
 
 from bot.cli import COMMANDS
-from bot.cli.trf_files import EXIT_BAD_INPUT
+from bot.cli.exit_codes import ExitCode, describe
 from pairing import acceleration, generator, systems, trf
 from pairing.model import Pairing, Tournament
 from pairing.team import check as team_check
 from pairing.team.model import TeamRules
 from pairing.team.trf import to_tournament
 
-EXIT_WRITTEN = 0
-EXIT_UNWRITABLE = 5
+EXITS = {
+    ExitCode.OK: "written",
+    ExitCode.USAGE: "bad arguments",
+    ExitCode.UNWRITABLE: "the file cannot be written",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,8 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["generate"],
         description="The random tournament generator of FIDE pairing programs: players with random ratings, "
         "every round paired by the engine, results drawn by rating (with a few byes, forfeits and "
-        "withdrawals), written as TRF. The same arguments always give the same file. Exit codes: 0 written, "
-        "3 bad arguments, 5 the file cannot be written.",
+        "withdrawals), written as TRF. The same arguments always give the same file. "
+        + describe(EXITS),
     )
     choices = [*systems.SYSTEMS, systems.AUTO]
     parser.add_argument("--system", default="dutch", choices=choices, help="pairing system (default dutch)")
@@ -52,7 +55,7 @@ def _pair_with(choice: str, tournament: Tournament) -> Pairing:
     return systems.pair(tournament, choice)[1]
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Generate the event and write it; return the exit code."""
     try:
         if args.system == "team":
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except (ValueError, trf.TrfError) as error:
         print(f"swissbot generate: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.USAGE
     return _write(args, tournament)
 
 
@@ -86,13 +89,13 @@ def _team_event(args: argparse.Namespace) -> Tournament:
     return to_tournament(event)
 
 
-def _write(args: argparse.Namespace, tournament: Tournament) -> int:
+def _write(args: argparse.Namespace, tournament: Tournament) -> ExitCode:
     """Write the generated event; the exit code."""
     try:
         data = trf.dump_bytes(tournament, args.encoding)
     except (ValueError, trf.TrfError) as error:
         print(f"swissbot generate: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.USAGE
     columns = args.rounds * (2 if args.system in systems.TWO_GAME_MATCHES else 1)
     if tournament.rounds_completed < columns:
         print(
@@ -102,11 +105,11 @@ def _write(args: argparse.Namespace, tournament: Tournament) -> int:
         )
     if args.output == "-":
         sys.stdout.buffer.write(data)
-        return EXIT_WRITTEN
+        return ExitCode.OK
     try:
         with open(args.output, "wb") as handle:
             handle.write(data)
     except OSError as error:
         print(f"swissbot generate: cannot write {args.output}: {error}", file=sys.stderr)
-        return EXIT_UNWRITABLE
-    return EXIT_WRITTEN
+        return ExitCode.UNWRITABLE
+    return ExitCode.OK

@@ -351,7 +351,7 @@ def test_team_is_a_system_and_pairs_a_trf_read_event() -> None:
 
 
 def test_the_player_checker_sends_team_events_to_the_team_checker() -> None:
-    with pytest.raises(ValueError, match="pairing.team.check"):
+    with pytest.raises(ValueError, match=r"pairing\.team\.check"):
         checker.check_tournament(team_trf.to_tournament(six_teams()), "team")
 
 
