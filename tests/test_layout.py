@@ -71,6 +71,13 @@ def test_no_import_circle_among_the_project_modules() -> None:
             visit(node)
 
 
+def test_the_pairing_sub_packages_import_none_of_their_modules() -> None:
+    """Their `__init__`s stay light: `pairing.systems` imports its engines only when asked for one."""
+    edges = graph()
+    for package in ("pairing.systems", "pairing.team", "pairing.tiebreaks", "pairing.standings"):
+        assert not {m for m in edges[package] if m.startswith(package + ".")}, package
+
+
 def all_imports(package: str) -> set[str]:
     modules = project_modules()
     found: set[str] = set()
