@@ -47,6 +47,8 @@ MEANINGS: dict[ExitCode, str] = {
 def describe(cases: Mapping[ExitCode, str]) -> str:
     """A command's exit codes for its help, its own words for each case: 'Exit codes: 0 paired, 1 no valid ...'.
 
-    Every command also exits USAGE (2) when argparse rejects the command line, so it is always listed."""
-    cases = {ExitCode.USAGE: "bad command line", **cases}
+    Every command exits USAGE (2) when argparse rejects the command line, so it is always listed; a command's
+    own words for it name what else it refuses."""
+    usage = "a bad command line" + (f" ({cases[ExitCode.USAGE]})" if ExitCode.USAGE in cases else "")
+    cases = {**cases, ExitCode.USAGE: usage}
     return "Exit codes: " + ", ".join(f"{int(code)} {cases[code]}" for code in sorted(cases)) + "."

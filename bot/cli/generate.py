@@ -16,7 +16,7 @@ from pairing.team.trf import to_tournament
 
 EXITS = {
     ExitCode.OK: "written",
-    ExitCode.USAGE: "bad arguments",
+    ExitCode.USAGE: "a value the generator refuses",
     ExitCode.UNWRITABLE: "the file cannot be written",
 }
 

@@ -14,7 +14,7 @@ from pairing.errors import NoValidPairing, PairingError, TeamError
 EXITS = {
     ExitCode.OK: "paired",
     ExitCode.FAILED: "no valid pairing exists",
-    ExitCode.USAGE: "unknown system",
+    ExitCode.USAGE: "an unknown system",
     ExitCode.BAD_INPUT: "bad input (naming the line) or every round already paired",
     ExitCode.UNREADABLE: "the file cannot be read",
     ExitCode.ENGINE_GAVE_UP: "the engine gave up",
