@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-players", type=int, default=300)
     parser.add_argument("--reference", default=str(DEFAULT_REFERENCE))
     args = parser.parse_args(argv)
-    engine = importlib.import_module(f"pairing.{args.system}").pair
+    engine = importlib.import_module(f"pairing.systems.{args.system}").pair
     rounds_checked = differing = 0
     for seed in range(args.seed, args.seed + args.events):
         rng = random.Random(seed)

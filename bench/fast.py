@@ -5,7 +5,7 @@ Usage: .venv/bin/python bench/fast.py [--sizes 10000 100000] [--rounds 10 30] [-
                                       [--reference /tmp/bbp-fast/bbpPairings.exe]
        .venv/bin/python bench/fast.py --check-reference BINARY [--events 20] [--max-players 300] [--seed 1]
 
-Each event is simulated column-wise (`pairing.fast.FastEvent`), every round paired by the Fast engine itself:
+Each event is simulated column-wise (`pairing.systems.fast.FastEvent`), every round paired by the Fast engine itself:
 ratings drawn from a normal law, Elo-drawn results with draws, about 1 % of the boards forfeited (a fifth of
 them double forfeits), about 1 % half-point byes and 0.5 % absences (zero-point byes) entered before each
 round. The event with the most rounds is built once per size and cached in bench/.cache/ (pickled columns);
@@ -42,8 +42,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 
-from pairing import fast, trf  # noqa: E402
+from pairing import trf  # noqa: E402
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament  # noqa: E402
+from pairing.systems import fast  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 CACHE = ROOT / "bench" / ".cache"
@@ -362,15 +363,15 @@ def section(
     lines = [
         "## Fast Swiss",
         "",
-        "Fast Swiss engine (`pairing.fast`), one round of a simulated event (`bench/fast.py`, seed 1). The event "
-        "is simulated column-wise (`FastEvent`), every round paired by the engine itself: normally drawn ratings, "
-        "Elo-drawn results with 30 % draws, 1 % of the boards forfeited (a fifth of them double), 1 % half-point "
-        "byes and 0.5 % absences entered before each round. Fewer rounds are the first columns of the same event; "
-        "the measured round is the next one. Two forms of the same call, each in a fresh interpreter: `pair_event` "
-        "on the columns, and `pair` on the `Tournament` model built from them (the model is built before the "
-        "clock starts; its weight shows in *RSS before*). Time: wall time of the call (`time.perf_counter`), median "
-        "of the runs with the fastest and slowest; peak RSS: the process's peak resident memory during the call "
-        "(VmHWM, reset through /proc/self/clear_refs just before it; interpreter and event included), and the "
+        "Fast Swiss engine (`pairing.systems.fast`), one round of a simulated event (`bench/fast.py`, seed 1). The "
+        "event is simulated column-wise (`FastEvent`), every round paired by the engine itself: normally drawn "
+        "ratings, Elo-drawn results with 30 % draws, 1 % of the boards forfeited (a fifth of them double), 1 % "
+        "half-point byes and 0.5 % absences entered before each round. Fewer rounds are the first columns of the same"
+        " event; the measured round is the next one. Two forms of the same call, each in a fresh interpreter: "
+        "`pair_event` on the columns, and `pair` on the `Tournament` model built from them (the model is built before"
+        " the clock starts; its weight shows in *RSS before*). Time: wall time of the call (`time.perf_counter`), "
+        "median of the runs with the fastest and slowest; peak RSS: the process's peak resident memory during the "
+        "call (VmHWM, reset through /proc/self/clear_refs just before it; interpreter and event included), and the "
         "resident memory just before it. *Columns*: the size of the event's arrays.",
         "",
         f"Simulating the events (not counted): {built}.",

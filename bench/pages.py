@@ -35,7 +35,7 @@ from bot.pages.site import SITE, make_pages_app
 from domain.event import EventStatus
 from domain.result import Result
 from domain.settings import EventSettings
-from pairing import dutch
+from pairing.systems import dutch
 from storage.db import Database, open_database
 from storage.entries import join_event, start_event
 from storage.events import create_event, set_event_status

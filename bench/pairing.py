@@ -84,7 +84,7 @@ def engine(system: str) -> Pair:
     """The `pair` function of a system's module."""
     if system not in SYSTEMS:
         raise ValueError(f"unknown system {system!r} (known: {', '.join(SYSTEMS)})")
-    found: Pair = importlib.import_module(f"pairing.{system}").pair
+    found: Pair = importlib.import_module(f"pairing.systems.{system}").pair
     return found
 
 
@@ -421,8 +421,8 @@ def section(rows: list[Row], args: argparse.Namespace, loads: list[float], build
             targets_line(rows),
             "",
             "Round 1 (no history: one score group, two under acceleration) is settled without any matching when the "
-            "natural S1-S2 pairing is provably best (`_Round.natural` in `pairing/dutch.py`), as it is here; later "
-            "rounds spend most of their time in the maximum-weight matching of the brackets that it does not "
+            "natural S1-S2 pairing is provably best (`_Round.natural` in `pairing/systems/dutch.py`), as it is here; "
+            "later rounds spend most of their time in the maximum-weight matching of the brackets that it does not "
             "settle. Before it, round 1 took 0.33 s for 100 players, 0.64 s for 200, 3.66 s for 400 and 27.92 s "
             "for 800 (an earlier measurement of this page, seed 1, load 1.1 to 1.6).",
             "",

@@ -44,7 +44,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 import aiohttp  # noqa: E402
 
 import bot.director.lookups  # noqa: E402
-import pairing.dutch  # noqa: E402
+import pairing.systems.dutch  # noqa: E402
 import storage.rounds  # noqa: E402
 from bot.director.api import Director  # noqa: E402
 from bot.director.models import Actor, Job, RoundView, StandingRow  # noqa: E402
@@ -434,7 +434,7 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         "Phases, median seconds over the events: *export results* is the export request and *store results,"
         " standings* the rest of the poll job; *load history* (`bot.director.lookups.event_history`, the"
         " event's state the start job reads once), *pair*"
-        " (`pairing.dutch.pair`, in a thread) and *store pairing* (`storage.rounds.store_pairing`) are those"
+        " (`pairing.systems.dutch.pair`, in a thread) and *store pairing* (`storage.rounds.store_pairing`) are those"
         " calls; *create games* runs from the first challenge request to the last reply (*of which Lichess*:"
         " the time inside the requests; the rest is writing each attempt's row before and after its request);"
         " *announce* runs from then to the end of the start job (round marked started, round view read,"
@@ -504,7 +504,7 @@ async def bench(args: argparse.Namespace) -> int:
     timeline = Timeline()
     patched = {
         "load history": instrument(timeline, bot.director.lookups, "event_history", "load history"),
-        "pair": instrument(timeline, pairing.dutch, "pair", "pair"),
+        "pair": instrument(timeline, pairing.systems.dutch, "pair", "pair"),
         "store pairing": instrument(timeline, storage.rounds, "store_pairing", "store pairing"),
     }
     runs = []

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from pairing import acceleration, systems
 from pairing.model import Colour
-from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, parse_tiebreak
+from pairing.tiebreaks.codes import DEFAULT_TIEBREAKS, parse_tiebreak
 
 
 class EarlyDrawPolicy(enum.Enum):

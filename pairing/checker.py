@@ -84,7 +84,7 @@ def _system(name: str | None) -> PairingSystem:
 def _have_met(views: RoundViews, a: int, b: int, two_game_matches: bool) -> bool:
     """The two met before this round: over the board, or in Double-Swiss in a match that was not forfeited."""
     if two_game_matches:
-        from pairing import double
+        from pairing.systems import double
 
         return b in double.entrant(views, a, double.match_of(views.round)).met
     return views.have_met(a, b)
@@ -386,7 +386,7 @@ def check_tournament(
     """
     checked = _system(system)
     if checked.team:
-        raise ValueError("a team event is checked team by team: pairing.team_check.check_tournament")
+        raise ValueError("a team event is checked team by team: pairing.team.check.check_tournament")
     pair = engine if engine is not None else (_engine(system) if system is not None else None)
     found: list[Discrepancy] = []
     for round_number in range(1, tournament.rounds_completed + 1):

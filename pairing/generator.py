@@ -35,7 +35,7 @@ DOUBLE_FORFEIT_SHARE = 0.2  # of all forfeited boards
 
 
 def _default_pair() -> Pair:
-    from pairing.dutch import pair  # lazily: the engine is the heaviest module of the package
+    from pairing.systems.dutch import pair  # lazily: the engine is the heaviest module of the package
 
     return pair
 

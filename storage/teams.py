@@ -15,8 +15,10 @@ from datetime import datetime
 from domain.entry import EntryStatus
 from domain.event import EDITABLE
 from domain.rounds import RoundSummary, planned_byes
-from pairing import team
 from pairing.model import RecordKind, Tournament
+from pairing.team.matches import team_strength
+from pairing.team.model import Team, TeamEvent, TeamRules
+from pairing.team.trf import to_tournament
 from storage import audit
 from storage.db import Connection, Database, execute, executemany, fetchall, fetchone, utc_text
 from storage.entries import load_entries
@@ -208,33 +210,33 @@ async def number_teams(db: Database, event_id: int, order: Sequence[int], *, at:
 # --- the team event -------------------------------------------------------------------------------------------
 
 
-def team_rules(history: History) -> team.TeamRules:
+def team_rules(history: History) -> TeamRules:
     """The event's team rules (its boards; the rest C.04.6's defaults: match points 2/1/0, Type A colours)."""
-    return team.TeamRules(boards=history.event.settings.team_boards)
+    return TeamRules(boards=history.event.settings.team_boards)
 
 
-def team_event(history: History, teams: Sequence[TeamRow], tournament: Tournament) -> team.TeamEvent:
+def team_event(history: History, teams: Sequence[TeamRow], tournament: Tournament) -> TeamEvent:
     """The team event over a players' tournament built from `history` (rosters as starting numbers, in board
     order; players not numbered are left out, and so is a team left with fewer of them than the boards)."""
     numbers = {e.player.id: n for n, e in history.numbered.items()}
     rules = team_rules(history)
     ratings = {e.player.id: e.rating for e in history.numbered.values()}
     built = tuple(
-        team.Team(
+        Team(
             t.number,
             t.name,
             tuple(numbers[p] for p in t.players if p in numbers),
-            team.team_strength((ratings[p] for p in t.players if p in ratings), rules.boards),
+            team_strength((ratings[p] for p in t.players if p in ratings), rules.boards),
         )
         for t in teams
     )
     # A team whose players left before the start (no starting number) is short for good: it is no team of play.
-    return team.TeamEvent(tournament, tuple(t for t in built if len(t.players) >= rules.boards), rules)
+    return TeamEvent(tournament, tuple(t for t in built if len(t.players) >= rules.boards), rules)
 
 
 def team_tournament(history: History, teams: Sequence[TeamRow], tournament: Tournament) -> Tournament:
     """The players' tournament with the team records in its header (`pairing.team.to_tournament`), for TRF."""
-    return team.to_tournament(team_event(history, teams, tournament))
+    return to_tournament(team_event(history, teams, tournament))
 
 
 def seeded_order(history: History, teams: Sequence[TeamRow]) -> list[int]:
@@ -244,7 +246,7 @@ def seeded_order(history: History, teams: Sequence[TeamRow]) -> list[int]:
     return [
         t.id
         for t in sorted(
-            teams, key=lambda t: (-team.team_strength((ratings.get(p, 0) for p in t.players), boards), t.name)
+            teams, key=lambda t: (-team_strength((ratings.get(p, 0) for p in t.players), boards), t.name)
         )
     ]
 

@@ -71,6 +71,15 @@ def test_no_import_circle_among_the_project_modules() -> None:
             visit(node)
 
 
+@pytest.mark.parametrize("package", ["pairing.systems", "pairing.team", "pairing.tiebreaks", "pairing.standings"])
+def test_the_pairing_sub_packages_load_none_of_their_modules(package: str) -> None:
+    """Their `__init__`s stay light: importing one loads none of its modules (`pairing.systems` imports an engine
+    only when one is asked for)."""
+    probe = f"import sys, {package}; print(sorted(m for m in sys.modules if m.startswith('{package}.')))"
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]", loaded.stdout
+
+
 def all_imports(package: str) -> set[str]:
     modules = project_modules()
     found: set[str] = set()

@@ -6,13 +6,19 @@ import argparse
 import sys
 
 from bot.cli import COMMANDS
-from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, parse_trf, read_text
-from pairing import checker, systems, team_check
+from bot.cli.exit_codes import ExitCode, describe
+from bot.cli.trf_files import TrfFileError, parse_trf, read_text
+from pairing import checker, systems
 from pairing.errors import TeamError
+from pairing.team import check as team_check
 
-EXIT_OK = 0
-EXIT_DISCREPANCIES = 1
-EXIT_ENGINE_MISSING = 4
+EXITS = {
+    ExitCode.OK: "no discrepancy",
+    ExitCode.FAILED: "discrepancies",
+    ExitCode.BAD_INPUT: "a bad file",
+    ExitCode.ENGINE_MISSING: "the engine is not available",
+    ExitCode.UNREADABLE: "the file cannot be read",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,8 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["check"],
         description=(
             "Rebuild the tournament round by round, check each round against the absolute pairing criteria, "
-            "and compare it with the engine's pairing. Prints one line per discrepancy; exit code 0 when there "
-            "is none, 1 when there are discrepancies, 3 on a bad file, 5 when the file cannot be read."
+            "and compare it with the engine's pairing. Prints one line per discrepancy. " + describe(EXITS)
         ),
     )
     parser.add_argument(
@@ -37,7 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Check the file and print the discrepancies."""
     path: str = args.file
     try:
@@ -58,14 +63,14 @@ def run(args: argparse.Namespace) -> int:
             found = checker.check_tournament(tournament, system)
     except TeamError as error:
         print(f"{path}: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except ImportError as error:
         print(f"the {system} engine is not available: {error}", file=sys.stderr)
-        return EXIT_ENGINE_MISSING
+        return ExitCode.ENGINE_MISSING
     for item in found:
         print(item)
     rounds = tournament.rounds_completed
     against = f" against the {system} engine" if system else ""
     verdict = f"{len(found)} discrepancies" if found else "no discrepancy"
     print(f"{path}: {rounds} rounds checked{against}: {verdict}", file=sys.stderr)
-    return EXIT_DISCREPANCIES if found else EXIT_OK
+    return ExitCode.FAILED if found else ExitCode.OK

@@ -8,12 +8,15 @@ import json
 from typing import Any
 
 from bot.cli import COMMANDS
+from bot.cli.exit_codes import ExitCode, describe
 from bot.discord.commands_payload import command_payloads
+
+EXITS = {ExitCode.OK: "printed"}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `commands` subcommand."""
-    parser = sub.add_parser("commands", help=COMMANDS["commands"])
+    parser = sub.add_parser("commands", help=COMMANDS["commands"], description=describe(EXITS))
     parser.add_argument("--json", action="store_true", help="the exact payloads, as a JSON list")
     parser.set_defaults(handler=run)
 
@@ -32,11 +35,11 @@ def summary(payloads: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Print the payloads."""
     payloads = asyncio.run(command_payloads())
     if args.json:
         print(json.dumps(payloads, indent=2, ensure_ascii=False, sort_keys=True))
     else:
         print("\n".join(summary(payloads)))
-    return 0
+    return ExitCode.OK

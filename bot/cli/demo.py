@@ -8,9 +8,17 @@ import sys
 from pathlib import Path
 
 from bot.cli import COMMANDS
+from bot.cli.exit_codes import ExitCode, describe
 from bot.demo.runner import DEFAULT_SEED, DemoOptions, run_demo
 from bot.errors import SwissbotError
 from pairing import systems
+
+EXITS = {
+    ExitCode.OK: "the event finished and the files were written",
+    ExitCode.FAILED: "the event did not finish (the reason is printed)",
+    ExitCode.USAGE: "fewer than 2 players or 1 round",
+    ExitCode.INTERRUPTED: "stopped by Ctrl-C",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["demo"],
         description="Run a whole event: simulated members link and join, rounds are paired, games played on the "
         "local Lichess, results and standings shown; writes tournament.trf, games.pgn, standings.txt and "
-        "standings.png. With --db, running it again resumes the event where it stopped.",
+        "standings.png. With --db, running it again resumes the event where it stopped. " + describe(EXITS),
     )
     parser.add_argument("--players", type=int, default=24, help="simulated members (default 24)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
@@ -54,11 +62,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the demo; 0 when the event finished and the files were written."""
+def run(args: argparse.Namespace) -> ExitCode:
+    """Run the demo; the exit code."""
     if args.players < 2 or args.rounds < 1:
         print("swissbot demo: at least 2 players and 1 round", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     opts = DemoOptions(
         players=args.players,
         rounds=args.rounds,
@@ -72,10 +80,11 @@ def run(args: argparse.Namespace) -> int:
         boards=args.boards,
     )
     try:
-        return asyncio.run(run_demo(opts))
+        asyncio.run(run_demo(opts))
     except SwissbotError as exc:
         print(f"swissbot demo: {exc}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     except KeyboardInterrupt:
         print("swissbot demo: stopped (run it again with the same --db to resume)", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
+    return ExitCode.OK

@@ -7,6 +7,13 @@ import asyncio
 import sys
 
 from bot.cli import COMMANDS
+from bot.cli.exit_codes import ExitCode, describe
+
+EXITS = {
+    ExitCode.OK: "stopped",
+    ExitCode.USAGE: "an invalid port",
+    ExitCode.CANNOT_LISTEN: "it cannot listen on the address",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -15,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "discord-sandbox",
         help=COMMANDS["discord-sandbox"],
         description="Serve Discord's REST API and gateway for the bot, plus the /sandbox/ control API "
-        "(docs/discord-sandbox.md). Point the bot at it with [discord] api_url = the printed URL.",
+        "(docs/discord-sandbox.md). Point the bot at it with [discord] api_url = the printed URL. " + describe(EXITS),
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8081, help="port (default: 8081; 0 picks a free one)")
@@ -24,19 +31,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Serve until Ctrl-C; 1 if it cannot listen."""
+def run(args: argparse.Namespace) -> ExitCode:
+    """Serve until Ctrl-C; the exit code."""
     from sandbox.discord import serve
 
     if not 0 <= args.port <= 65535:
         print(f"swissbot discord-sandbox: invalid port {args.port}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         asyncio.run(serve(args.host, args.port, args.seed, args.token))
     except OSError as exc:
         where = f"{args.host}:{args.port}"
         print(f"swissbot discord-sandbox: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return ExitCode.CANNOT_LISTEN
     except KeyboardInterrupt:
         pass
-    return 0
+    return ExitCode.OK

@@ -8,14 +8,18 @@ import sys
 from pathlib import Path
 
 from bot.cli import COMMANDS
+from bot.cli.exit_codes import ExitCode, describe
 from storage.db import open_database
 from storage.errors import DatabaseError, DatabaseUnavailable, NotFound, StorageError
 from storage.events import get_event, latest_event
 from storage.export import FORMATS, LICHESS_URL, export_event
 
-EXIT_OK = 0
-EXIT_BAD_INPUT = 3
-EXIT_NO_DATABASE = 5
+EXITS = {
+    ExitCode.OK: "written",
+    ExitCode.BAD_INPUT: "no such event",
+    ExitCode.UNWRITABLE: "the output file cannot be written",
+    ExitCode.NO_DATABASE: "the database cannot be opened",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +27,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "export",
         help=COMMANDS["export"],
-        description="Write an event from the database: TRF for arbiters, the PGN of its games, JSON for the rest.",
+        description="Write an event from the database: TRF for arbiters, the PGN of its games, JSON for the rest. "
+        + describe(EXITS),
     )
     parser.add_argument("--db", required=True, metavar="FILE", help="the swissbot SQLite database")
     parser.add_argument("--event", type=int, metavar="ID", help="the event id (default: the latest event)")
@@ -38,25 +43,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Export and return the exit code: 0 ok, 3 bad input or unknown event, 5 database cannot be opened."""
+def run(args: argparse.Namespace) -> ExitCode:
+    """Export and return the exit code."""
     try:
         text = asyncio.run(_export(args.db, args.event, args.format, args.site))
     except (DatabaseUnavailable, DatabaseError) as exc:
         print(f"swissbot export: {exc}", file=sys.stderr)
-        return EXIT_NO_DATABASE
+        return ExitCode.NO_DATABASE
     except StorageError as exc:
         print(f"swissbot export: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")
         except OSError as exc:
             print(f"swissbot export: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return ExitCode.UNWRITABLE
     else:
         sys.stdout.write(text)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 async def _export(path: str, event_id: int | None, fmt: str, site: str) -> str:

@@ -7,12 +7,18 @@ import sys
 from functools import partial
 
 from bot.cli import COMMANDS
-from bot.cli.trf_files import EXIT_BAD_INPUT
-from pairing import acceleration, generator, systems, team, team_check, trf
+from bot.cli.exit_codes import ExitCode, describe
+from pairing import acceleration, generator, systems, trf
 from pairing.model import Pairing, Tournament
+from pairing.team import check as team_check
+from pairing.team.model import TeamRules
+from pairing.team.trf import to_tournament
 
-EXIT_WRITTEN = 0
-EXIT_UNWRITABLE = 5
+EXITS = {
+    ExitCode.OK: "written",
+    ExitCode.USAGE: "a value the generator refuses",
+    ExitCode.UNWRITABLE: "the file cannot be written",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,8 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["generate"],
         description="The random tournament generator of FIDE pairing programs: players with random ratings, "
         "every round paired by the engine, results drawn by rating (with a few byes, forfeits and "
-        "withdrawals), written as TRF. The same arguments always give the same file. Exit codes: 0 written, "
-        "3 bad arguments, 5 the file cannot be written.",
+        "withdrawals), written as TRF. The same arguments always give the same file. "
+        + describe(EXITS),
     )
     parser.add_argument("--system", default="dutch", choices=systems.choices(), help="pairing system (default dutch)")
     parser.add_argument("--players", type=int, required=True, help="number of players (teams with --system team)")
@@ -48,7 +54,7 @@ def _pair_with(choice: str, tournament: Tournament) -> Pairing:
     return systems.pair(tournament, choice)[1]
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Generate the event and write it; return the exit code."""
     try:
         if systems.of_choice(args.system).team:
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except (ValueError, trf.TrfError) as error:
         print(f"swissbot generate: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.USAGE
     return _write(args, tournament)
 
 
@@ -78,17 +84,17 @@ def _team_event(args: argparse.Namespace) -> Tournament:
         raise ValueError(
             "--system team plays boards 1/0.5/0 with a drawn match as the PAB; --points, --pab and --baku do not apply"
         )
-    event = team_check.generate_event(args.seed, args.players, args.rounds, rules=team.TeamRules(boards=args.boards))
-    return team.to_tournament(event)
+    event = team_check.generate_event(args.seed, args.players, args.rounds, rules=TeamRules(boards=args.boards))
+    return to_tournament(event)
 
 
-def _write(args: argparse.Namespace, tournament: Tournament) -> int:
+def _write(args: argparse.Namespace, tournament: Tournament) -> ExitCode:
     """Write the generated event; the exit code."""
     try:
         data = trf.dump_bytes(tournament, args.encoding)
     except (ValueError, trf.TrfError) as error:
         print(f"swissbot generate: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.USAGE
     columns = args.rounds * systems.of_choice(args.system).games_per_match
     if tournament.rounds_completed < columns:
         print(
@@ -98,11 +104,11 @@ def _write(args: argparse.Namespace, tournament: Tournament) -> int:
         )
     if args.output == "-":
         sys.stdout.buffer.write(data)
-        return EXIT_WRITTEN
+        return ExitCode.OK
     try:
         with open(args.output, "wb") as handle:
             handle.write(data)
     except OSError as error:
         print(f"swissbot generate: cannot write {args.output}: {error}", file=sys.stderr)
-        return EXIT_UNWRITABLE
-    return EXIT_WRITTEN
+        return ExitCode.UNWRITABLE
+    return ExitCode.OK

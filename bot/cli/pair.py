@@ -6,13 +6,19 @@ import argparse
 import sys
 
 from bot.cli import COMMANDS
-from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, read_trf
+from bot.cli.exit_codes import ExitCode, describe
+from bot.cli.trf_files import TrfFileError, read_trf
 from pairing import systems
 from pairing.errors import NoValidPairing, PairingError, TeamError
 
-EXIT_PAIRED = 0
-EXIT_NO_PAIRING = 1
-EXIT_GAVE_UP = 2
+EXITS = {
+    ExitCode.OK: "paired",
+    ExitCode.FAILED: "no valid pairing exists",
+    ExitCode.USAGE: "an unknown system",
+    ExitCode.BAD_INPUT: "bad input (naming the line) or every round already paired",
+    ExitCode.UNREADABLE: "the file cannot be read",
+    ExitCode.ENGINE_GAVE_UP: "the engine gave up",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Pair the next round of a TRF file and print it: the number of pairs, then "
         "'white black' lines of starting numbers, the pairing-allocated bye as 'id 0' (with --system team: team "
         "numbers, White being the first board's colour). "
-        "Exit codes: 0 paired, 1 no valid pairing exists, 2 the engine gave up, 3 bad input, 5 file cannot be read.",
+        + describe(EXITS),
     )
     parser.add_argument(
         "--system",
@@ -34,13 +40,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Pair the file named in `args` and print the result; return the exit code."""
     choice = str(args.system).lower()
     if choice not in systems.choices():
         known = ", ".join(systems.choices())
         print(f"swissbot pair: unknown system {args.system!r} (supported: {known})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.USAGE
     try:
         tournament = read_trf(args.file, require_rounds=True)
     except TrfFileError as exc:
@@ -50,17 +56,17 @@ def run(args: argparse.Namespace) -> int:
             f"swissbot pair: {args.file}: all {tournament.total_rounds} rounds are already paired",
             file=sys.stderr,
         )
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     try:
         _, pairing = systems.pair(tournament, choice)
     except NoValidPairing as exc:
         print(f"swissbot pair: no valid pairing: {exc}", file=sys.stderr)
-        return EXIT_NO_PAIRING
+        return ExitCode.FAILED
     except PairingError as exc:
         print(f"swissbot pair: the engine gave up (not a proof that no pairing exists): {exc}", file=sys.stderr)
-        return EXIT_GAVE_UP
+        return ExitCode.ENGINE_GAVE_UP
     except TeamError as exc:
         print(f"swissbot pair: {args.file}: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     sys.stdout.write("\n".join(pairing.lines()) + "\n")
-    return EXIT_PAIRED
+    return ExitCode.OK

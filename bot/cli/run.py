@@ -12,11 +12,19 @@ import aiohttp
 import discord
 
 from bot.cli import COMMANDS
+from bot.cli.exit_codes import ExitCode, describe
 from bot.config import Config, ConfigError, Secrets, load_config, load_secrets
 from bot.discord.bot import SwissBot
 from storage.errors import DatabaseError, DatabaseUnavailable
 
 log = logging.getLogger(__name__)
+
+EXITS = {
+    ExitCode.OK: "stopped",
+    ExitCode.NO_DATABASE: "the database cannot be used",
+    ExitCode.CONFIG: "a bad configuration or token, or a configured channel unusable",
+    ExitCode.UNREACHABLE: "Discord cannot be reached or refused the start",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "run",
         help=COMMANDS["run"],
         description="Run the bot. DISCORD_TOKEN and LICHESS_TOKEN come from the environment; "
-        "everything else from the TOML file (see config.example.toml).",
+        "everything else from the TOML file (see config.example.toml). " + describe(EXITS),
     )
     parser.add_argument("--config", type=Path, default=Path("config.toml"), help="the TOML file (default config.toml)")
     parser.set_defaults(handler=run)
@@ -38,34 +46,34 @@ def setup_logging(level: str) -> None:
         logging.getLogger("discord").setLevel(logging.WARNING)
 
 
-async def serve(config: Config, secrets: Secrets) -> int:
-    """Run until stopped; 2 when a configured channel was unusable."""
+async def serve(config: Config, secrets: Secrets) -> ExitCode:
+    """Run until stopped; CONFIG when a configured channel was unusable."""
     bot = SwissBot(config, secrets)
     async with bot:
         await bot.start(secrets.discord_token)
-    return 2 if bot.startup_problems else 0
+    return ExitCode.CONFIG if bot.startup_problems else ExitCode.OK
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Load the configuration, then run the bot."""
     try:
         config = load_config(args.config)
         secrets = load_secrets()
     except ConfigError as error:
         print(f"swissbot run: {error}", file=sys.stderr)
-        return 2
+        return ExitCode.CONFIG
     setup_logging(config.log_level)
     try:
         return asyncio.run(serve(config, secrets))
     except discord.LoginFailure:
         print("swissbot run: Discord refused the token in DISCORD_TOKEN", file=sys.stderr)
-        return 2
+        return ExitCode.CONFIG
     except ConfigError as error:
         print(f"swissbot run: {error}", file=sys.stderr)
-        return 2
+        return ExitCode.CONFIG
     except (DatabaseUnavailable, DatabaseError) as error:
         print(f"swissbot run: {error}", file=sys.stderr)
-        return 2
+        return ExitCode.NO_DATABASE
     except (aiohttp.ClientConnectionError, discord.GatewayNotFound, TimeoutError) as error:
         reason = str(error) or type(error).__name__
         print(
@@ -73,14 +81,14 @@ def run(args: argparse.Namespace) -> int:
             "[discord] api_url, then start it again (nothing was changed)",
             file=sys.stderr,
         )
-        return 2
+        return ExitCode.UNREACHABLE
     except discord.HTTPException as error:
         print(
             f"swissbot run: Discord answered {error.status} at start-up ({error.text or 'no reason given'}); "
             "try again in a minute (nothing was changed)",
             file=sys.stderr,
         )
-        return 2
+        return ExitCode.UNREACHABLE
     except KeyboardInterrupt:
         log.info("stopped")
-        return 0
+        return ExitCode.OK

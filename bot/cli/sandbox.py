@@ -9,7 +9,14 @@ import signal
 import sys
 
 from bot.cli import COMMANDS
+from bot.cli.exit_codes import ExitCode, describe
 from sandbox.lichess import run_sandbox
+
+EXITS = {
+    ExitCode.OK: "stopped",
+    ExitCode.USAGE: "an invalid port",
+    ExitCode.CANNOT_LISTEN: "it cannot listen on the address",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,7 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "sandbox",
         help=COMMANDS["sandbox"],
-        description="Serve the Lichess endpoints the bot uses, plus the /sandbox/ control API (docs/sandbox.md).",
+        description="Serve the Lichess endpoints the bot uses, plus the /sandbox/ control API (docs/sandbox.md). "
+        + describe(EXITS),
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 picks a free one)")
@@ -52,19 +60,19 @@ async def serve(args: argparse.Namespace) -> None:
     print("Sandbox stopped.", flush=True)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the sandbox; exit code 0 on a clean stop, 1 if it cannot listen."""
+def run(args: argparse.Namespace) -> ExitCode:
+    """Run the sandbox until it is stopped; the exit code."""
     if args.port < 0 or args.port > 65535:
         print(f"swissbot sandbox: invalid port {args.port}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         asyncio.run(serve(args))
     except OSError as exc:
         print(f"swissbot sandbox: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return ExitCode.CANNOT_LISTEN
     except KeyboardInterrupt:
         pass
-    return 0
+    return ExitCode.OK
 
 
 def main() -> int:

@@ -10,6 +10,13 @@ import sys
 from pathlib import Path
 
 from bot.cli import COMMANDS
+from bot.cli.exit_codes import ExitCode, describe
+
+EXITS = {
+    ExitCode.OK: "every expectation holds",
+    ExitCode.FAILED: "an expectation failed (named)",
+    ExitCode.BAD_INPUT: "a malformed file (with its line)",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,14 +26,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["scenario"],
         description="Run each scenario file (docs/scenarios.md): members, commands, games, outages and restarts "
         "at scripted times, through the real director, scheduler, SQLite and the in-process local Lichess. "
-        "Prints what the channel shows; exits 1 on the first expectation that fails, 2 on a malformed file.",
+        "Prints what the channel shows and stops at the first file that fails. " + describe(EXITS),
     )
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE.toml", help="scenario files")
     parser.add_argument("--quiet", action="store_true", help="print only the verdict of each file")
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Run every file in order; stop at the first that fails."""
     from bot.scenario.format import ScenarioError, load
     from bot.scenario.runner import ExpectationFailed, run_scenario
@@ -37,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             scenario = load(path)
         except ScenarioError as exc:
             print(f"swissbot scenario: {exc}", file=sys.stderr)
-            return 2
+            return ExitCode.BAD_INPUT
         out = open(os.devnull, "w") if args.quiet else sys.stdout  # noqa: SIM115
         print(f"== scenario {scenario.name} ({path}) ==", file=out)
         try:
@@ -45,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
         except ExpectationFailed as exc:
             out.flush()
             print(f"FAILED {exc}", file=sys.stderr)
-            return 1
+            return ExitCode.FAILED
         finally:
             if out is not sys.stdout:
                 out.close()
         print(f"ok {path}")
-    return 0
+    return ExitCode.OK

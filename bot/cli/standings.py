@@ -7,14 +7,20 @@ import json
 import sys
 
 from bot.cli import COMMANDS
-from bot.cli.trf_files import EXIT_BAD_INPUT, TrfFileError, read_trf
-from pairing.crosstable import crosstable, format_crosstable
+from bot.cli.exit_codes import ExitCode, describe
+from bot.cli.trf_files import TrfFileError, read_trf
 from pairing.model import Points, Tournament
-from pairing.standings import StandingRow, compute_standings, format_standings
-from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, UnknownTiebreak, parse_tiebreaks
-from pairing.unplayed import EDITIONS, Edition
+from pairing.standings.crosstable import crosstable, format_crosstable
+from pairing.standings.ranking import StandingRow, compute_standings, format_standings
+from pairing.tiebreaks.codes import DEFAULT_TIEBREAKS, UnknownTiebreak, parse_tiebreaks
+from pairing.tiebreaks.unplayed import EDITIONS, Edition
 
-EXIT_OK = 0
+EXITS = {
+    ExitCode.OK: "printed",
+    ExitCode.USAGE: "an unknown tie-break code or a bad --exclude or --round",
+    ExitCode.BAD_INPUT: "a bad file (its 202 record included)",
+    ExitCode.UNREADABLE: "the file cannot be read",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,8 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "standings",
         help=COMMANDS["standings"],
         description=(
-            "Rank the players of a TRF file by points, then by the tie-breaks in order (FIDE C.07). "
-            "Exit code 0 on success, 3 on a bad file or an unknown tie-break code, 5 when the file cannot be read."
+            "Rank the players of a TRF file by points, then by the tie-breaks in order (FIDE C.07). " + describe(EXITS)
         ),
     )
     parser.add_argument("file", metavar="FILE.trf", help="tournament report file (TRF16/TRF26)")
@@ -87,7 +92,7 @@ def _excluded(text: str) -> list[int]:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Print the standings of the file."""
     path: str = args.file
     try:
@@ -97,6 +102,10 @@ def run(args: argparse.Namespace) -> int:
     edition: Edition = "2024" if args.edition == "2024" else "2026"
     try:
         codes = _codes(args, tournament)
+    except ValueError as error:  # UnknownTiebreak included
+        print(f"swissbot standings: {error}", file=sys.stderr)
+        return ExitCode.USAGE if args.tiebreaks is not None else ExitCode.BAD_INPUT
+    try:
         exclude = _excluded(str(args.exclude))
         rounds = tournament.rounds_completed if args.round is None else int(args.round)
         if not 0 <= rounds <= tournament.rounds_completed:
@@ -104,16 +113,16 @@ def run(args: argparse.Namespace) -> int:
         rows = compute_standings(
             tournament, codes, edition=edition, exclude=exclude, through_round=rounds, lichess_sb=args.lichess_sb
         )
-    except ValueError as error:  # UnknownTiebreak included
+    except ValueError as error:
         print(f"swissbot standings: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.USAGE
     if args.json:
         print(json.dumps(_json_rows(rows), ensure_ascii=False, indent=2))
-        return EXIT_OK
+        return ExitCode.OK
     title = tournament.name or path
     print(f"{title}: standings after round {rounds} (tie-breaks {', '.join(codes) or 'none'}; C.07 {edition})")
     print(format_standings(rows, codes))
     if args.crosstable:
         print()
         print(format_crosstable(crosstable(tournament, rows, through_round=rounds)))
-    return EXIT_OK
+    return ExitCode.OK

@@ -10,8 +10,15 @@ from pathlib import Path
 import discord
 
 from bot.cli import COMMANDS
+from bot.cli.exit_codes import ExitCode, describe
 from bot.config import Config, ConfigError, load_config, load_discord_token
 from bot.discord.commands_payload import offline_bot
+
+EXITS = {
+    ExitCode.OK: "synced",
+    ExitCode.CONFIG: "a bad configuration or token",
+    ExitCode.UNREACHABLE: "Discord refused the sync",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,7 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "sync",
         help=COMMANDS["sync"],
-        description="Discord allows 200 command creates per day per server: sync after a change, not on every start.",
+        description="Discord allows 200 command creates per day per server: sync after a change, not on every start. "
+        + describe(EXITS),
     )
     parser.add_argument("--guild", type=int, metavar="ID", help="sync to one server at once (else globally, ~1 h)")
     parser.add_argument(
@@ -42,22 +50,22 @@ async def sync(token: str, guild_id: int | None, config: Config | None = None) -
         await bot.close()
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     """Sync and report."""
     try:
         token = load_discord_token()
         config = load_config(args.config) if args.config is not None else None
     except ConfigError as error:
         print(f"swissbot sync: {error}", file=sys.stderr)
-        return 2
+        return ExitCode.CONFIG
     try:
         names = asyncio.run(sync(token, args.guild, config))
     except discord.LoginFailure:
         print("swissbot sync: Discord refused the token in DISCORD_TOKEN", file=sys.stderr)
-        return 2
+        return ExitCode.CONFIG
     except discord.HTTPException as error:
         print(f"swissbot sync: Discord refused the sync: {error}", file=sys.stderr)
-        return 1
+        return ExitCode.UNREACHABLE
     where = f"server {args.guild}" if args.guild else "every server (global commands take up to an hour to appear)"
     print(f"synced {len(names)} commands to {where}: {', '.join('/' + n for n in names)}")
-    return 0
+    return ExitCode.OK

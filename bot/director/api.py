@@ -51,7 +51,7 @@ from bot.settings import DirectorSettings
 from domain.entry import Entry
 from domain.event import Event, EventStatus
 from domain.settings import EventSettings
-from pairing.crosstable import CrosstableCell
+from pairing.standings.crosstable import CrosstableCell
 from storage.db import Database
 
 

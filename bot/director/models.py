@@ -205,7 +205,7 @@ class StandingRow:
 
 @dataclass(frozen=True)
 class Crosstable:
-    """Per player, one cell per round as `pairing.crosstable` writes it (e.g. `12w1`, `12+`, `H`, `Z`)."""
+    """Per player, one cell per round as `pairing.standings.crosstable` writes it (e.g. `12w1`, `12+`, `H`, `Z`)."""
 
     rounds: int
     rows: tuple[tuple[PlayerRef, tuple[str, ...], Fraction], ...]

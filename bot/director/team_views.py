@@ -11,7 +11,7 @@ from bot.director.models import BoardView, PlayerRef, TeamPlayerLine, TeamStandi
 from domain.entry import Entry
 from domain.event import Event
 from pairing.model import RecordKind
-from pairing.team_standings import DEFAULT_TEAM_TIEBREAKS, team_standings
+from pairing.team.standings import DEFAULT_TEAM_TIEBREAKS, team_standings
 from storage import teams as storage_teams
 from storage.history import History, get_history, results_tournament
 

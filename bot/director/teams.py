@@ -27,9 +27,11 @@ from bot.director.models import (
 from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
 from domain.entry import Entry, EntryStatus
 from domain.event import Event
-from pairing import team
 from pairing.errors import TeamError
 from pairing.model import Pairing, RecordKind
+from pairing.team.engine import pair_event
+from pairing.team.matches import boards
+from pairing.team.model import TeamEvent
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
@@ -187,7 +189,7 @@ class TeamRound:
     defaulted: frozenset[int] = frozenset()
 
 
-def line_ups(event: team.TeamEvent, round_number: int) -> dict[int, tuple[int, ...]]:
+def line_ups(event: TeamEvent, round_number: int) -> dict[int, tuple[int, ...]]:
     """Each team's line-up for a round, in roster order: its first available roster players (reserves stepping
     in); a team with fewer available players than boards adds its first absent roster players, who default their
     boards (as a club match is played a player short); a team with nobody available sits the round out. Boards
@@ -203,15 +205,15 @@ def line_ups(event: team.TeamEvent, round_number: int) -> dict[int, tuple[int, .
     return fielded
 
 
-def lay_out(event: team.TeamEvent, round_number: int) -> tuple[TeamRound, Pairing]:
+def lay_out(event: TeamEvent, round_number: int) -> tuple[TeamRound, Pairing]:
     """Pair a team round (`pairing.team.pair_event`) and lay its matches out as board games."""
     fielded = line_ups(event, round_number)
     short = tuple(t.name for t in event.teams if t.number not in fielded)
     free = {p.number for p in event.tournament.players if p.record(round_number).kind is RecordKind.NOT_PAIRED}
-    pairing = team.pair_event(event, round_number)
+    pairing = pair_event(event, round_number)
     games: list[tuple[int, int]] = []
     for match in pairing.boards:
-        games.extend(team.boards(fielded[match.white], fielded[match.black], True, event.rules.pattern))
+        games.extend(boards(fielded[match.white], fielded[match.black], True, event.rules.pattern))
     byes: dict[int, RecordKind] = {}
     if pairing.bye is not None:
         byes.update((p, RecordKind.PAB) for p in fielded[pairing.bye] if p in free)

@@ -26,8 +26,8 @@ from domain.entry import Entry, EntryStatus
 from domain.event import Event, EventStatus
 from domain.result import GameRow
 from domain.rounds import BoardRow
-from pairing.crosstable import CrosstableCell, player_cells
-from pairing.standings import compute_standings
+from pairing.standings.crosstable import CrosstableCell, player_cells
+from pairing.standings.ranking import compute_standings
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events

@@ -29,8 +29,8 @@ from bot.web.app import RouteModule, make_app
 from bot.web.keys import DIRECTOR
 from domain.entry import Entry
 from domain.event import Event, EventStatus
-from pairing.crosstable import CrosstableCell
 from pairing.model import Outcome, RecordKind
+from pairing.standings.crosstable import CrosstableCell
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from domain.entry import EntryStatus
 from domain.event import Event
 from domain.result import Result
 from pairing.model import RecordKind
-from pairing.standings import format_value, text_table
-from pairing.tiebreak_codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
+from pairing.standings.ranking import format_value, text_table
+from pairing.tiebreaks.codes import SCORE_LIKE, UnknownTiebreak, parse_tiebreak
 
 MESSAGE_LIMIT = 2000
 EMBED_TITLE_LIMIT = 256

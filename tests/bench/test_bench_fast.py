@@ -21,7 +21,8 @@ def _stand_in(tmp_path: Path, swap: bool) -> str:
         f"#!{sys.executable}\n"
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from pairing import fast, trf\n"
+        "from pairing import trf\n"
+        "from pairing.systems import fast\n"
         "assert sys.argv[1] == '--fast' and sys.argv[3] == '-p'\n"
         "lines = fast.pair(trf.read(sys.argv[2])).lines()\n"
         + (flip if swap else "")

@@ -11,9 +11,9 @@ import pytest
 import bench.pairing as bench
 from pairing import trf
 from pairing.checker import round_input
-from pairing.dutch import pair
 from pairing.generator import generate
 from pairing.model import Colour, RecordKind
+from pairing.systems.dutch import pair
 from tests.support.paths import ROOT
 
 
@@ -115,7 +115,7 @@ def _stand_in_reference(tmp_path: Path) -> str:
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from pairing import trf\n"
-        "from pairing.dutch import pair\n"
+        "from pairing.systems.dutch import pair\n"
         "assert sys.argv[1] == '--dutch' and sys.argv[3] == '-p'\n"
         "open(sys.argv[4], 'w').write('\\n'.join(pair(trf.read(sys.argv[2])).lines()) + '\\n')\n"
     )
@@ -159,7 +159,7 @@ def test_write_section_replaces_only_the_pairing_section(tmp_path: Path) -> None
 
 
 def test_burstein_events_are_built_and_measured_with_the_burstein_engine(tmp_path: Path) -> None:
-    from pairing.burstein import pair as burstein_pair
+    from pairing.systems.burstein import pair as burstein_pair
 
     path = bench.cached_event(4, 12, 4, cache=tmp_path, log=lambda _: None, system="burstein")
     assert path == bench.cache_path(4, 12, 4, tmp_path, "burstein") and path.name.startswith("burstein-")

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pairing import acceleration, dutch, generator
+from pairing import acceleration, generator
 from pairing.model import Colour, Outcome, Pairing, Player, RoundRecord, Scoring, Tournament, result_records
+from pairing.systems import dutch
 
 ONE, HALF, ZERO = Fraction(1), Fraction(1, 2), Fraction(0)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pairing import checker, trf
-from pairing.burstein import bye_receiver, pair
 from pairing.checker import DiscrepancyKind
-from pairing.dutch import pair as dutch_pair
 from pairing.errors import NoValidPairing
 from pairing.model import Board, Pairing
+from pairing.systems.burstein import bye_receiver, pair
+from pairing.systems.dutch import pair as dutch_pair
 from tests.support.corpus import expected_lines, pair_lines
 from tests.support.paths import SHARED
 
@@ -144,7 +144,7 @@ XXC white1
 
 def test_a_group_ordered_by_a_non_transitive_comparator_is_sorted_as_the_reference_sorts_it() -> None:
     from pairing import trf
-    from pairing.burstein import pair
+    from pairing.systems.burstein import pair
 
     got = pair(trf.parse(NON_TRANSITIVE_GROUP)).lines()
     assert got == ["8", "4 1", "2 5", "11 9", "10 6", "7 13", "15 3", "8 14", "12 0"]

@@ -1,6 +1,6 @@
 """Property test of the Burstein engine: generated tournaments paired round by round, every round checked.
 
-Each tournament is paired by `pairing.burstein.pair` inside the random tournament generator. Every pairing must
+Each tournament is paired by `pairing.systems.burstein.pair` inside the random tournament generator. Every pairing must
 meet Burstein's absolute criteria as the checker states them (no rematch, no forbidden pair, the colour limits
 with no topscorer exception, the PAB to an eligible player at most once) and place every player to be paired
 exactly once. The engine may refuse a round only when no legal pairing exists: it chooses the PAB first, without
@@ -16,11 +16,12 @@ from fractions import Fraction
 
 import pytest
 
-from pairing import burstein, checker, generator, trf
-from pairing.burstein import pair as burstein_pair
+from pairing import checker, generator, trf
 from pairing.checker import DiscrepancyKind
 from pairing.errors import NoValidPairing
 from pairing.model import Board, Pairing, Scoring, Tournament
+from pairing.systems import burstein
+from pairing.systems.burstein import pair as burstein_pair
 
 TOURNAMENTS = 300
 

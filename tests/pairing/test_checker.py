@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import check as cli_check
+from bot.cli.exit_codes import ExitCode
 from pairing import checker, generator, trf
 from pairing.checker import Discrepancy, DiscrepancyKind
 from pairing.errors import BudgetExhausted, NoValidPairing
@@ -433,21 +434,21 @@ def run_check(*argv: str) -> int:
 
 
 def test_cli_clean_file_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_check("--system", "none", str(EXAMPLE)) == 0
+    assert run_check("--system", "none", str(EXAMPLE)) == ExitCode.OK
     out = capsys.readouterr()
     assert out.out == ""
     assert "4 rounds checked: no discrepancy" in out.err
 
 
 def test_cli_dutch_engine_reproduces_the_worked_example(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_check("--system", "dutch", str(EXAMPLE)) == 0
+    assert run_check("--system", "dutch", str(EXAMPLE)) == ExitCode.OK
     assert capsys.readouterr().out == ""
 
 
 def test_cli_prints_one_line_per_discrepancy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "rematch.trf"
     path.write_text(trf.dumps(event(4, 3, "1-3:1 4-2:=", "3-1:1 2-4:0")))
-    assert run_check("--system", "none", str(path)) == 1
+    assert run_check("--system", "none", str(path)) == ExitCode.FAILED
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
         "round 2: rematch: 3-1 already played each other in round 1",
@@ -459,7 +460,7 @@ def test_cli_bad_input_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixt
     path = tmp_path / "bad.trf"
     text = EXAMPLE.read_text().replace("     3 w 1     2 b 1", "     3 w 1     2 q 1")
     path.write_text(text)
-    assert run_check(str(path)) == 3
+    assert run_check(str(path)) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
     line = text.splitlines().index(next(x for x in text.splitlines() if " 2 q 1" in x)) + 1
     assert f"line {line}:" in err and "colour" in err
@@ -470,7 +471,7 @@ def test_cli_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     path = tmp_path / "x.trf"
     if kind == "directory":
         path.mkdir()
-    assert run_check(str(path)) == 5
+    assert run_check(str(path)) == ExitCode.UNREADABLE
     assert "cannot read" in capsys.readouterr().err
 
 
@@ -479,7 +480,7 @@ def test_cli_bytes_no_encoding_reads_are_bad_input_naming_the_line(
 ) -> None:
     path = tmp_path / "x.trf"
     path.write_bytes(b"012 title\n\xff\xfe\x00garbage")
-    assert run_check(str(path)) == 3
+    assert run_check(str(path)) == ExitCode.BAD_INPUT
     assert "line 2:" in capsys.readouterr().err
 
 

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pairing import checker, double, generator, systems, trf
+from pairing import checker, generator, systems, trf
 from pairing.errors import NoValidPairing
 from pairing.model import Board, Colour, Outcome, Pairing, Player, RecordKind, RoundRecord, Tournament, result_records
+from pairing.systems import double
 from tests.support.paths import ROOT
 
 

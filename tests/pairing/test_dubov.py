@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.cli import main as swissbot
-from pairing import checker, dubov, generator, trf
+from pairing import checker, generator, trf
 from pairing.errors import NoValidPairing
 from pairing.model import (
     Colour,
@@ -23,6 +23,7 @@ from pairing.model import (
     Tournament,
     result_records,
 )
+from pairing.systems import dubov
 from tests.support.paths import SHARED
 
 BURSTEIN = SHARED / "corpus" / "burstein"

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from bot.cli import pair as cli_pair
+from bot.cli.exit_codes import ExitCode
 from pairing import trf
-from pairing.dutch import pair
 from pairing.errors import NoValidPairing
+from pairing.systems.dutch import pair
 from tests.support.corpus import expected_lines, pair_lines
 from tests.support.paths import SHARED
 
@@ -97,30 +98,31 @@ def _run(tmp_path: Path, content: str | bytes | None, *extra: str) -> int:
 
 
 def test_cli_pairs_and_prints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(tmp_path, FOUR_ROUND_ONE, "--system", "dutch") == 0
+    assert _run(tmp_path, FOUR_ROUND_ONE, "--system", "dutch") == ExitCode.OK
     assert capsys.readouterr().out == "2\n1 3\n4 2\n"
 
 
 def test_cli_no_valid_pairing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = _trf(_player(1, "1.0", "   2 w 1"), _player(2, "0.0", "   1 b 0"))
-    assert _run(tmp_path, text) == 1
+    assert _run(tmp_path, text) == ExitCode.FAILED
     assert "no valid pairing" in capsys.readouterr().err
 
 
 def test_cli_bad_input_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = FOUR_ROUND_ONE.replace("001    3      Player 3", "001    x      Player 3")
-    assert _run(tmp_path, text) == 3
+    assert _run(tmp_path, text) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
     assert "line 4" in err and "Traceback" not in err
 
 
 def test_cli_unknown_system(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(tmp_path, FOUR_ROUND_ONE, "--system", "monrad") == 3
+    assert _run(tmp_path, FOUR_ROUND_ONE, "--system", "monrad") == ExitCode.USAGE
     assert "unknown system" in capsys.readouterr().err
 
 
 def test_cli_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(tmp_path, None) == 5
+    assert _run(tmp_path, None) == ExitCode.UNREADABLE
     assert "cannot read" in capsys.readouterr().err
-    assert _run(tmp_path, b"012 \xff\xfe\x00 broken\n") == 3  # a NUL byte: text in no encoding TRF files use
+    # a NUL byte: text in no encoding TRF files use
+    assert _run(tmp_path, b"012 \xff\xfe\x00 broken\n") == ExitCode.BAD_INPUT
     assert "line 1:" in capsys.readouterr().err

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pairing import dutch, generator
+from pairing import generator
 from pairing.errors import NoValidPairing
 from pairing.model import Colour, Pairing, Player, RecordKind, RoundRecord, Scoring, Tournament
+from pairing.systems import dutch
 
 
 def _outcome(tournament: Tournament, *, fast: bool) -> Pairing | str:

@@ -9,7 +9,7 @@ import pytest
 
 from pairing import trf
 from pairing.errors import NoValidPairing
-from pairing.fast import pair
+from pairing.systems.fast import pair
 from tests.support.corpus import expected_lines, pair_lines
 from tests.support.paths import SHARED
 
@@ -146,7 +146,8 @@ LOCAL_CASES = Path(__file__).parent / "cases"
 
 
 def test_an_undone_pab_goes_back_into_the_window_as_the_fork_does() -> None:
-    from pairing import fast, trf
+    from pairing import trf
+    from pairing.systems import fast
 
     assert fast.pair(trf.read(str(LOCAL_CASES / "fast-pab-undone.trf"))).lines() == ["4", "4 2", "1 3", "5 10", "7 0"]
 
@@ -154,7 +155,8 @@ def test_an_undone_pab_goes_back_into_the_window_as_the_fork_does() -> None:
 def test_where_the_fork_would_place_the_bye_player_twice_the_rules_win() -> None:
     # Three players: the fork's matching puts the bye player 3 on two boards ("1 3", "3 2"), which no rule
     # allows; the engine gives the bye anew by its rule and pairs the rest (a deliberate difference).
-    from pairing import checker, fast, trf
+    from pairing import checker, trf
+    from pairing.systems import fast
 
     state = trf.read(str(LOCAL_CASES / "fast-pab-twice.trf"))
     pairing = fast.pair(state)

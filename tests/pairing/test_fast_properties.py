@@ -14,9 +14,10 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pairing import fast, generator, trf
+from pairing import generator, trf
 from pairing.errors import NoValidPairing
 from pairing.model import Pairing, RecordKind, Scoring, Tournament
+from pairing.systems import fast
 
 
 def _check_round(state: Tournament, pairing: Pairing) -> None:

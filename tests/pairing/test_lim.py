@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bot.cli import main as swissbot
-from pairing import checker, generator, lim, trf
+from pairing import checker, generator, trf
 from pairing.errors import NoValidPairing
 from pairing.matching import max_weight_perfect_matching
 from pairing.model import (
@@ -30,6 +30,7 @@ from pairing.model import (
     Tournament,
     result_records,
 )
+from pairing.systems import lim
 
 CASES = Path(__file__).parent / "cases"
 W, B = Colour.WHITE, Colour.BLACK

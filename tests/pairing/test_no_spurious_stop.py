@@ -15,10 +15,12 @@ from fractions import Fraction
 
 import pytest
 
-from pairing import checker, generator, systems, team, team_check
+from pairing import checker, generator, systems
 from pairing.errors import NoValidPairing
 from pairing.model import Pairing, Scoring, Tournament
-from pairing.team import TeamEvent
+from pairing.team import check as team_check
+from pairing.team.engine import pair_event
+from pairing.team.model import TeamEvent
 
 EVENTS = 300
 
@@ -82,13 +84,12 @@ def test_an_engine_stops_only_when_no_legal_pairing_exists(system: str) -> None:
     assert found.stops >= EVENTS // 10  # the events are long enough that many run out of pairings
 
 
-def test_the_team_engine_stops_only_when_no_legal_pairing_exists(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_team_engine_stops_only_when_no_legal_pairing_exists() -> None:
     found = Stops()
-    engine = team.pair_event
 
     def watched(event: TeamEvent, round_number: int | None = None) -> Pairing:
         try:
-            return engine(event, round_number)
+            return pair_event(event, round_number)
         except NoValidPairing as refusal:
             found.stops += 1
             number = event.round_to_pair if round_number is None else round_number
@@ -97,10 +98,11 @@ def test_the_team_engine_stops_only_when_no_legal_pairing_exists(monkeypatch: py
                 found.spurious.append(f"round {number}: {refusal}, but {witness.lines()} is legal")
             raise
 
-    monkeypatch.setattr(team, "pair_event", watched)
     for seed in range(EVENTS // 3):
         rng = random.Random(seed)
         teams, rounds = rng.randint(3, 9), rng.randint(3, 9)
-        team_check.generate_event(seed, teams, rounds, forfeit_rate=0.05, absence_rate=rng.choice((0.0, 0.05, 0.15)))
+        team_check.generate_event(
+            seed, teams, rounds, forfeit_rate=0.05, absence_rate=rng.choice((0.0, 0.05, 0.15)), pair=watched
+        )
     assert not found.spurious, "\n".join(found.spurious[:10])
     assert found.stops >= EVENTS // 30

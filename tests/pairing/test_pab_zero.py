@@ -6,7 +6,6 @@ from fractions import Fraction
 
 import pytest
 
-from pairing.dutch import pair
 from pairing.model import (
     Colour,
     FloatDirection,
@@ -18,6 +17,7 @@ from pairing.model import (
     Scoring,
     Tournament,
 )
+from pairing.systems.dutch import pair
 
 W, B = Colour.WHITE, Colour.BLACK
 WIN, DRAW, LOSS = Outcome.WIN, Outcome.DRAW, Outcome.LOSS

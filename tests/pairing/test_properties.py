@@ -1,6 +1,6 @@
 """Property test of the Dutch engine: thousands of generated tournaments, every round checked.
 
-Each tournament is paired round by round by `pairing.dutch.pair` inside the random tournament generator.
+Each tournament is paired round by round by `pairing.systems.dutch.pair` inside the random tournament generator.
 Every pairing must meet the absolute criteria (the checker finds nothing) and place every player to be
 paired exactly once; whenever the engine says no valid pairing exists, an exhaustive search must agree.
 """
@@ -18,9 +18,9 @@ import pytest
 
 from pairing import checker, generator, trf
 from pairing.checker import DiscrepancyKind
-from pairing.dutch import pair as dutch_pair
 from pairing.errors import NoValidPairing
 from pairing.model import Board, Pairing, Scoring, Tournament
+from pairing.systems.dutch import pair as dutch_pair
 
 TOURNAMENTS = 2000
 CHUNKS = 8

@@ -7,10 +7,10 @@ from fractions import Fraction
 import pytest
 
 from pairing import trf
-from pairing.crosstable import crosstable, format_crosstable
 from pairing.model import Colour, RecordKind, Tournament
-from pairing.standings import compute_standings, format_standings, format_value
-from pairing.tiebreaks import DEFAULT_TIEBREAKS, UnknownTiebreak
+from pairing.standings.crosstable import crosstable, format_crosstable
+from pairing.standings.ranking import compute_standings, format_standings, format_value
+from pairing.tiebreaks.calculator import DEFAULT_TIEBREAKS, UnknownTiebreak
 from tests.pairing.tiebreak_fixtures import EXAMPLE16, build
 
 F = Fraction

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from pairing import dutch, generator, systems, trf
+from pairing import generator, systems, trf
+from pairing.systems import dutch
 from tests.support.paths import SHARED
 
 
@@ -73,7 +74,7 @@ def test_an_auto_event_has_the_nature_of_the_system_it_picks_for_the_fewest_play
 
 
 def test_auto_picks_a_registered_system_from_its_size() -> None:
-    bigger = systems.PairingSystem("huge", "Huge", "pairing.fast", systems.named("fast").rules, auto_from=5000)
+    bigger = systems.PairingSystem("huge", "Huge", "pairing.systems.fast", systems.named("fast").rules, auto_from=5000)
     with systems.registered(bigger):
         assert systems.system_for(systems.AUTO, 4999) == "fast"
         assert systems.system_for(systems.AUTO, 5000) == "huge"

@@ -15,11 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.cli import main as swissbot
-from pairing import checker, systems, team, team_check, team_standings, trf
+from pairing import checker, systems, trf
 from pairing.errors import NoValidPairing, TeamError
 from pairing.model import Colour, Player, RecordKind, Tournament
-from pairing.team import ColourType, Preference, Primary, Team, TeamEvent, TeamRules
-from pairing.tiebreak_codes import UnknownTiebreak
+from pairing.team import check as team_check
+from pairing.team import colours as team_colours
+from pairing.team import engine, matches
+from pairing.team import standings as team_standings
+from pairing.team import trf as team_trf
+from pairing.team.colours import Preference
+from pairing.team.model import ColourType, Primary, Team, TeamEvent, TeamRules
+from pairing.tiebreaks.codes import UnknownTiebreak
 
 W, B = Colour.WHITE, Colour.BLACK
 
@@ -34,9 +40,9 @@ def six_teams(kind: ColourType = ColourType.A, teams: int = 6) -> TeamEvent:
 def after_round_one(kind: ColourType) -> TeamEvent:
     """§6.8 round 1: 1-4 3-1, 5-2 2-2, 3-6 1½-2½, the first-named team White on board 1."""
     event = six_teams(kind)
-    event = team.record_match(event, 1, 1, 4, ["1", "1", "1", "0"])
-    event = team.record_match(event, 1, 5, 2, ["1", "0", "=", "="])
-    return team.record_match(event, 1, 3, 6, ["1", "0", "=", "0"])
+    event = matches.record_match(event, 1, 1, 4, ["1", "1", "1", "0"])
+    event = matches.record_match(event, 1, 5, 2, ["1", "0", "=", "="])
+    return matches.record_match(event, 1, 3, 6, ["1", "0", "=", "0"])
 
 
 # --- the worked example of §6.8 ----------------------------------------------------------------------------------
@@ -44,7 +50,7 @@ def after_round_one(kind: ColourType) -> TeamEvent:
 
 @pytest.mark.parametrize("kind", list(ColourType))
 def test_round_one_pairs_top_half_against_bottom_half_with_rule_one_colours(kind: ColourType) -> None:
-    assert team.pair_event(six_teams(kind)).lines() == ["3", "1 4", "5 2", "3 6"]
+    assert engine.pair_event(six_teams(kind)).lines() == ["3", "1 4", "5 2", "3 6"]
 
 
 def test_round_one_scores_are_the_reference_ones() -> None:
@@ -71,11 +77,11 @@ def test_round_one_scores_are_the_reference_ones() -> None:
     ],
 )
 def test_round_two_of_the_worked_example(kind: ColourType, expected: list[str]) -> None:
-    assert team.pair_event(after_round_one(kind)).lines() == expected
+    assert engine.pair_event(after_round_one(kind)).lines() == expected
 
 
 def test_a_seventh_team_takes_the_bye_first_and_the_rest_is_unchanged() -> None:
-    pairing = team.pair_event(six_teams(teams=7))
+    pairing = engine.pair_event(six_teams(teams=7))
     assert pairing.bye == 7
     assert pairing.lines() == ["4", "1 4", "5 2", "3 6", "7 0"]
 
@@ -85,7 +91,7 @@ def test_a_seventh_team_takes_the_bye_first_and_the_rest_is_unchanged() -> None:
 
 def test_upfloater_sets_follow_the_order_of_3_5_4() -> None:
     pool = {2: Fraction(3), 6: Fraction(3), 8: Fraction(3), 1: Fraction(5, 2), 3: Fraction(5, 2), 5: Fraction(5, 2)}
-    profiles = dict(team.upfloater_sets(pool, 3))
+    profiles = dict(engine.upfloater_sets(pool, 3))
     three, half = Fraction(3), Fraction(5, 2)
     assert list(profiles) == [(three,) * 3, (half, three, three), (half, half, three), (half,) * 3]
     order = [frozenset(s) for s in profiles[(Fraction(5, 2), Fraction(3), Fraction(3))]]
@@ -94,20 +100,20 @@ def test_upfloater_sets_follow_the_order_of_3_5_4() -> None:
 
 
 def test_the_identifier_of_3_6_2() -> None:
-    assert team.identifier([(11, 24), (16, 6), (10, 9), (8, 4)]) == (4, 6, 9, 11, 8, 16, 10, 24)
+    assert engine.identifier([(11, 24), (16, 6), (10, 9), (8, 4)]) == (4, 6, 9, 11, 8, 16, 10, 24)
 
 
 def test_without_constraints_a_bracket_pairs_ith_against_m_plus_ith_by_number() -> None:
     members = [3, 8, 11, 12, 20, 21]
     costs = {pair: 0 for pair in itertools.combinations(members, 2)}
-    assert team.first_best(members, costs) == [(3, 12), (8, 20), (11, 21)]
+    assert engine.first_best(members, costs) == [(3, 12), (8, 20), (11, 21)]
 
 
 def test_tops_are_the_smaller_numbers_even_for_an_upfloater_as_the_text_says() -> None:
     # Upfloater 2 (fewer points) joins residents 5, 6, 7. By number, 2 and 5 are the tops: 2-6, 5-7. Seating by
     # score first, as Gacrux does, would give 5-7 and 6-2 instead.
     costs = {pair: 0 for pair in itertools.combinations([2, 5, 6, 7], 2)}
-    assert team.first_best([2, 5, 6, 7], costs) == [(2, 6), (5, 7)]
+    assert engine.first_best([2, 5, 6, 7], costs) == [(2, 6), (5, 7)]
 
 
 @settings(max_examples=60, deadline=None)
@@ -115,16 +121,16 @@ def test_tops_are_the_smaller_numbers_even_for_an_upfloater_as_the_text_says() -
 def test_first_best_is_the_first_identifier_among_the_cheapest_legal_pairings(half: int, rnd: random.Random) -> None:
     members = sorted(rnd.sample(range(1, 30), 2 * half))
     costs = {p: rnd.choice([0, 0, 1, 5]) for p in itertools.combinations(members, 2) if rnd.random() < 0.8}
-    got = team.first_best(members, costs)
+    got = engine.first_best(members, costs)
     candidates = []
     for pairing in _perfect_pairings(members):
         if all(p in costs for p in pairing):
-            candidates.append((sum(costs[p] for p in pairing), team.identifier(pairing)))
+            candidates.append((sum(costs[p] for p in pairing), engine.identifier(pairing)))
     if not candidates:
         assert got is None
     else:
         assert got is not None
-        assert (sum(costs[p] for p in got), team.identifier(got)) == min(candidates)
+        assert (sum(costs[p] for p in got), engine.identifier(got)) == min(candidates)
 
 
 def _perfect_pairings(members: list[int]) -> list[list[tuple[int, int]]]:
@@ -162,7 +168,7 @@ def _perfect_pairings(members: list[int]) -> list[list[tuple[int, int]]]:
 def test_colour_preferences_of_article_1_7(
     colours: tuple[Colour, ...], kind: ColourType, last: bool, expected: Preference
 ) -> None:
-    assert team.colour_preference(colours, kind, last) == expected
+    assert team_colours.colour_preference(colours, kind, last) == expected
 
 
 def test_rule_six_compares_the_compressed_histories() -> None:
@@ -170,26 +176,26 @@ def test_rule_six_compares_the_compressed_histories() -> None:
     # difference is the last played match and team 1 (first-team) alternates from Black: White. Compared round
     # by round (pairing-core) the last difference would be round 1 and team 1 would get Black.
     event = six_teams()
-    event = team.record_match(event, 1, 1, 3, ["1", "0", "=", "="])
-    event = team.record_match(event, 1, 4, 2, ["=", "=", "=", "="])
-    event = team.record_match(event, 2, 5, 1, ["=", "=", "=", "="])
-    event = team.record_bye(event, 2, 2, RecordKind.ZERO_BYE)
-    event = team.record_bye(event, 3, 1, RecordKind.ZERO_BYE)
-    event = team.record_match(event, 3, 2, 6, ["=", "=", "=", "="])
-    states = team.team_states(event, 4)
+    event = matches.record_match(event, 1, 1, 3, ["1", "0", "=", "="])
+    event = matches.record_match(event, 1, 4, 2, ["=", "=", "=", "="])
+    event = matches.record_match(event, 2, 5, 1, ["=", "=", "=", "="])
+    event = matches.record_bye(event, 2, 2, RecordKind.ZERO_BYE)
+    event = matches.record_bye(event, 3, 1, RecordKind.ZERO_BYE)
+    event = matches.record_match(event, 3, 2, 6, ["=", "=", "=", "="])
+    states = engine.team_states(event, 4)
     assert states[1].colours == (W, B) and states[2].colours == (B, W)
     assert states[1].preference == states[2].preference == Preference(None)
-    assert team.allocate(states[1], states[2], W) is W
+    assert engine.allocate(states[1], states[2], W) is W
 
 
 def test_the_lower_colour_difference_gets_white_and_rule_one_goes_by_parity() -> None:
-    state = team.TeamState(1, Fraction(0), Fraction(0), 0, (), Preference(None), frozenset(), True, False)
-    assert team.allocate(state, state, W) is W  # neither played: first-team 1 is odd, takes the initial colour
-    even = team.TeamState(2, Fraction(0), Fraction(0), 0, (), Preference(None), frozenset(), True, False)
-    assert team.allocate(even, state, W) is B
-    up = team.TeamState(3, Fraction(2), Fraction(3), 1, (W,), Preference(None), frozenset(), True, False)
-    down = team.TeamState(4, Fraction(2), Fraction(3), 1, (B,), Preference(None), frozenset(), True, False)
-    assert team.allocate(up, down, W) is B
+    state = engine.TeamState(1, Fraction(0), Fraction(0), 0, (), Preference(None), frozenset(), True, False)
+    assert engine.allocate(state, state, W) is W  # neither played: first-team 1 is odd, takes the initial colour
+    even = engine.TeamState(2, Fraction(0), Fraction(0), 0, (), Preference(None), frozenset(), True, False)
+    assert engine.allocate(even, state, W) is B
+    up = engine.TeamState(3, Fraction(2), Fraction(3), 1, (W,), Preference(None), frozenset(), True, False)
+    down = engine.TeamState(4, Fraction(2), Fraction(3), 1, (B,), Preference(None), frozenset(), True, False)
+    assert engine.allocate(up, down, W) is B
 
 
 # --- the PAB --------------------------------------------------------------------------------------------------
@@ -197,66 +203,66 @@ def test_the_lower_colour_difference_gets_white_and_rule_one_goes_by_parity() ->
 
 def test_the_bye_goes_to_the_lowest_eligible_team_with_most_matches_played() -> None:
     event = six_teams(teams=5)
-    event = team.record_match(event, 1, 1, 2, ["1", "1", "1", "1"])
-    event = team.record_match(event, 1, 3, 4, ["+", "+", "+", "+"])  # a forfeited match: 3 wins it unplayed
-    event = team.record_bye(event, 1, 5, RecordKind.PAB)
+    event = matches.record_match(event, 1, 1, 2, ["1", "1", "1", "1"])
+    event = matches.record_match(event, 1, 3, 4, ["+", "+", "+", "+"])  # a forfeited match: 3 wins it unplayed
+    event = matches.record_bye(event, 1, 5, RecordKind.PAB)
     assert event.record(3, 1).kind is RecordKind.FORFEIT_WIN and event.record(4, 1).kind is RecordKind.FORFEIT_LOSS
-    states = team.team_states(event, 2)
+    states = engine.team_states(event, 2)
     assert [n for n, s in states.items() if not s.pab_eligible] == [3, 5]  # [C2]: a forfeit win, a PAB
     # 2 and 4 are on 0 MP; 2 played a match, 4's was forfeited: the bye goes to 2 despite its smaller number.
-    assert team.pair_event(event).bye == 2
+    assert engine.pair_event(event).bye == 2
 
 
 def test_a_forfeited_match_is_no_meeting() -> None:
-    event = team.record_match(six_teams(), 1, 1, 2, ["+", "+", "+", "+"])
-    states = team.team_states(event, 2)
+    event = matches.record_match(six_teams(), 1, 1, 2, ["+", "+", "+", "+"])
+    states = engine.team_states(event, 2)
     assert 2 not in states[1].opponents and states[1].matches == 0 and states[1].colours == ()
 
 
 def test_no_pairing_is_raised_when_every_team_has_met() -> None:
     event = six_teams(teams=2)
-    event = team.record_match(event, 1, 1, 2, ["1", "1", "1", "1"])
+    event = matches.record_match(event, 1, 1, 2, ["1", "1", "1", "1"])
     with pytest.raises(NoValidPairing):
-        team.pair_event(event)
+        engine.pair_event(event)
 
 
 # --- pure helpers ------------------------------------------------------------------------------------------------
 
 
 def test_boards_alternate_from_the_first_board() -> None:
-    assert team.boards([1, 2, 3, 4], [5, 6, 7, 8], True) == [(1, 5), (6, 2), (3, 7), (8, 4)]
-    assert team.boards([1, 2, 3, 4], [5, 6, 7, 8], False) == [(5, 1), (2, 6), (7, 3), (4, 8)]
-    assert team.boards([1, 2, 3, 4], [5, 6, 7, 8], True, "WBBW") == [(1, 5), (6, 2), (7, 3), (4, 8)]
+    assert matches.boards([1, 2, 3, 4], [5, 6, 7, 8], True) == [(1, 5), (6, 2), (3, 7), (8, 4)]
+    assert matches.boards([1, 2, 3, 4], [5, 6, 7, 8], False) == [(5, 1), (2, 6), (7, 3), (4, 8)]
+    assert matches.boards([1, 2, 3, 4], [5, 6, 7, 8], True, "WBBW") == [(1, 5), (6, 2), (7, 3), (4, 8)]
 
 
 def test_boards_need_line_ups_of_one_size() -> None:
     with pytest.raises(TeamError, match="line-ups have 2 and 1 players"):
-        team.boards([1, 2], [3], True)
+        matches.boards([1, 2], [3], True)
 
 
 def test_match_result_sums_the_boards() -> None:
     half = Fraction(1, 2)
-    won = team.match_result([(1, 0), (half, half), (0, 1), (1, 0)])
+    won = matches.match_result([(1, 0), (half, half), (0, 1), (1, 0)])
     assert won.game_points == (Fraction(5, 2), Fraction(3, 2)) and won.match_points == (Fraction(2), Fraction(0))
-    drawn = team.match_result([(1, 0), (0, 1)], TeamRules(boards=2, match_win=Fraction(3)))
+    drawn = matches.match_result([(1, 0), (0, 1)], TeamRules(boards=2, match_win=Fraction(3)))
     assert drawn.match_points == (Fraction(1), Fraction(1))
 
 
 def test_strength_is_the_average_of_the_top_boards_and_seeding_numbers_by_it() -> None:
-    assert team.team_strength([2000, 1801, 2400, 1000], 3) == 2067
+    assert matches.team_strength([2000, 1801, 2400, 1000], 3) == 2067
     players = {n: Player(n, rating=r) for n, r in enumerate([1500, 1400, 2000, 1900, 1700, 1700], start=1)}
     teams = [Team(9, "A", (1, 2)), Team(8, "B", (3, 4)), Team(7, "C", (5, 6))]
-    seeded = team.seeded(teams, players, 2)
+    seeded = matches.seeded(teams, players, 2)
     assert [(t.number, t.name, t.rating) for t in seeded] == [(1, "B", 1950), (2, "C", 1700), (3, "A", 1450)]
 
 
 def test_a_new_event_numbers_the_teams_by_strength_and_pairs_round_one() -> None:
     players = [Player(n, f"P{n}", 1500 + 37 * n % 400) for n in range(1, 13)]
     rosters = [("Rooks", [1, 2, 3]), ("Knights", [4, 5, 6]), ("Bishops", [7, 8, 9]), ("Pawns", [10, 11, 12])]
-    event = team.new_event(players, rosters, 5, TeamRules(boards=3))
+    event = matches.new_event(players, rosters, 5, TeamRules(boards=3))
     assert [t.rating for t in event.teams] == sorted((t.rating for t in event.teams), reverse=True)
-    assert team.pair_event(event).lines() == ["2", "1 3", "4 2"]
-    kept = team.new_event(players, rosters, 5, TeamRules(boards=3), by_strength=False)
+    assert engine.pair_event(event).lines() == ["2", "1 3", "4 2"]
+    kept = matches.new_event(players, rosters, 5, TeamRules(boards=3), by_strength=False)
     assert [t.name for t in kept.teams] == ["Rooks", "Knights", "Bishops", "Pawns"]
 
 
@@ -281,7 +287,7 @@ def test_team_errors_are_value_errors() -> None:
 
 
 def test_swissbot_pair_reports_a_short_roster_as_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = trf.dumps(team.to_tournament(six_teams()))
+    text = trf.dumps(team_trf.to_tournament(six_teams()))
     short = "\n".join(line[:86].rstrip() if line.startswith("310   6") else line for line in text.splitlines())
     path = tmp_path / "short.trf"
     path.write_text(short + "\n")
@@ -295,19 +301,19 @@ def test_swissbot_pair_reports_a_short_roster_as_bad_input(tmp_path: Path, capsy
 def test_a_team_event_round_trips_through_trf() -> None:
     rules = TeamRules(boards=3, colours=ColourType.B, pattern="WBB", match_win=Fraction(3))
     event = team_check.generate_event(4, 9, 6, rules=rules, reserves=1, forfeit_rate=0.3, absence_rate=0.1)
-    text = trf.dumps(team.to_tournament(event))
-    back = team.event_from_tournament(trf.parse(text))
+    text = trf.dumps(team_trf.to_tournament(event))
+    back = team_trf.event_from_tournament(trf.parse(text))
     assert back.rules == event.rules
     assert back.teams == event.teams
     for t in event.teams:
         assert [back.record(t.number, r) for r in range(1, 7)] == [event.record(t.number, r) for r in range(1, 7)]
-    assert trf.dumps(team.to_tournament(back)) == text
+    assert trf.dumps(team_trf.to_tournament(back)) == text
     assert any(line.startswith("330 ") for line in text.splitlines())  # forfeited matches are written
 
 
 def test_records_310_320_352_362_and_192_are_written_in_their_columns() -> None:
-    event = team.record_bye(after_round_one(ColourType.A), 2, 1, RecordKind.PAB)
-    lines = team.team_records(event)
+    event = matches.record_bye(after_round_one(ColourType.A), 2, 1, RecordKind.PAB)
+    lines = team_trf.team_records(event)
     assert lines[:3] == ["192 FIDE_TEAM_TYPEA_MP_GP", "352 WBWB", "362  W 2.0    D 1.0    L 0.0"]
     first = next(line for line in lines if line.startswith("310   1"))
     assert first[8:40].strip() == "Team 1" and first[54:60] == "   3.0" and first[61:67] == "   5.0"
@@ -316,11 +322,11 @@ def test_records_310_320_352_362_and_192_are_written_in_their_columns() -> None:
 
 
 def test_a_trf16_team_record_and_the_other_match_point_notation_read() -> None:
-    text = trf.dumps(team.to_tournament(six_teams(teams=2)))
+    text = trf.dumps(team_trf.to_tournament(six_teams(teams=2)))
     lines = [line for line in text.splitlines() if not line.startswith(("310", "362", "192", "352"))]
     lines += ["013 " + "Alpha".ljust(32) + "   1    2    3    4", "013 " + "Beta".ljust(32) + "   5    6    7    8"]
     lines += ["362 TW 3 TD 1 TL 0", "192 FIDE_TEAM_GP"]
-    event = team.event_from_tournament(trf.parse("\n".join(lines) + "\n"))
+    event = team_trf.event_from_tournament(trf.parse("\n".join(lines) + "\n"))
     assert [(t.number, t.name, t.players) for t in event.teams] == [
         (1, "Alpha", (1, 2, 3, 4)),
         (2, "Beta", (5, 6, 7, 8)),
@@ -332,28 +338,28 @@ def test_a_trf16_team_record_and_the_other_match_point_notation_read() -> None:
 
 def test_a_file_without_team_records_is_refused() -> None:
     with pytest.raises(TeamError, match="no team records"):
-        team.pair(trf.parse("001    1      A\n001    2      B\nXXR 3\n"))
+        engine.pair(trf.parse("001    1      A\n001    2      B\nXXR 3\n"))
 
 
 # --- the engine in the systems table, the checker and the CLI ---------------------------------------------------
 
 
 def test_team_is_a_system_and_pairs_a_trf_read_event() -> None:
-    tournament = trf.parse(trf.dumps(team.to_tournament(after_round_one(ColourType.B))))
+    tournament = trf.parse(trf.dumps(team_trf.to_tournament(after_round_one(ColourType.B))))
     assert systems.named("team").team and systems.named("team").auto_from is None
     assert systems.pair(tournament, "team")[1].lines() == ["3", "6 1", "2 3", "4 5"]
 
 
 def test_the_player_checker_sends_team_events_to_the_team_checker() -> None:
-    with pytest.raises(ValueError, match="team_check"):
-        checker.check_tournament(team.to_tournament(six_teams()), "team")
+    with pytest.raises(ValueError, match=r"pairing\.team\.check"):
+        checker.check_tournament(team_trf.to_tournament(six_teams()), "team")
 
 
 def test_the_checker_finds_a_rematch_and_a_wrong_pairing() -> None:
     event = after_round_one(ColourType.A)
-    event = team.record_match(event, 2, 4, 1, ["0", "0", "0", "0"])  # 1 and 4 met in round 1
-    event = team.record_match(event, 2, 6, 2, ["=", "=", "=", "="])
-    event = team.record_match(event, 2, 5, 3, ["=", "=", "=", "="])
+    event = matches.record_match(event, 2, 4, 1, ["0", "0", "0", "0"])  # 1 and 4 met in round 1
+    event = matches.record_match(event, 2, 6, 2, ["=", "=", "=", "="])
+    event = matches.record_match(event, 2, 5, 3, ["=", "=", "=", "="])
     found = team_check.check_event(event)
     kinds = [d.kind for d in found]
     assert kinds == [checker.DiscrepancyKind.REMATCH, checker.DiscrepancyKind.ENGINE_MISMATCH]
@@ -371,7 +377,7 @@ def test_swissbot_generate_then_check_reports_nothing(tmp_path: Path, capsys: py
 def test_swissbot_pair_gives_the_round_the_file_played(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     event = team_check.generate_event(3, 8, 5)
     full = tmp_path / "full.trf"
-    full.write_text(trf.dumps(team.to_tournament(event.truncated(3))))
+    full.write_text(trf.dumps(team_trf.to_tournament(event.truncated(3))))
     assert swissbot(["pair", "--system", "team", str(full)]) == 0
     played, _, _ = team_check.played_round(event, 4)
     out = capsys.readouterr().out.split("\n")
@@ -441,10 +447,10 @@ def test_team_tiebreaks_after_round_one_of_the_worked_example() -> None:
 def test_unplayed_rounds_of_teams_follow_article_16() -> None:
     event = six_teams(teams=3)
     event = replace(event, rules=TeamRules(boards=2), tournament=replace(event.tournament, total_rounds=2))
-    event = team.record_match(event, 1, 1, 2, ["1", "1"])
-    event = team.record_bye(event, 1, 3, RecordKind.PAB)
-    event = team.record_match(event, 2, 3, 1, ["=", "="])
-    event = team.record_bye(event, 2, 2, RecordKind.PAB)
+    event = matches.record_match(event, 1, 1, 2, ["1", "1"])
+    event = matches.record_bye(event, 1, 3, RecordKind.PAB)
+    event = matches.record_match(event, 2, 3, 1, ["=", "="])
+    event = matches.record_bye(event, 2, 2, RecordKind.PAB)
     rows = {row.number: row for row in team_standings.team_standings(event, ("BH:MP", "BH:GP", "ESB"))}
     assert [r.number for r in team_standings.team_standings(event, ())] == [1, 3, 2]
     # Team 3's PAB: a dummy opponent on its own score (2 MP, 2 GP), capped by a drawn match per round (2 and 2).

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pairing.model import Outcome, Player, RecordKind, RoundRecord, Tournament, result_records
-from pairing.standings import compute_standings
-from pairing.tiebreaks import KNOWN_TIEBREAKS, TiebreakCalculator, parse_tiebreak
+from pairing.standings.ranking import compute_standings
+from pairing.tiebreaks.calculator import KNOWN_TIEBREAKS, TiebreakCalculator, parse_tiebreak
 
 _RESULTS = ["1-0", "0-1", "1/2", "1-0", "0-1", "1/2", "+-", "-+", "--"]
 _ABSENCES = [RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED, RecordKind.FULL_BYE]

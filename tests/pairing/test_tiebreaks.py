@@ -8,9 +8,8 @@ from fractions import Fraction
 import pytest
 
 from pairing import trf
-from pairing.encounter import direct_encounter, mini_table
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Scoring, Tournament, result_records
-from pairing.tiebreaks import (
+from pairing.tiebreaks.calculator import (
     DEFAULT_TIEBREAKS,
     KNOWN_TIEBREAKS,
     TiebreakCalculator,
@@ -19,7 +18,8 @@ from pairing.tiebreaks import (
     parse_tiebreaks,
     tiebreak_values,
 )
-from pairing.unplayed import UnplayedCategory, categories, score_sheet
+from pairing.tiebreaks.encounter import direct_encounter, mini_table
+from pairing.tiebreaks.unplayed import UnplayedCategory, categories, score_sheet
 from tests.pairing.tiebreak_fixtures import EXAMPLE16, build
 
 F = Fraction
@@ -255,7 +255,7 @@ def test_rating_performance_values(example: Tournament) -> None:
     # P1: 3.5 / 4 against 1995, 2080, 1850, 1910 -> ARO 1959, p 0.875 -> 0.88 -> dp 336
     assert calc.value("TPR", 1) == 1959 + 336
     # PTP is the lowest rating whose expected score reaches the result
-    from pairing.rating_tables import expected
+    from pairing.tiebreaks.rating_tables import expected
 
     ptp = int(calc.value("PTP", 1))
     ratings = [1995, 2080, 1850, 1910]

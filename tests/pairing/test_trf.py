@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pairing import trf
-from pairing.dutch import pair
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament, result_records
+from pairing.systems.dutch import pair
 from tests.support.paths import SHARED
 
 EXAMPLE = SHARED / "reference" / "fide-examples" / "example_trf16.trf"

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pairing import trf
-from pairing.dutch import pair
 from pairing.model import Player, Tournament
+from pairing.systems.dutch import pair
 from tests.support.paths import SHARED
 
 CORPUS = SHARED / "corpus" / "dutch"

@@ -13,6 +13,7 @@ import chess.pgn
 import pytest
 
 from bot.cli import export as cli_export
+from bot.cli.exit_codes import ExitCode
 from domain.result import GameStatus, Result
 from pairing import trf
 from pairing.model import Board, Pairing, RecordKind
@@ -280,20 +281,20 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     path = tmp_path / "e.db"
     asyncio.run(build(path))
     code, out, err = export(["--db", str(path), "--event", "42", "--format", "json"], capsys)
-    assert (code, out) == (3, "") and err.strip() == "swissbot export: there is no event 42"
+    assert (code, out) == (ExitCode.BAD_INPUT, "") and err.strip() == "swissbot export: there is no event 42"
     code, _, err = export(["--db", str(tmp_path / "missing.db"), "--format", "trf"], capsys)
-    assert code == 5 and "no database file" in err and "Traceback" not in err
+    assert code == ExitCode.NO_DATABASE and "no database file" in err and "Traceback" not in err
     assert not (tmp_path / "missing.db").exists()
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not sqlite at all" * 200)
     code, _, err = export(["--db", str(junk), "--format", "trf"], capsys)
-    assert code == 5 and "Traceback" not in err
+    assert code == ExitCode.NO_DATABASE and "Traceback" not in err
     empty = tmp_path / "empty.db"
     asyncio.run(_create(empty))
     code, _, err = export(["--db", str(empty), "--format", "trf"], capsys)
-    assert code == 3 and "no event yet" in err
+    assert code == ExitCode.BAD_INPUT and "no event yet" in err
     code, _, err = export(["--db", str(path), "--format", "trf", "-o", str(tmp_path / "no" / "dir.trf")], capsys)
-    assert code == 3 and "cannot write" in err
+    assert code == ExitCode.UNWRITABLE and "cannot write" in err
 
 
 async def _create(path: Path) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli.trf_files import EXIT_BAD_INPUT, EXIT_UNREADABLE, TrfFileError, read_trf
+from bot.cli.exit_codes import ExitCode
+from bot.cli.trf_files import TrfFileError, read_trf
 from pairing import trf
 from pairing.model import Player, Tournament
 
@@ -27,7 +28,7 @@ def test_an_unreadable_file_is_exit_5(tmp_path: Path, kind: str) -> None:
         path.mkdir()
     with pytest.raises(TrfFileError) as caught:
         read_trf(str(path), require_rounds=False)
-    assert caught.value.exit_code == EXIT_UNREADABLE
+    assert caught.value.exit_code == ExitCode.UNREADABLE
     assert str(caught.value).startswith(f"{path}: cannot read the file: ")
 
 
@@ -38,7 +39,7 @@ def test_bad_input_is_exit_3_naming_the_file_and_the_line(tmp_path: Path) -> Non
     with pytest.raises(TrfFileError) as caught:
         read_trf(str(path), require_rounds=False)
     line = next(i for i, x in enumerate(text.splitlines(), start=1) if x.startswith("001    2"))
-    assert caught.value.exit_code == EXIT_BAD_INPUT and str(caught.value).startswith(f"{path}: line {line}:")
+    assert caught.value.exit_code == ExitCode.BAD_INPUT and str(caught.value).startswith(f"{path}: line {line}:")
 
 
 def test_the_number_of_rounds_is_required_only_when_asked(tmp_path: Path) -> None:
@@ -47,11 +48,11 @@ def test_the_number_of_rounds_is_required_only_when_asked(tmp_path: Path) -> Non
     assert read_trf(str(path), require_rounds=False).total_rounds == 1
     with pytest.raises(TrfFileError) as caught:
         read_trf(str(path), require_rounds=True)
-    assert caught.value.exit_code == EXIT_BAD_INPUT and "number of rounds is missing" in str(caught.value)
+    assert caught.value.exit_code == ExitCode.BAD_INPUT and "number of rounds is missing" in str(caught.value)
 
 
 def test_report_prints_one_line_and_returns_the_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
-    assert TrfFileError("f.trf: line 3: bad", EXIT_BAD_INPUT).report("swissbot pair: ") == EXIT_BAD_INPUT
+    assert TrfFileError("f.trf: line 3: bad", ExitCode.BAD_INPUT).report("swissbot pair: ") == ExitCode.BAD_INPUT
     assert capsys.readouterr().err == "swissbot pair: f.trf: line 3: bad\n"
 
 
@@ -71,4 +72,4 @@ def test_a_byte_no_encoding_reads_is_exit_3_naming_the_line(tmp_path: Path) -> N
     with pytest.raises(TrfFileError) as caught:
         read_trf(str(path), require_rounds=False)
     line = next(i for i, x in enumerate(trf.dumps(TWO).splitlines(), start=1) if "Bob" in x)
-    assert caught.value.exit_code == EXIT_BAD_INPUT and str(caught.value).startswith(f"{path}: line {line}:")
+    assert caught.value.exit_code == ExitCode.BAD_INPUT and str(caught.value).startswith(f"{path}: line {line}:")

@@ -16,6 +16,7 @@ import pytest
 
 from bot.cli import run as cli_run
 from bot.cli import sync as cli_sync
+from bot.cli.exit_codes import ExitCode
 from bot.config import ClubConfig, Config
 from bot.discord.bot import channel_problems
 from tests.support.paths import ROOT
@@ -36,7 +37,7 @@ def test_run_without_tokens_says_which_variable_is_missing(
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     monkeypatch.setenv("LICHESS_TOKEN", "lip_x")
     args = _parse(cli_run, ["run", "--config", str(EXAMPLE)])
-    assert args.handler(args) == 2
+    assert args.handler(args) == ExitCode.CONFIG
     assert capsys.readouterr().err.strip() == (
         "swissbot run: environment variable DISCORD_TOKEN is not set (tokens never go in the file)"
     )
@@ -50,7 +51,7 @@ def test_run_with_an_unknown_key_names_it(
     config = tmp_path / "config.toml"
     config.write_text("[discord]\ndm_player = true\n")
     args = _parse(cli_run, ["run", "--config", str(config)])
-    assert args.handler(args) == 2
+    assert args.handler(args) == ExitCode.CONFIG
     err = capsys.readouterr().err
     assert "unknown key 'discord.dm_player'" in err and "secret" not in err
 
@@ -61,7 +62,7 @@ def test_sync_without_a_token_is_a_clear_error(
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     args = _parse(cli_sync, ["sync", "--guild", "123"])
     assert args.guild == 123
-    assert args.handler(args) == 2
+    assert args.handler(args) == ExitCode.CONFIG
     assert "DISCORD_TOKEN is not set" in capsys.readouterr().err
 
 
@@ -140,7 +141,7 @@ def _run(config: Path) -> subprocess.CompletedProcess[str]:
 
 def test_run_without_network_is_one_sentence(tmp_path: Path) -> None:
     done = _run(_club_config(tmp_path, "http://127.0.0.1:9"))  # nothing listens on the discard port
-    assert done.returncode == 2
+    assert done.returncode == ExitCode.UNREACHABLE
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().startswith("swissbot run: cannot reach Discord at http://127.0.0.1:9 (")
     assert done.stderr.strip().endswith(
@@ -159,7 +160,7 @@ def test_run_on_a_database_locked_by_another_program_is_one_sentence(tmp_path: P
             done = _run(config)
         finally:
             holder.close()
-    assert done.returncode == 2, done.stderr
+    assert done.returncode == ExitCode.NO_DATABASE, done.stderr
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
         f"swissbot run: cannot use the database {tmp_path / 'club.sqlite3'}: the database is locked by another "

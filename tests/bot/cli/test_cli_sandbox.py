@@ -10,6 +10,7 @@ import sys
 import berserk
 
 from bot.cli import sandbox as cli_sandbox
+from bot.cli.exit_codes import ExitCode
 
 
 def test_the_parser_reads_every_option() -> None:
@@ -22,7 +23,7 @@ def test_the_parser_reads_every_option() -> None:
 
 def test_an_invalid_port_is_refused() -> None:
     args = argparse.Namespace(host="127.0.0.1", port=70000, seed=None, autoplay=False, autoplay_delay=0.0)
-    assert cli_sandbox.run(args) == 2
+    assert cli_sandbox.run(args) == ExitCode.USAGE
 
 
 def test_the_sandbox_runs_until_sigterm() -> None:

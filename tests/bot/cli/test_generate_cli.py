@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.cli.exit_codes import ExitCode
 from pairing import checker, trf
 
 
@@ -56,10 +57,10 @@ def test_3_1_0_points_write_record_162_at_the_format_columns(tmp_path: Path) -> 
         (["--players", "8", "--rounds", "3", "--points", "3/1/0", "--baku"], "Baku"),
     ],
 )
-def test_bad_arguments_are_one_sentence_and_exit_3(
+def test_bad_arguments_are_one_sentence_and_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    assert main(["generate", *args, "-o", str(tmp_path / "x.trf")]) == 3
+    assert main(["generate", *args, "-o", str(tmp_path / "x.trf")]) == ExitCode.USAGE
     err = capsys.readouterr().err.strip()
     assert err.startswith("swissbot generate: ") and message in err and "\n" not in err
     assert not (tmp_path / "x.trf").exists()

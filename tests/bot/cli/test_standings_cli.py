@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bot.cli import standings as cli_standings
+from bot.cli.exit_codes import ExitCode
 from tests.pairing.tiebreak_fixtures import EXAMPLE16, EXAMPLE26
 
 
@@ -64,10 +65,10 @@ def test_record_202_is_the_default_list(tmp_path: Path, capsys: pytest.CaptureFi
     assert [r["number"] for r in rows][3:] == [4, 2]  # PS 4.0 vs 3.0
 
 
-def test_unknown_code_in_record_202_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_code_in_record_202_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "event.trf"
     path.write_text(EXAMPLE26.read_text().replace("202 BH/C1,BH,SB,DE", "202 BH/C1,BHX,SB,DE"))
-    assert _run(str(path)) == 3
+    assert _run(str(path)) == ExitCode.BAD_INPUT
     assert "record 202" in capsys.readouterr().err
     assert _run(str(path), "--tiebreaks", "SB") == 0  # the option overrides the file
 
@@ -90,29 +91,31 @@ def test_text_output_with_crosstable(capsys: pytest.CaptureFixture[str]) -> None
     assert lines[2].split()[:2] == ["1", "1"]
 
 
-def test_unknown_code_exits_3_listing_the_known(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(str(EXAMPLE16), "--tiebreaks", "BH,XYZ") == 3
+def test_an_unknown_code_in_the_option_is_a_usage_error_listing_the_known(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(str(EXAMPLE16), "--tiebreaks", "BH,XYZ") == ExitCode.USAGE
     err = capsys.readouterr().err
     assert "'XYZ'" in err and "BH, FB, SB" in err and "Traceback" not in err
 
 
-def test_bad_input_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_file_is_bad_input_and_bad_options_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "bad.trf"
     path.write_text("".join(line for line in EXAMPLE16.read_text().splitlines(True) if "Elm, Eva" not in line))
-    assert _run(str(path)) == 3
+    assert _run(str(path)) == ExitCode.BAD_INPUT
     assert "opponent 5 is not a player" in capsys.readouterr().err
-    assert _run(str(EXAMPLE16), "--round", "7") == 3
+    assert _run(str(EXAMPLE16), "--round", "7") == ExitCode.USAGE
     assert "--round" in capsys.readouterr().err
-    assert _run(str(EXAMPLE16), "--exclude", "x") == 3
-    assert _run(str(EXAMPLE16), "--exclude", "42") == 3
+    assert _run(str(EXAMPLE16), "--exclude", "x") == ExitCode.USAGE
+    assert _run(str(EXAMPLE16), "--exclude", "42") == ExitCode.USAGE
     assert "42" in capsys.readouterr().err
 
 
-def test_unreadable_file_exits_5_and_undecodable_bytes_exit_3(
+def test_an_unreadable_file_and_undecodable_bytes_have_their_codes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run(str(tmp_path / "missing.trf")) == 5
+    assert _run(str(tmp_path / "missing.trf")) == ExitCode.UNREADABLE
     assert "cannot read" in capsys.readouterr().err
     binary = tmp_path / "binary.trf"
     binary.write_bytes(b"\xff\xfe\x00bad")  # a NUL byte: text in no encoding TRF files use
-    assert _run(str(binary)) == 3
+    assert _run(str(binary)) == ExitCode.BAD_INPUT

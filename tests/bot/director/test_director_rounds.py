@@ -13,7 +13,7 @@ from domain.result import Result
 from domain.rounds import RoundStatus
 from domain.settings import EarlyDrawPolicy, Schedule
 from pairing import checker, trf
-from pairing.crosstable import crosstable
+from pairing.standings.crosstable import crosstable
 from storage.audit import audit_log
 from storage.players import get_ban, player_by_discord
 from tests.bot.director.director_world import GUILD, ORGANISER, World

@@ -1,6 +1,6 @@
 """Generated Team Swiss events through the real director, SQLite and the local Lichess: teams with and without
 reserves, members who never move, withdraw or ask for a bye, so reserves step in and short teams sit out; the
-exported TRF always passes the team checker (`pairing.team_check`, which re-pairs every round) and every match
+exported TRF always passes the team checker (`pairing.team.check`, which re-pairs every round) and every match
 point it gives comes from the board results."""
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from bot.director.models import Actor
 from bot.errors import SwissbotError
 from domain.entry import EntryStatus
-from pairing import team, team_check, trf
+from pairing import trf
+from pairing.team import check as team_check
+from pairing.team.trf import event_from_tournament
 from tests.bot.director.director_world import ORGANISER, World, make_world
 
 
@@ -70,7 +72,7 @@ async def _run_event(seed: int, teams: int, boards: int, reserves: int, rounds: 
             exported = (await w.director.export(event_id, "trf")).decode()
             tournament = trf.parse(exported, require_rounds=False)
             assert team_check.check_tournament(tournament) == [], exported
-            event = team.event_from_tournament(tournament)
+            event = event_from_tournament(tournament)
             for t in event.teams:  # match points are the board results' sums, round by round
                 for number in range(1, event.rounds_completed + 1):
                     record = event.record(t.number, number)

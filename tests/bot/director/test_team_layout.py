@@ -5,18 +5,19 @@ PAB to each board player."""
 from __future__ import annotations
 
 from bot.director.teams import lay_out, line_ups
-from pairing import team
 from pairing.model import Player, RecordKind, RoundRecord
+from pairing.team.matches import new_event
+from pairing.team.model import TeamEvent, TeamRules
 
 
-def _event(rosters: list[tuple[str, list[int]]], boards: int = 2) -> team.TeamEvent:
+def _event(rosters: list[tuple[str, list[int]]], boards: int = 2) -> TeamEvent:
     players = [Player(n, f"p{n}", 2000 - 10 * n) for n in range(1, 1 + max(p for _, r in rosters for p in r))]
-    return team.new_event(players, rosters, rounds=3, rules=team.TeamRules(boards=boards), by_strength=False)
+    return new_event(players, rosters, rounds=3, rules=TeamRules(boards=boards), by_strength=False)
 
 
-def _with_round_one(event: team.TeamEvent, records: dict[int, RecordKind]) -> team.TeamEvent:
+def _with_round_one(event: TeamEvent, records: dict[int, RecordKind]) -> TeamEvent:
     tournament = event.tournament.with_round(1, {p: RoundRecord(kind) for p, kind in records.items()})
-    return team.TeamEvent(tournament, event.teams, event.rules)
+    return TeamEvent(tournament, event.teams, event.rules)
 
 
 def test_reserves_step_in_for_a_withdrawn_player_and_a_requested_bye() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.cli.exit_codes import ExitCode
 from bot.scenario.format import ScenarioError, load
 from bot.scenario.runner import run_scenario
 from tests.support.paths import ROOT
@@ -33,7 +34,7 @@ def test_a_wrong_expectation_exits_non_zero_naming_file_step_and_values(
     path = tmp_path / "wrong.toml"
     path.write_text(wrong)
     line = next(n for n, text in enumerate(wrong.splitlines(), 1) if 'result = "0-1" }' in text) - 3
-    assert main(["scenario", "--quiet", str(path)]) == 1
+    assert main(["scenario", "--quiet", str(path)]) == ExitCode.FAILED
     err = capsys.readouterr().err
     assert f"{path}: step 5 (line {line})" in err
     assert "expected round 1 board 1 result 0-1; found 1-0" in err
@@ -43,7 +44,7 @@ def test_a_refusal_that_does_not_come_is_a_failure(tmp_path: Path, capsys: pytes
     text = BASIC.read_text() + '\n[[step]]\ndo = "join"\nby = "alice"\nrefused = "already"\n'
     path = tmp_path / "join.toml"
     path.write_text(text.replace('reply = "Result: 1/2-1/2"', 'reply = "Result: 1-0"'))
-    assert main(["scenario", "--quiet", str(path)]) == 1
+    assert main(["scenario", "--quiet", str(path)]) == ExitCode.FAILED
     assert "expected the reply 'Result: 1-0'; found" in capsys.readouterr().err
 
 
@@ -69,5 +70,5 @@ def test_a_malformed_file_is_an_error_with_its_line(
         load(path)
     assert message in str(caught.value)
     assert f"{path}:{line}" in str(caught.value) or f"line {line}" in str(caught.value)
-    assert main(["scenario", str(path)]) == 2
+    assert main(["scenario", str(path)]) == ExitCode.BAD_INPUT
     assert str(path) in capsys.readouterr().err

@@ -43,12 +43,11 @@ near the "1 versus last" partners, checked against the duals (exact).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from pairing.colours import ColourState, colour_states
-from pairing.dutch import with_implied_acceleration
 from pairing.errors import NoValidPairing
 from pairing.matching import Edge, matching_with_duals, max_weight_matching, max_weight_perfect_matching
 from pairing.model import (
@@ -66,6 +65,8 @@ from pairing.model import (
     Tournament,
     board_order,
 )
+from pairing.systems.common import list_sort
+from pairing.systems.dutch import with_implied_acceleration
 
 # Edge weight levels, most significant first: compatible, same group, colour preferences compatible, then the
 # partner priority of "1 versus last" (below 2**32 for any size this engine is used at).
@@ -539,45 +540,9 @@ def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:
 
     The comparator is not transitive when the floater's score differs from the group's (it then weighs
     Buchholz by each player's own score), so the order depends on the sorting algorithm: the reference sorts
-    the group with `std::list::sort`, and `_list_sort` does what libstdc++'s does, comparison for comparison.
+    the group with `std::list::sort`, and `list_sort` does what libstdc++'s does, comparison for comparison.
     """
-    return _list_sort(list(group), lambda x, y: _compare(order[y].metrics, order[x].metrics) < 0)
-
-
-def _list_sort(items: list[int], less: Callable[[int, int], bool]) -> list[int]:
-    """libstdc++'s `std::list::sort` (a bottom-up merge sort through 64 bins), with the same comparisons."""
-
-    def merge(into: list[int], other: list[int]) -> list[int]:
-        # list::merge: each element of `other` goes before the first element of `into` it is less than.
-        out: list[int] = []
-        i = j = 0
-        while i < len(into) and j < len(other):
-            if less(other[j], into[i]):
-                out.append(other[j])
-                j += 1
-            else:
-                out.append(into[i])
-                i += 1
-        return out + into[i:] + other[j:]
-
-    if len(items) < 2:
-        return items
-    bins: list[list[int]] = []
-    for item in items:
-        carry = [item]
-        k = 0
-        while k < len(bins) and bins[k]:
-            carry = merge(bins[k], carry)
-            bins[k] = []
-            k += 1
-        if k == len(bins):
-            bins.append(carry)
-        else:
-            bins[k] = carry
-    result: list[int] = []
-    for k, chunk in enumerate(bins):
-        result = chunk if k == 0 else merge(chunk, result)
-    return result
+    return list_sort(list(group), lambda x, y: _compare(order[y].metrics, order[x].metrics) < 0)
 
 
 def _sparse_matching(n: int, edges: Sequence[Edge], likely: list[bool]) -> list[int]:

@@ -10,8 +10,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from pairing.model import Colour, Outcome, Points, RecordKind, RoundRecord, Tournament, exact_sum
-from pairing.rating_tables import dp, expected
-from pairing.tiebreak_codes import (
+from pairing.tiebreaks.codes import (
     DEFAULT_TIEBREAKS,
     KNOWN_TIEBREAKS,
     TiebreakSpec,
@@ -19,7 +18,8 @@ from pairing.tiebreak_codes import (
     parse_tiebreak,
     parse_tiebreaks,
 )
-from pairing.unplayed import EDITIONS, Edition, ScoreSheet, is_voluntary, score_sheet
+from pairing.tiebreaks.rating_tables import dp, expected
+from pairing.tiebreaks.unplayed import EDITIONS, Edition, ScoreSheet, is_voluntary, score_sheet
 
 __all__ = [
     "DEFAULT_TIEBREAKS",
@@ -125,7 +125,7 @@ class TiebreakCalculator:
         return TiebreakCalculator(fore, edition=self.edition, through_round=self.rounds, lichess_sb=self.lichess_sb)
 
     def value(self, tiebreak: TiebreakSpec | str, number: int) -> Points:
-        """The value of one tie-break for one player (DE needs a tied group: see `pairing.encounter`)."""
+        """The value of one tie-break for one player (DE needs a tied group: see `pairing.tiebreaks.encounter`)."""
         spec = parse_tiebreak(tiebreak) if isinstance(tiebreak, str) else tiebreak
         key = (spec.code, number)
         cached = self._cache.get(key)
@@ -139,7 +139,7 @@ class TiebreakCalculator:
         if name == "FB" or (spec.fore and name in ("BH", "SB")):
             return self.fore.value(replace(spec, name="BH" if name == "FB" else name, fore=False), number)
         if name == "DE":
-            raise ValueError("DE is computed on a group of tied players (pairing.encounter.direct_encounter)")
+            raise ValueError("DE is computed on a group of tied players (pairing.tiebreaks.encounter.direct_encounter)")
         simple = self._SIMPLE.get(name)
         if simple is not None:
             return simple(self, number)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pairing.model import Colour, Outcome, Points, RecordKind, Tournament
-from pairing.standings import StandingRow, compute_standings, format_value, text_table
+from pairing.standings.ranking import StandingRow, compute_standings, format_value, text_table
 
 _OUTCOME_TEXT = {Outcome.WIN: "1", Outcome.DRAW: "½", Outcome.LOSS: "0"}
 _BYE_TEXT = {

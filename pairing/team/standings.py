@@ -10,16 +10,17 @@ the 2026 edition is a drawn match (in the points of the qualifier) times the rou
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from pairing.encounter import direct_encounter, mini_table
 from pairing.model import Points, Scoring, exact_sum
-from pairing.team import Primary, TeamEvent
-from pairing.tiebreak_codes import TiebreakSpec, UnknownTiebreak, parse_tiebreak
-from pairing.tiebreaks import TiebreakCalculator
-from pairing.unplayed import Edition, UnplayedCategory
+from pairing.standings.ranking import split_ties, value_of
+from pairing.team.model import Primary, TeamEvent
+from pairing.tiebreaks.calculator import TiebreakCalculator
+from pairing.tiebreaks.codes import TiebreakSpec, UnknownTiebreak, parse_tiebreak
+from pairing.tiebreaks.encounter import direct_encounter, mini_table
+from pairing.tiebreaks.unplayed import Edition, UnplayedCategory
 
 DEFAULT_TEAM_TIEBREAKS: tuple[str, ...] = ("GP", "ESB", "BH:MP", "DE")
 """The order this module ships for a match-point event: game points, team Sonneborn-Berger, Buchholz, DE."""
@@ -152,7 +153,7 @@ def team_standings(
     numbers = [t.number for t in event.teams]
     values = {n: {s.code: _initial(calc, s, n) for s in specs} for n in numbers}
     primary = calc.calculator(event.rules.primary)
-    groups = _split(numbers, primary.score, higher_first=True)
+    groups = split_ties(numbers, primary.score, higher_first=True)
     for spec in specs:
         refined: list[list[int]] = []
         for group in groups:
@@ -165,7 +166,7 @@ def team_standings(
                     values[n][spec.code] = table[n]
                 refined.extend(direct_encounter(sheet, group, forfeits_played=spec.spec.forfeits_played))
             else:
-                refined.extend(_split(group, _lookup(values, spec.code), higher_first=spec.higher_is_better))
+                refined.extend(split_ties(group, value_of(values, spec.code), higher_first=spec.higher_is_better))
         groups = refined
     rows: list[TeamStandingRow] = []
     for group in groups:
@@ -188,14 +189,3 @@ def _initial(calc: TeamTiebreaks, spec: TeamTiebreak, number: int) -> Points:
     if spec.spec is not None and spec.spec.name == "DE":
         return Fraction(0)
     return calc.value(spec, number)
-
-
-def _split(group: Iterable[int], key: Callable[[int], Points], *, higher_first: bool) -> list[list[int]]:
-    buckets: dict[Points, list[int]] = {}
-    for n in group:
-        buckets.setdefault(key(n), []).append(n)
-    return [buckets[k] for k in sorted(buckets, reverse=higher_first)]
-
-
-def _lookup(values: dict[int, dict[str, Points]], code: str) -> Callable[[int], Points]:
-    return lambda number: values[number][code]

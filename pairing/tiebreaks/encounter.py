@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from pairing.model import Points, RecordKind
-from pairing.unplayed import ScoreSheet
+from pairing.tiebreaks.unplayed import ScoreSheet
 
 _FORFEITS = frozenset({RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS})
 

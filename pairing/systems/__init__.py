@@ -43,7 +43,7 @@ def pre_2025_pab_eligible(views: RoundViews, number: int) -> bool:
 
 
 def _double_pab_eligible(views: RoundViews, number: int) -> bool:
-    from pairing import double
+    from pairing.systems import double
 
     return double.entrant(views, number, double.match_of(views.round)).pab_eligible
 
@@ -77,7 +77,7 @@ class PairingSystem:
     rules: Rules  # what the checker holds each round to
     trf_code: str | None = None  # record 192 of an export every round of which it paired (None: no ETT26 code)
     games_per_match: int = 1  # 2: a match is two game rounds, the second the first reversed (Double-Swiss)
-    team: bool = False  # pairs teams (an event's rounds through bot.director.teams; checked by pairing.team_check)
+    team: bool = False  # pairs teams (an event's rounds through bot.director.teams; checked by pairing.team.check)
     accelerable: bool = True  # an event with it may have accelerated pairings
     auto_from: int | None = None  # `auto` pairs a round of at least this many players with it (None: never)
 
@@ -185,7 +185,7 @@ for _system in (
     PairingSystem(
         "dutch",
         "Dutch",
-        "pairing.dutch",
+        "pairing.systems.dutch",
         Rules(True, edition_b_pab_eligible, "already scored a win without playing"),
         trf_code="FIDE_DUTCH",
         auto_from=0,
@@ -193,7 +193,7 @@ for _system in (
     PairingSystem(
         "burstein",
         "Burstein",
-        "pairing.burstein",
+        "pairing.systems.burstein",
         Rules(False, pre_2025_pab_eligible, "already won a game by forfeit"),
         trf_code="FIDE_BURSTEIN",
         auto_from=250,
@@ -202,7 +202,7 @@ for _system in (
     PairingSystem(
         "dubov",
         "Dubov",
-        "pairing.dubov",
+        "pairing.systems.dubov",
         Rules(False, edition_b_pab_eligible, "already scored a win without playing"),
         trf_code="FIDE_DUBOV",
     ),
@@ -211,14 +211,14 @@ for _system in (
     PairingSystem(
         "lim",
         "Lim",
-        "pairing.lim",
+        "pairing.systems.lim",
         Rules(False, edition_b_pab_eligible, "already scored a win without playing", colour_limits_last_round=False),
     ),
     # Lichess's Fast Swiss: the fork's Burstein PAB rule; colours are only preferences (its passes 4-5). Not FIDE's.
     PairingSystem(
         "fast",
         "Fast",
-        "pairing.fast",
+        "pairing.systems.fast",
         Rules(False, pre_2025_pab_eligible, "already won a game by forfeit", colour_limits=False),
         auto_from=700,
     ),
@@ -227,7 +227,7 @@ for _system in (
     PairingSystem(
         "double",
         "Double-Swiss",
-        "pairing.double",
+        "pairing.systems.double",
         Rules(
             False, _double_pab_eligible, "already had a bye worth a win or won a match by forfeit", colour_limits=False
         ),
@@ -240,7 +240,7 @@ for _system in (
     PairingSystem(
         "team",
         "Team",
-        "pairing.team",
+        "pairing.team.engine",
         Rules(False, edition_b_pab_eligible, "already won a match without playing", colour_limits=False),
         team=True,
         accelerable=False,

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
-from pairing import checker, team
+from pairing import checker
 from pairing.checker import Discrepancy, DiscrepancyKind
 from pairing.errors import NoValidPairing, TeamError
 from pairing.generator import RATING_MEAN, RATING_RANGE, RATING_SPREAD, WHITE_ADVANTAGE, expected_score
 from pairing.model import Board, Colour, Pairing, Player, RecordKind, RoundRecord, Scoring, Tournament
-from pairing.team import TeamEvent, TeamRules
+from pairing.team.engine import pair_event
+from pairing.team.matches import record_bye, record_match, team_strength
+from pairing.team.model import Team, TeamEvent, TeamRules
+from pairing.team.trf import event_from_tournament
 
 _PRE_ASSIGNED = frozenset({RecordKind.HALF_BYE, RecordKind.FULL_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED})
 
@@ -85,14 +88,14 @@ def check_event(event: TeamEvent, *, engine: bool = True) -> list[Discrepancy]:
 
 def check_tournament(tournament: Tournament, *, engine: bool = True) -> list[Discrepancy]:
     """Check the team event of a TRF-read tournament (its team records); TeamError if it has none."""
-    return check_event(team.event_from_tournament(tournament), engine=engine)
+    return check_event(event_from_tournament(tournament), engine=engine)
 
 
 def _engine_check(
     state: TeamEvent, round_number: int, played: Pairing, forfeited: frozenset[Board], file_legal: bool
 ) -> Discrepancy | None:
     try:
-        ours = team.pair_event(state, round_number)
+        ours = pair_event(state, round_number)
     except NoValidPairing as error:
         exists = checker.legal_pairing(state.match_tournament(), round_number, "team") is not None
         if not file_legal and not exists:
@@ -135,9 +138,10 @@ def generate_event(
     forfeit_rate: float = 0.03,
     absence_rate: float = 0.03,
     stop_after: int | None = None,
+    pair: Callable[[TeamEvent, int | None], Pairing] = pair_event,
 ) -> TeamEvent:
-    """A seeded random team event paired round by round by this engine: teams of `boards + reserves` players,
-    numbered by strength; results drawn by rating, with a few forfeited boards and matches and absent teams.
+    """A seeded random team event paired round by round by this engine (or `pair`): teams of `boards + reserves`
+    players, numbered by strength; results drawn by rating, with a few forfeited boards and matches and absent teams.
 
     Stops early when a round has no valid pairing (or after `stop_after` rounds); the same arguments always
     give the same event.
@@ -151,15 +155,15 @@ def generate_event(
     drafts = []
     for index in range(teams):
         ratings = sorted(min(high, max(low, round(rng.gauss(RATING_MEAN, RATING_SPREAD)))) for _ in range(size))
-        drafts.append((team.team_strength(ratings, rules.boards), index, ratings[::-1]))
+        drafts.append((team_strength(ratings, rules.boards), index, ratings[::-1]))
     drafts.sort(key=lambda d: (-d[0], d[1]))
     players: list[Player] = []
-    members: list[team.Team] = []
+    members: list[Team] = []
     for number, (strength, index, ratings) in enumerate(drafts, start=1):
         first = len(players) + 1
         for offset, rating in enumerate(ratings):
             players.append(Player(first + offset, f"Team {index + 1} board {offset + 1}", rating))
-        members.append(team.Team(number, f"Team {index + 1}", tuple(range(first, first + size)), strength))
+        members.append(Team(number, f"Team {index + 1}", tuple(range(first, first + size)), strength))
     scoring = Scoring(pab=Fraction(1, 2))  # a PAB is a drawn match, so each board of it shows a draw's points
     start = Tournament(tuple(players), rounds, scoring, initial_colour=rng.choice([Colour.WHITE, Colour.BLACK]))
     event = TeamEvent(start, tuple(members), rules)
@@ -170,17 +174,17 @@ def generate_event(
         if len(absent) > len(event.teams) - 2:
             absent = []
         for number in absent:
-            event = team.record_bye(event, round_number, number, RecordKind.ZERO_BYE)
+            event = record_bye(event, round_number, number, RecordKind.ZERO_BYE)
         try:
-            pairing = team.pair_event(event, round_number)
+            pairing = pair(event, round_number)
         except NoValidPairing:
             return event.truncated(round_number - 1)
         for board in pairing.boards:
             line_ups = (_line_up(rng, event, board.white, reserves), _line_up(rng, event, board.black, reserves))
             results = _results(rng, rules, line_ups, ratings_of, forfeit_rate)
-            event = team.record_match(event, round_number, board.white, board.black, results, line_ups=line_ups)
+            event = record_match(event, round_number, board.white, board.black, results, line_ups=line_ups)
         if pairing.bye is not None:
-            event = team.record_bye(event, round_number, pairing.bye, RecordKind.PAB)
+            event = record_bye(event, round_number, pairing.bye, RecordKind.PAB)
     return event
 
 

@@ -37,6 +37,7 @@ from pairing.model import (
     Tournament,
     board_order,
 )
+from pairing.systems.common import completable, compositions, first_bye, pair_by_brackets
 
 
 @dataclass(frozen=True)
@@ -135,39 +136,32 @@ class _Round:
 
     def completable(self, numbers: Iterable[int]) -> bool:
         """[C4]: these players can all be paired among themselves."""
-        group = sorted(numbers)
-        if len(group) % 2:
-            return False
-        if not group:
-            return True
-        edges = [(i, j, 1) for i, j in itertools.combinations(range(len(group)), 2) if self.legal(group[i], group[j])]
-        return max_weight_perfect_matching(len(group), edges) is not None
+        return completable(numbers, self.legal)
 
     # -- the round ------------------------------------------------------------------------------------
 
     def run(self) -> Pairing:
-        remaining = set(self.players)
-        bye = None
-        if len(remaining) % 2:
-            bye = self.choose_bye(remaining)
-            remaining.discard(bye)
-        elif not self.completable(remaining):
-            raise NoValidPairing("no pairing of every player satisfies C1-C3")
-        pairs: list[tuple[int, int]] = []
-        while remaining:
-            bracket, paired = self.next_bracket(remaining)
-            pairs.extend(paired)
-            remaining -= bracket
+        pairs, bye = pair_by_brackets(
+            self.players,
+            self.choose_bye,
+            self.completable,
+            self.next_bracket,
+            "no pairing of every player satisfies C1-C3",
+        )
         boards = [self.colours(a, b) for a, b in pairs]
         return Pairing(board_order(self.views, boards), bye)
 
     def choose_bye(self, remaining: set[int]) -> int:
         """Art. 3.1: an eligible player whose absence leaves a complete pairing: lowest score, most games,
         largest starting number."""
-        eligible = [n for n in remaining if self.views.pab_eligible(n) and self.completable(remaining - {n})]
-        if not eligible:
-            raise NoValidPairing("no player can take the pairing-allocated bye and leave a complete pairing")
-        return min(eligible, key=lambda n: (self.players[n].score, -self.players[n].games, -n))
+        return first_bye(
+            remaining,
+            self.views.pab_eligible,
+            lambda n: self.players[n].score,
+            lambda n: self.players[n].games,
+            self.completable,
+            "no player can take the pairing-allocated bye and leave a complete pairing",
+        )
 
     def next_bracket(self, remaining: set[int]) -> tuple[set[int], tuple[tuple[int, int], ...]]:
         """The highest scoregroup with the fewest, highest-scoring, best upfloaters, and its pairing."""
@@ -199,7 +193,7 @@ class _Round:
                 groups[-1].append(number)
             else:
                 groups.append([number])
-        counts = list(_compositions(k, [len(g) for g in groups]))
+        counts = list(compositions(k, [len(g) for g in groups]))
 
         def profile(count: tuple[int, ...]) -> tuple[Fraction, ...]:
             scores = [self.players[g[0]].score for g, c in zip(groups, count, strict=True) for _ in range(c)]
@@ -347,17 +341,6 @@ class _Round:
 
 def _board(a: int, b: int, colour_of_a: Colour) -> Board:
     return Board(a, b) if colour_of_a is Colour.WHITE else Board(b, a)
-
-
-def _compositions(total: int, limits: Sequence[int]) -> Iterator[tuple[int, ...]]:
-    """Every way to take `total` items from groups of these sizes."""
-    if not limits:
-        if total == 0:
-            yield ()
-        return
-    for first in range(min(total, limits[0]), -1, -1):
-        for rest in _compositions(total - first, limits[1:]):
-            yield (first, *rest)
 
 
 def _bipartite_perfect(left: Sequence[int], right: Sequence[int], legal: Callable[[int, int], bool]) -> bool:

@@ -6,11 +6,11 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pairing.encounter import direct_encounter, mini_table
 from pairing.model import Points, Tournament
-from pairing.tiebreak_codes import DEFAULT_TIEBREAKS, SCORE_LIKE, TiebreakSpec, parse_tiebreak
-from pairing.tiebreaks import TiebreakCalculator
-from pairing.unplayed import Edition
+from pairing.tiebreaks.calculator import TiebreakCalculator
+from pairing.tiebreaks.codes import DEFAULT_TIEBREAKS, SCORE_LIKE, TiebreakSpec, parse_tiebreak
+from pairing.tiebreaks.encounter import direct_encounter, mini_table
+from pairing.tiebreaks.unplayed import Edition
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def compute_standings(
     values: dict[int, dict[str, Points]] = {
         n: {s.code: Fraction(0) if s.name == "DE" else calc.value(s, n) for s in specs} for n in ranked
     }
-    groups = _split(ranked, calc.score, higher_first=True)
+    groups = split_ties(ranked, calc.score, higher_first=True)
     de_done: set[tuple[str, int]] = set()
     for spec in specs:
         refined: list[list[int]] = []
@@ -60,7 +60,7 @@ def compute_standings(
             elif spec.name == "DE":
                 refined.extend(_apply_de(calc, spec, group, values, de_done))
             else:
-                refined.extend(_split(group, _lookup(values, spec.code), higher_first=spec.higher_is_better))
+                refined.extend(split_ties(group, value_of(values, spec.code), higher_first=spec.higher_is_better))
         groups = refined
     rows: list[StandingRow] = []
     for group in groups:
@@ -71,15 +71,16 @@ def compute_standings(
     return rows
 
 
-def _split(group: Iterable[int], key: Callable[[int], Points], *, higher_first: bool) -> list[list[int]]:
-    """Ordered subgroups of equal key."""
+def split_ties(group: Iterable[int], key: Callable[[int], Points], *, higher_first: bool) -> list[list[int]]:
+    """The group cut into subgroups of equal key, ordered by the key (players or teams alike)."""
     buckets: dict[Points, list[int]] = {}
     for n in group:
         buckets.setdefault(key(n), []).append(n)
     return [buckets[k] for k in sorted(buckets, reverse=higher_first)]
 
 
-def _lookup(values: dict[int, dict[str, Points]], code: str) -> Callable[[int], Points]:
+def value_of(values: dict[int, dict[str, Points]], code: str) -> Callable[[int], Points]:
+    """One tie-break's value of each number, from the table of every value."""
     return lambda number: values[number][code]
 
 

@@ -37,6 +37,7 @@ from pairing.model import (
     Tournament,
     board_order,
 )
+from pairing.systems.common import completable, first_bye, pair_by_brackets
 
 
 def match_of(game_round: int) -> int:
@@ -173,48 +174,41 @@ class MatchRound:
 
     def pairable(self, players: Iterable[int]) -> bool:
         """A pairing of all of `players` exists ([C1]); no player is trivially pairable."""
-        group = sorted(players)
-        if len(group) % 2:
-            return False
-        if not group:
-            return True
-        edges = [
-            (i, j, 1) for i, a in enumerate(group) for j in range(i + 1, len(group)) if self.compatible(a, group[j])
-        ]
-        return max_weight_perfect_matching(len(group), edges) is not None
+        return completable(players, self.compatible)
 
     # -- the procedure ---------------------------------------------------------------------------------------
 
     def run(self) -> Pairing:
-        remaining = set(self.entrants)
-        bye = self.pab(remaining) if len(remaining) % 2 else None
-        if bye is not None:
-            remaining.discard(bye)
-        elif not self.pairable(remaining):
-            raise NoValidPairing("no pairing of the round meets [C1] for every player")
-        pairs: list[tuple[int, int]] = []
-        while remaining:
-            top_score = max(self.entrants[n].score for n in remaining)
-            top = sorted(n for n in remaining if self.entrants[n].score == top_score)
-            pool = sorted(n for n in remaining if self.entrants[n].score < top_score)
-            chosen = self.upfloaters(top, pool, remaining)
-            bracket = top + list(chosen)
-            pairs.extend(self.pair_bracket(bracket, set(chosen)))
-            remaining -= set(bracket)
+        pairs, bye = pair_by_brackets(
+            self.entrants,
+            self.pab,
+            self.pairable,
+            self.next_bracket,
+            "no pairing of the round meets [C1] for every player",
+        )
         boards = [self.colour(a, b) for a, b in pairs]
         return Pairing(board_order(self.views, boards), bye)
+
+    def next_bracket(self, remaining: set[int]) -> tuple[list[int], list[tuple[int, int]]]:
+        """The top scoregroup completed by its upfloaters, and the bracket's pairing."""
+        top_score = max(self.entrants[n].score for n in remaining)
+        top = sorted(n for n in remaining if self.entrants[n].score == top_score)
+        pool = sorted(n for n in remaining if self.entrants[n].score < top_score)
+        chosen = self.upfloaters(top, pool, remaining)
+        bracket = top + list(chosen)
+        return bracket, self.pair_bracket(bracket, set(chosen))
 
     def pab(self, remaining: set[int]) -> int:
         """3.4: the first [C2]-eligible player whose removal leaves a legal pairing, lowest score first, then
         most matches played, then the largest number."""
-        order = sorted(
-            (n for n in remaining if self.entrants[n].pab_eligible),
-            key=lambda n: (self.entrants[n].score, -self.entrants[n].matches_played, -n),
+        return first_bye(
+            remaining,
+            lambda n: self.entrants[n].pab_eligible,
+            lambda n: self.entrants[n].score,
+            lambda n: self.entrants[n].matches_played,
+            self.pairable,
+            "no player can receive the pairing-allocated bye and leave the others pairable",
         )
-        for number in order:
-            if self.pairable(remaining - {number}):
-                return number
-        raise NoValidPairing("no player can receive the pairing-allocated bye and leave the others pairable")
 
     def upfloaters(self, top: list[int], pool: list[int], remaining: set[int]) -> tuple[int, ...]:
         """3.5: the set of upfloaters that completes the top scoregroup into a bracket."""

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import repeat
@@ -59,6 +59,7 @@ from pairing.errors import NoValidPairing
 from pairing.matching import max_weight_matching
 from pairing.model import NOT_PAIRED as NOT_PAIRED_RECORD
 from pairing.model import Board, Colour, Outcome, Pairing, Points, RecordKind, Scoring, Tournament
+from pairing.systems.common import list_sort
 
 # Result codes of one player in one round (the bytes of FastEvent.results).
 NOT_PAIRED, WIN, DRAW, LOSS, FORFEIT_WIN, FORFEIT_LOSS, PAB, FULL_BYE, HALF_BYE, ZERO_BYE = range(10)
@@ -631,46 +632,6 @@ def _invert(colour: int) -> int:
     return BLACK if colour == WHITE else WHITE if colour == BLACK else NO_COLOUR
 
 
-def _list_sort(items: list[int], less: Callable[[int, int], bool]) -> list[int]:
-    """libstdc++'s `std::list::sort` (bottom-up merge into 64 buckets), exact even for an inconsistent `less`."""
-
-    def merge(into: list[int], other: list[int]) -> list[int]:
-        out: list[int] = []
-        a = b = 0
-        while a < len(into) and b < len(other):
-            if less(other[b], into[a]):
-                out.append(other[b])
-                b += 1
-            else:
-                out.append(into[a])
-                a += 1
-        out.extend(into[a:])
-        out.extend(other[b:])
-        return out
-
-    if len(items) <= 1:
-        return list(items)
-    rest = list(items)
-    tmp: list[list[int]] = [[] for _ in range(64)]
-    fill = 0
-    pos = 0
-    while pos < len(rest):
-        carry = [rest[pos]]
-        pos += 1
-        counter = 0
-        while counter != fill and tmp[counter]:
-            carry = merge(tmp[counter], carry)
-            tmp[counter] = []
-            counter += 1
-        tmp[counter], carry = carry, tmp[counter]
-        if counter == fill:
-            fill += 1
-    for counter in range(1, fill):
-        tmp[counter] = merge(tmp[counter], tmp[counter - 1])
-        tmp[counter - 1] = []
-    return tmp[fill - 1]
-
-
 class _Fallback:
     """The fork's Burstein-style matching over the left-over players, in the list's own order (no colour limit)."""
 
@@ -760,7 +721,7 @@ class _Fallback:
             if floater is not None:
                 group.append(floater)
                 floater = None
-            group = _list_sort(group, lambda x, y: ctx.metric_less(labels[y], labels[x]))
+            group = list_sort(group, lambda x, y: ctx.metric_less(labels[y], labels[x]))
             for pos, v in enumerate(group):
                 for u in reversed(group[pos + 1 :]):
                     self.set_weight(v, u, self.edge(v, u, True, True))
