@@ -28,8 +28,8 @@ from pathlib import Path
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.config import ClubConfig
-from bot.director.api import Director
+from bot.assembly import Services, build
+from bot.config import ClubConfig, Config
 from bot.lichess.gateway import LichessGateway
 from bot.pages.site import SITE, make_pages_app
 from pairing import dutch
@@ -89,7 +89,8 @@ async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Ti
             started = time.perf_counter()
             event_id = await build_event(db, players, rounds, seed)
             print(f"built the event in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-            director = Director(db, gateway, RecordingAnnouncer(), ManualClock())
+            services = Services(db, gateway, RecordingAnnouncer())
+            director = (await build(Config(database=Path(db.path)), ManualClock(), services, scheduled=False)).director
             club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
             app = make_pages_app(director, [club])
             paths = [

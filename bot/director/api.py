@@ -1,8 +1,8 @@
 """The tournament director: every use case of an event, combining pairing, storage and Lichess.
 
 `Director` is the one entry point: its `Context` holds what the use cases share (the database, the Lichess gateway, the
-announcer, the clock, the settings, one lock per event and the scheduler's `on_change`) and hands each call
-to the module that holds the use case, where its docstring is:
+announcer, the clock, the settings, one lock per event and the change listeners; `bot.assembly.build` makes it) and
+hands each call to the module that holds the use case, where its docstring is:
 
 - `members`: linking a Lichess account, joining, withdrawing, byes;
 - `oauth`: linking through Lichess's OAuth page, the members' tokens (revoked on unlink, tested before a round);
@@ -16,10 +16,10 @@ to the module that holds the use case, where its docstring is:
   `team_views`: the team standings;
 - `views`: the queries; `lookups`: the storage reads they all share.
 
-Nothing here knows Discord, and nothing here runs SQL: every read and write goes through `storage`'s
-repository functions (several of them in one `db.transaction()` when they belong together). Each
-scheduler-driven use case re-reads the database and does only what is still missing, so a restart at any
-moment (or a job run twice) changes nothing that was already done.
+Nothing here knows Discord (the cogs turn mentions into ids and names first), and nothing here runs SQL: every
+read and write goes through `storage`'s repository functions (several of them in one `db.transaction()` when they
+belong together). Each scheduler-driven use case re-reads the database and does only what is still missing, so a
+restart at any moment (or a job run twice) changes nothing that was already done.
 """
 
 from __future__ import annotations
@@ -27,10 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.clock import Clock
 from bot.director import endings, jobs, members, oauth, organiser, polling, rounds, team_views, teams, views
-from bot.director.announcer import Announcer
-from bot.director.context import Context
+from bot.director.context import ChangeListener, Context
 from bot.director.lookups import get_event
 from bot.director.models import (
     Actor,
@@ -46,10 +44,8 @@ from bot.director.models import (
     TeamStandingView,
     TeamView,
 )
-from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from pairing.crosstable import CrosstableCell
-from storage.db import Database
 from storage.records import Entry, Event, EventSettings, EventStatus
 
 
@@ -60,15 +56,29 @@ class Director:
     `lookups.get_event`).
     """
 
-    def __init__(
-        self,
-        db: Database,
-        lichess: LichessGateway,
-        announcer: Announcer,
-        clock: Clock,
-        settings: DirectorSettings | None = None,
-    ) -> None:
-        self.ctx = Context(db, lichess, announcer, clock, settings or DirectorSettings())
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    # -- what the front ends read (the cogs, the pages, the scheduler) --------------------------------------
+
+    @property
+    def settings(self) -> DirectorSettings:
+        """The director's operating settings."""
+        return self.ctx.settings
+
+    @property
+    def default_round_interval(self) -> int:
+        """Seconds between rounds when an organiser asks for the interval schedule without a length."""
+        return self.ctx.default_round_interval
+
+    @property
+    def lichess_url(self) -> str:
+        """The Lichess the games are played on, without a trailing slash."""
+        return self.ctx.lichess.base_url.rstrip("/")
+
+    def add_listener(self, listener: ChangeListener) -> None:
+        """Tell `listener` of every change of the events (the scheduler rebuilds its jobs, the bot its cache)."""
+        self.ctx.add_listener(listener)
 
     # -- members (bot.director.members) ----------------------------------------------------------
 
@@ -233,7 +243,7 @@ class Director:
     async def team_standings(self, event_id: int) -> list[TeamStandingView]:
         return await team_views.standings(self.ctx, event_id)
 
-    # -- the round cycle, driven by the scheduler (bot.director.rounds, _polling, _endings, _jobs) -----
+    # -- the round cycle, driven by the scheduler (bot.director.rounds, polling, endings, jobs) --------
 
     async def start_round(self, event_id: int, round_number: int) -> None:
         await rounds.start_round(self.ctx, event_id, round_number)

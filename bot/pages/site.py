@@ -72,7 +72,7 @@ class Site:
     @property
     def lichess_url(self) -> str:
         """The Lichess the games are played on (player and game links)."""
-        return self.director.ctx.lichess.base_url.rstrip("/")
+        return self.director.lichess_url
 
     def public_club(self, guild_id: int) -> ClubConfig | None:
         """The club of a guild, when it publishes its events."""

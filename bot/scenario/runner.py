@@ -21,6 +21,8 @@ from typing import Any, TextIO
 
 import aiohttp
 
+from bot.assembly import App, Services, build
+from bot.config import Config
 from bot.demo.console import format_round, format_standings
 from bot.director.api import Director
 from bot.director.models import Actor, Job, JobKind
@@ -79,6 +81,7 @@ class ScenarioRun:
         self.sandbox: Sandbox
         self.db: Database
         self.gateway: LichessGateway
+        self.app: App
         self.director: Director
         self.scheduler: Scheduler
         self._lock_holder: sqlite3.Connection | None = None
@@ -88,18 +91,18 @@ class ScenarioRun:
     async def boot(self) -> None:
         """A bot process: the database opened, a gateway, a director and a scheduler (nothing planned yet)."""
         self.db = await open_database(self.db_path, busy_timeout_ms=BUSY_TIMEOUT_MS)
-        settings = self.scenario.director
         self.gateway = LichessGateway(
             self.sandbox.url, self.sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0
         )
-        self.director = Director(self.db, self.gateway, self.channel, self.clock, settings)
-        self.scheduler = Scheduler(self.director, self.clock)
+        config = Config(database=self.db_path, director=self.scenario.director)
+        self.app = await build(config, self.clock, Services(self.db, self.gateway, self.channel), scheduled=False)
+        self.director = self.app.director
+        self.scheduler = self.app.scheduler
         self.timers = {}
 
     async def stop(self) -> None:
         """The bot process ends (its planned jobs are forgotten, as APScheduler's are)."""
-        await self.gateway.close()
-        await self.db.close()
+        await self.app.close()
 
     async def plan(self) -> None:
         """What `Scheduler.rebuild` does: plan exactly the jobs the database implies."""
@@ -275,7 +278,7 @@ class ScenarioRun:
         director = self.director
         defaults = director.new_event_settings(str(options["name"]).strip(), int(options["rounds"]))
         changes = settings_changes(**_setting_options(options))
-        settings = apply_changes(defaults, changes, default_interval=director.ctx.default_round_interval)
+        settings = apply_changes(defaults, changes, default_interval=director.default_round_interval)
         event = await director.create_event(actor, GUILD, CHANNEL, settings)
         self.events.append(event.id)
         return f"Created {event.name} (draft): {describe_settings(event.settings)}."
@@ -312,7 +315,7 @@ class ScenarioRun:
                 changes["rounds"] = options["rounds"]
             if not changes:
                 raise SwissbotError("Nothing to change: give at least one option.")
-            settings = apply_changes(event.settings, changes, default_interval=d.ctx.default_round_interval)
+            settings = apply_changes(event.settings, changes, default_interval=d.default_round_interval)
             updated = await d.edit_event(actor, event_id, settings)
             return f"Updated {updated.name}: {describe_settings(updated.settings)}."
         if do == "open":

@@ -175,7 +175,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             raise InvalidSetting("Pick a channel for the event's announcements.")
         director = self.bot.director
         defaults = director.new_event_settings(name.strip(), rounds)
-        settings = apply_changes(defaults, changes, default_interval=director.ctx.default_round_interval)
+        settings = apply_changes(defaults, changes, default_interval=director.default_round_interval)
         assert interaction.guild_id is not None  # guild_only
         event = await director.create_event(actor, interaction.guild_id, channel_id, settings)
         await self._done(
@@ -229,7 +229,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         if not changes:
             raise InvalidSetting("Nothing to change: give at least one option.")
         director = self.bot.director
-        settings = apply_changes(found.settings, changes, default_interval=director.ctx.default_round_interval)
+        settings = apply_changes(found.settings, changes, default_interval=director.default_round_interval)
         updated = await director.edit_event(actor, found.id, settings)
         await self._done(interaction, f"Updated **{updated.name}**: {describe_settings(updated.settings)}.")
 
