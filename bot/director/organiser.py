@@ -352,7 +352,7 @@ async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
     """Lift a no-show ban (by Lichess name or Discord id); a later no-show still doubles it."""
     _organiser(actor)
     async with ctx.db.transaction():
-        text = player.strip().lstrip("@")
+        text = player.strip()
         shown = text if len(text) <= 40 else text[:39] + "…"
         found = await storage_players.player_by_lichess(ctx.db, text) if valid_username(text) else None
         if found is None and text.isdigit() and 0 < int(text) <= MAX_DISCORD_ID:
@@ -482,7 +482,7 @@ async def _set_entry(
 
 async def _player_in_event(ctx: Context, event_id: int, who: str) -> Entry:
     """An entry found by Lichess name, Discord id or starting number."""
-    key = who.strip().lstrip("@").lower()
+    key = who.strip().lower()
     for e in await storage_entries.list_entries(ctx.db, event_id):
         if key in (e.lichess_id, e.name.lower(), str(e.discord_id)) or (e.number is not None and key == f"#{e.number}"):
             return e

@@ -9,7 +9,6 @@ results (`pairing.team` derives every team record from its players' records).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -37,8 +36,6 @@ from storage.history import build_tournament, get_history
 from storage.records import Entry, EntryStatus, Event
 from storage.teams import TEAM_SYSTEM, TeamRow
 
-MENTION = re.compile(r"<@!?(\d+)>")
-
 
 def is_team_event(event: Event) -> bool:
     """The event is paired by the Swiss Team system."""
@@ -55,10 +52,8 @@ def _refused(exc: storage_errors.StorageError) -> InvalidSetting:
 
 
 async def _resolve(ctx: Context, event: Event, who: str, entries: Sequence[Entry]) -> int:
-    """A member named by mention, Discord id or Lichess name, as the player id of their entry."""
-    text = who.strip()
-    mention = MENTION.fullmatch(text)
-    key = (mention.group(1) if mention else text.lstrip("@")).lower()
+    """A member named by Discord id or Lichess name, as the player id of their entry."""
+    key = who.strip().lower()
     for entry in entries:
         if key in (str(entry.discord_id), entry.name.lower(), entry.lichess_id or ""):
             if entry.status is not EntryStatus.ACTIVE:
@@ -85,7 +80,7 @@ async def _team_event_for_change(ctx: Context, actor: Actor, event_id: int) -> E
 async def add_team(
     ctx: Context, actor: Actor, event_id: int, name: str, members: Sequence[str], role_id: int | None = None
 ) -> TeamView:
-    """Form a team from members named in board order (mentions, Discord ids or Lichess names)."""
+    """Form a team from members named in board order (Discord ids or Lichess names)."""
     event = await _team_event_for_change(ctx, actor, event_id)
     entries = await storage_entries.list_entries(ctx.db, event_id)
     players = [await _resolve(ctx, event, who, entries) for who in members if who.strip()]

@@ -26,6 +26,7 @@ from bot.config import Config
 from bot.demo.console import format_round, format_standings
 from bot.director.api import Director
 from bot.director.models import Actor, Job, JobKind
+from bot.discord.mentions import player_key
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.errors import SwissbotError, user_sentence
 from bot.lichess.gateway import LichessGateway
@@ -301,7 +302,7 @@ class ScenarioRun:
         if do == "unlink":
             return f"Unlinked: you are no longer {await d.unlink(actor)} here."
         if do == "unban":
-            await d.unban(actor, GUILD, str(options["player"]))
+            await d.unban(actor, GUILD, player_key(str(options["player"])))
             return f"{options['player']} may join events again."
         event_id = await self.event_id(options)
         this = await d.event(event_id)
@@ -344,19 +345,19 @@ class ScenarioRun:
             )
             return correction.message
         if do == "forbid":
-            await d.forbid(actor, event_id, str(options["player_a"]).strip(), str(options["player_b"]).strip())
+            await d.forbid(actor, event_id, player_key(str(options["player_a"])), player_key(str(options["player_b"])))
             return f"{options['player_a']} and {options['player_b']} will not be paired together in {name}."
         if do == "allow":
-            await d.allow(actor, event_id, str(options["player_a"]).strip(), str(options["player_b"]).strip())
+            await d.allow(actor, event_id, player_key(str(options["player_a"])), player_key(str(options["player_b"])))
             return f"{options['player_a']} and {options['player_b']} may be paired together in {name} again."
         if do == "reinstate":
-            entry = await d.reinstate(actor, event_id, str(options["player"]))
+            entry = await d.reinstate(actor, event_id, player_key(str(options["player"])))
             return f"{entry.name} is back in {name} from the next round."
         if do == "remove":
-            entry = await d.remove(actor, event_id, str(options["player"]))
+            entry = await d.remove(actor, event_id, player_key(str(options["player"])))
             return f"{entry.name} is removed from {name}."
         if do == "disqualify":
-            entry = await d.disqualify(actor, event_id, str(options["player"]), str(options["reason"]))
+            entry = await d.disqualify(actor, event_id, player_key(str(options["player"])), str(options["reason"]))
             return f"{entry.name} is disqualified from {name}."
         if do == "finish":
             await d.finish(actor, event_id)
@@ -414,7 +415,9 @@ class ScenarioRun:
             ids = [self.members[str(m).lower()].discord_id for m in options["role"] if str(m).lower() in self.members]
             view = await d.add_team_from_role(actor, event_id, team_name, TEAM_ROLE, ids)
         else:
-            view = await d.add_team(actor, event_id, team_name, [str(m) for m in options.get("members", [])])
+            view = await d.add_team(
+                actor, event_id, team_name, [player_key(str(m)) for m in options.get("members", [])]
+            )
         return f"Team added to {name}: {team_line(view)}"
 
     async def play(self, step: Step) -> None:
