@@ -6,15 +6,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from bot.director.challenges import cancel_games, open_games
 from bot.director.context import Context
-from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, next_start, show_results
+from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, show_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
 from bot.director.models import Actor, Correction, RoundView
+from bot.director.queries import pairings, standings
 from bot.director.rounds import set_next_round_at, start_round
-from bot.director.views import pairings, standings
+from bot.director.timetable import next_start
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
 from bot.lichess.payloads import valid_username
 from pairing import systems
@@ -27,9 +27,6 @@ from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.export import export_event
 from storage.records import Entry, EntryStatus, Event, EventSettings, EventStatus, Result, RoundStatus
-
-if TYPE_CHECKING:
-    pass
 
 _RESULT_ALIASES = {
     "1-0": Result.WHITE_WINS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.director.bulk import bulk_game_rows
 from bot.director.challenges import cancel_games
@@ -12,9 +12,9 @@ from bot.director.context import Context
 from bot.director.endings import finish_round, show_results
 from bot.director.lookups import OVER, get_event, get_round, latest_games
 from bot.director.models import SYSTEM_ACTOR
+from bot.director.queries import pairings
 from bot.director.results import Decision, decide
 from bot.director.rounds import ensure_games
-from bot.director.views import pairings
 from bot.lichess.errors import LichessError
 from storage import audit as storage_audit
 from storage import entries as storage_entries
@@ -24,9 +24,6 @@ from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.history import is_decided
 from storage.records import BoardRow, Entry, EntryStatus, Event, GameRow, GameStatus, RoundStatus
-
-if TYPE_CHECKING:
-    pass
 
 
 async def poll_round(ctx: Context, event_id: int, only: frozenset[str] | None = None) -> None:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from bot.director import teams
 from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
-from bot.director.endings import finish_event, pair_or_finish
+from bot.director.endings import finish_event
 from bot.director.lookups import active_entries, get_event, get_round, latest_games
 from bot.director.members import check_entries_at_start
 from bot.director.models import SYSTEM_ACTOR
-from bot.director.views import pairings
+from bot.director.queries import pairings
+from bot.director.round_pairing import pair_or_finish
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessUserNotFound
 from pairing import systems
@@ -35,9 +35,6 @@ from storage.records import (
     Result,
     RoundStatus,
 )
-
-if TYPE_CHECKING:
-    pass
 
 FIND_SLACK = timedelta(minutes=1)  # clocks differ a little between the bot and Lichess
 FIND_TRIES = 5

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.director.context import Context
-from bot.director.endings import finish_event, pair_or_finish
+from bot.director.endings import finish_event
 from bot.director.lookups import get_event, sentence
 from bot.director.models import (
     SYSTEM_ACTOR,
@@ -23,6 +23,7 @@ from bot.director.models import (
     TeamGame,
     TeamView,
 )
+from bot.director.round_pairing import pair_or_finish
 from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
 from pairing import team
 from pairing.errors import TeamError

@@ -19,8 +19,8 @@ from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.autocomplete import EventCache
 from bot.discord.cogs.member import MemberCog
 from bot.discord.cogs.organiser import OrganiserCog
+from bot.discord.components import JoinButton
 from bot.discord.errors import on_app_command_error
-from bot.discord.views import JoinButton
 from storage.db import Database
 from storage.records import Event
 

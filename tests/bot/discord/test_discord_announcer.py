@@ -18,7 +18,7 @@ from bot.config import ClubConfig, Config, DiscordConfig
 from bot.director.announcer import AnnouncementFailed
 from bot.director.models import Actor, BoardView, PlayerRef, RoundView, StandingRow
 from bot.discord.announcer import DiscordAnnouncer
-from bot.discord.views import JoinButton
+from bot.discord.components import JoinButton
 from bot.lichess.gateway import LichessGateway
 from bot.rendering.text import EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT, MESSAGE_LIMIT
 from sandbox.lichess.server import run_sandbox

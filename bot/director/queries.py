@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
-from bot.director import team_views
+from bot.director import team_standings
 from bot.director.context import Context
 from bot.director.lookups import active_entries, get_event, get_round, latest_games, linked_player
 from bot.director.models import (
@@ -32,9 +31,6 @@ from storage import rounds as storage_rounds
 from storage.audit import audit_log
 from storage.history import History, get_history, results_tournament
 from storage.records import BoardRow, Entry, EntryStatus, Event, EventStatus, GameRow
-
-if TYPE_CHECKING:
-    pass
 
 
 async def list_events(ctx: Context, guild_id: int, statuses: Sequence[EventStatus] | None) -> list[Event]:
@@ -145,7 +141,7 @@ async def _round_view(ctx: Context, event: Event, number: int) -> RoundView:
     people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event.id)}
     games = latest_games(await storage_games.games_of_round(ctx.db, event.id, number))
     boards = [_board_view(ctx, b, people, games.get(b.id)) for b in summary.boards]
-    boards = await team_views.label_matches(ctx, event, boards, people)  # a team event's boards name their match
+    boards = await team_standings.label_matches(ctx, event, boards, people)  # a team event's boards name their match
     byes = [
         ByeView(_ref(people[player_id]), shown)
         for player_id, kind in sorted(summary.byes.items())
