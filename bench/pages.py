@@ -4,7 +4,7 @@ Usage: python -m bench.pages [--players 200] [--rounds 11] [--repeats 7] [--seed
 
 The event is built in a temporary SQLite database through storage's repository functions (the same ones
 the director uses): players entered, the event started, every round paired by the Dutch engine and its
-results drawn by rating (seeded), stored and finished. The pages application (`bot.pages.site`) then runs
+results drawn by rating (seeded), stored and finished. The pages application (`bot.web.pages.site`) then runs
 in-process on an aiohttp test server with the real director; each page is requested `repeats` times after
 one warm-up request, first with the page cache emptied before each request (the page rendered: database
 reads, the standings with every tie-break, the template), then as the cache serves it (a finished event's
@@ -31,7 +31,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.assembly import Services, build
 from bot.config import ClubConfig, Config
 from bot.lichess.gateway import LichessGateway
-from bot.pages.site import SITE, make_pages_app
+from bot.web.pages.site import SITE, make_pages_app
 from pairing import dutch
 from storage.db import Database, open_database
 from storage.entries import join_event, start_event

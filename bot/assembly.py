@@ -21,10 +21,10 @@ from bot.director.bulk import bot_may_bulk
 from bot.director.context import BeforePairingHook, Context
 from bot.director.streaming import StreamFeeder
 from bot.lichess.gateway import LichessGateway
-from bot.pages.site import page_routes
 from bot.scheduling import Scheduler
 from bot.token_vault import TOKEN_KEY_ENV, TokenVault, VaultError
 from bot.web.app import WebServer, default_route_modules
+from bot.web.pages.site import page_routes
 from storage.db import Database, open_database
 
 log = logging.getLogger(__name__)

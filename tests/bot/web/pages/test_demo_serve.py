@@ -10,7 +10,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.bot.pages.test_pages_browser import cli_standings
+from tests.bot.web.pages.test_pages_browser import cli_standings
 from tests.support.paths import ROOT
 from tests.support.processes import free_port
 
