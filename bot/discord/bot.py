@@ -21,7 +21,6 @@ from bot.discord.cogs.member import MemberCog
 from bot.discord.cogs.organiser import OrganiserCog
 from bot.discord.components import JoinButton
 from bot.discord.errors import on_app_command_error
-from storage.db import Database
 from storage.records import Event
 
 log = logging.getLogger(__name__)
@@ -100,19 +99,14 @@ class SwissBot(commands.Bot):
         """The application of `swissbot run`: the configured database and Lichess, the Discord announcer."""
         if self.secrets is None:
             raise ConfigError("the bot needs its tokens (DISCORD_TOKEN, LICHESS_TOKEN) to run")
-        announcers: list[DiscordAnnouncer] = []
-
-        def announcer(db: Database) -> DiscordAnnouncer:
-            announcers.append(DiscordAnnouncer(self, db, self.config))
-            return announcers[-1]
-
-        services = await open_services(self.config, self.secrets, announcer)
+        services = await open_services(self.config, self.secrets, lambda db: DiscordAnnouncer(self, db, self.config))
         try:
             app = await build(self.config, self.clock, services, before_pairing=self.before_pairing)
         except BaseException:
             await services.close()
             raise
-        announcers[0].director = app.director  # the crosstable at an event's end
+        if isinstance(services.announcer, DiscordAnnouncer):
+            services.announcer.director = app.director  # the crosstable at an event's end
         return app
 
     async def setup_hook(self) -> None:
