@@ -4,7 +4,7 @@ Usage: python -m bench.pages [--players 200] [--rounds 11] [--repeats 7] [--seed
 
 The event is built in a temporary SQLite database through storage's repository functions (the same ones
 the director uses): players entered, the event started, every round paired by the Dutch engine and its
-results drawn by rating (seeded), stored and finished. The pages application (`bot.pages.site`) then runs
+results drawn by rating (seeded), stored and finished. The pages application (`bot.web.pages.site`) then runs
 in-process on an aiohttp test server with the real director; each page is requested `repeats` times after
 one warm-up request, first with the page cache emptied before each request (the page rendered: database
 reads, the standings with every tie-break, the template), then as the cache serves it (a finished event's
@@ -28,10 +28,10 @@ from pathlib import Path
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.config import ClubConfig
-from bot.director.api import Director
+from bot.assembly import Services, build
+from bot.config import ClubConfig, Config
 from bot.lichess.gateway import LichessGateway
-from bot.pages.site import SITE, make_pages_app
+from bot.web.pages.site import SITE, make_pages_app
 from domain.event import EventStatus
 from domain.result import Result
 from domain.settings import EventSettings
@@ -91,7 +91,8 @@ async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Ti
             started = time.perf_counter()
             event_id = await build_event(db, players, rounds, seed)
             print(f"built the event in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-            director = Director(db, gateway, RecordingAnnouncer(), ManualClock())
+            services = Services(db, gateway, RecordingAnnouncer())
+            director = (await build(Config(database=Path(db.path)), ManualClock(), services, scheduled=False)).director
             club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
             app = make_pages_app(director, [club])
             paths = [

@@ -46,12 +46,13 @@ import aiohttp  # noqa: E402
 import bot.director.lookups  # noqa: E402
 import pairing.systems.dutch  # noqa: E402
 import storage.rounds  # noqa: E402
+from bot.assembly import Services, build  # noqa: E402
+from bot.config import Config  # noqa: E402
 from bot.director.api import Director  # noqa: E402
 from bot.director.models import Actor, Job, RoundView, StandingRow  # noqa: E402
 from bot.lichess.gateway import LichessGateway  # noqa: E402
 from bot.lichess.payloads import Challenge, GameData  # noqa: E402
 from bot.scheduling import Scheduler  # noqa: E402
-from bot.settings import DirectorSettings  # noqa: E402
 from domain.event import Event  # noqa: E402
 from domain.settings import EventSettings  # noqa: E402
 from sandbox.lichess.server import run_sandbox  # noqa: E402
@@ -369,7 +370,8 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
         control = Control(http, url)
         clock = ManualClock()
         announcer = TimedAnnouncer(timeline=timeline)
-        director = Director(db, gateway, announcer, clock, DirectorSettings())
+        app = await build(Config(database=Path(db.path)), clock, Services(db, gateway, announcer), scheduled=False)
+        director = app.director
         scheduler = TimedScheduler(director, clock)
         scheduler.timeline = timeline
         start_at = clock.now() + timedelta(minutes=30)

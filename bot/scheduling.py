@@ -30,7 +30,7 @@ class Scheduler:
     def __init__(self, director: Director, clock: Clock, *, poll_interval: float | None = None) -> None:
         self.director = director
         self.clock = clock
-        self.poll_interval = poll_interval if poll_interval is not None else director.ctx.settings.poll_interval
+        self.poll_interval = poll_interval if poll_interval is not None else director.settings.poll_interval
         self._aps: AsyncIOScheduler | None = None
         self._run_lock = asyncio.Lock()
         self._rebuild_lock = asyncio.Lock()
@@ -40,6 +40,7 @@ class Scheduler:
         self._retry_at: dict[str, datetime] = {}
         self._running: set[asyncio.Task[object]] = set()
         self.errors: list[tuple[str, BaseException]] = []
+        director.add_listener(self.request_rebuild)  # a no-op until `start` (and after `shutdown`)
 
     # -- with APScheduler ---------------------------------------------------------------------------
 
@@ -47,12 +48,10 @@ class Scheduler:
         """Start APScheduler and build the jobs from the database."""
         self._aps = AsyncIOScheduler(timezone=UTC)
         self._aps.start()
-        self.director.ctx.on_change = self.request_rebuild
         await self.rebuild()
 
     async def shutdown(self, grace: float = 60.0) -> None:
         """Stop the scheduler: no job starts any more, and the running ones finish (cancelled after `grace` s)."""
-        self.director.ctx.on_change = None
         aps, self._aps = self._aps, None
         if aps is not None:
             aps.pause()
@@ -168,7 +167,7 @@ class Scheduler:
                 self._failures[job.id] = count
                 # Without a pause, a job that fails at once (a read-only database) would be re-planned for
                 # "now" by the rebuild after it and spin.
-                self._retry_at[job.id] = self.clock.now() + timedelta(seconds=self.director.ctx.settings.retry_after)
+                self._retry_at[job.id] = self.clock.now() + timedelta(seconds=self.director.settings.retry_after)
                 self.errors.append((job.id, exc))
                 LOG.warning("job %s failed (%d): %s", job.id, count, exc, exc_info=count == 1)
                 return False

@@ -411,26 +411,25 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         if opts.serve is not None:
             scripted.say(f"the event's pages, live: {config.web.public_url}/events/{event_id}")
 
-        scheduler = bot.scheduler
+        scheduler = bot.app.scheduler
         while (await director.event(event_id)).status not in (EventStatus.FINISHED, EventStatus.CANCELLED):
             if bot_task.done():
                 raise SwissbotError(f"the bot stopped: {bot_task.exception() or 'closed'}")
-            if scheduler is not None and len(scheduler.errors) > MAX_JOB_ERRORS:
+            if len(scheduler.errors) > MAX_JOB_ERRORS:
                 job, error = scheduler.errors[-1]
                 raise SwissbotError(f"the event is stuck: job {job} keeps failing ({error})")
             await asyncio.sleep(0.2)
-        if scheduler is not None:
-            await scheduler.shutdown()  # waits for the job that finished the event (it posts the final standings)
+        await scheduler.shutdown()  # waits for the job that finished the event (it posts the final standings)
         await view.stop()
-        if bot.feeder is not None:
-            ends = len(bot.feeder.finished)
+        if bot.app.feeder is not None:
+            ends = len(bot.app.feeder.finished)
             scripted.say(f"{ends} game ends came through Lichess's game stream (polling is the fallback)")
 
         event = await director.event(event_id)
         if event.status is not EventStatus.FINISHED:
             raise SwissbotError(f"the event was {event.status.value} before its last round; no files written")
         rows = await director.standings(event_id)
-        written = await write_outputs(opts.out, director.ctx.db, event, rows, site=url)
+        written = await write_outputs(opts.out, bot.app.services.db, event, rows, site=url)
         scripted.say("wrote " + ", ".join(str(p) for p in written))
         if opts.serve is not None:
             scripted.say(f"serving the event's pages at {config.web.public_url}/events/{event_id} until Ctrl-C")

@@ -1,8 +1,8 @@
 """The tournament director: every use case of an event, combining pairing, storage and Lichess.
 
 `Director` is the one entry point: its `Context` holds what the use cases share (the database, the Lichess gateway, the
-announcer, the clock, the settings, one lock per event and the scheduler's `on_change`) and hands each call
-to the module that holds the use case, where its docstring is:
+announcer, the clock, the settings, one lock per event and the change listeners; `bot.assembly.build` makes it) and
+hands each call to the module that holds the use case, where its docstring is:
 
 - `members`: linking a Lichess account, joining, withdrawing, byes;
 - `oauth`: linking through Lichess's OAuth page, the members' tokens (revoked on unlink, tested before a round);
@@ -13,13 +13,13 @@ to the module that holds the use case, where its docstring is:
 - `endings`: the end of a round and of an event, announced once;
 - `jobs`: the jobs the database implies, running one, the reminder;
 - `teams`: Team Swiss events: forming teams, a team round laid out as board games, a member's match;
-  `team_views`: the team standings;
-- `views`: the queries; `lookups`: the storage reads they all share.
+  `team_standings`: the team standings;
+- `queries`: the queries; `lookups`: the storage reads they all share.
 
-Nothing here knows Discord, and nothing here runs SQL: every read and write goes through `storage`'s
-repository functions (several of them in one `db.transaction()` when they belong together). Each
-scheduler-driven use case re-reads the database and does only what is still missing, so a restart at any
-moment (or a job run twice) changes nothing that was already done.
+Nothing here knows Discord (the cogs turn mentions into ids and names first), and nothing here runs SQL: every
+read and write goes through `storage`'s repository functions (several of them in one `db.transaction()` when they
+belong together). Each scheduler-driven use case re-reads the database and does only what is still missing, so a
+restart at any moment (or a job run twice) changes nothing that was already done.
 """
 
 from __future__ import annotations
@@ -27,10 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.clock import Clock
-from bot.director import endings, jobs, members, oauth, organiser, polling, rounds, team_views, teams, views
-from bot.director.announcer import Announcer
-from bot.director.context import Context
+from bot.director import endings, jobs, members, oauth, organiser, polling, queries, rounds, team_standings, teams
+from bot.director.context import ChangeListener, Context
 from bot.director.lookups import get_event
 from bot.director.models import (
     Actor,
@@ -46,13 +44,11 @@ from bot.director.models import (
     TeamStandingView,
     TeamView,
 )
-from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from domain.entry import Entry
 from domain.event import Event, EventStatus
 from domain.settings import EventSettings
 from pairing.standings.crosstable import CrosstableCell
-from storage.db import Database
 
 
 class Director:
@@ -62,15 +58,29 @@ class Director:
     `lookups.get_event`).
     """
 
-    def __init__(
-        self,
-        db: Database,
-        lichess: LichessGateway,
-        announcer: Announcer,
-        clock: Clock,
-        settings: DirectorSettings | None = None,
-    ) -> None:
-        self.ctx = Context(db, lichess, announcer, clock, settings or DirectorSettings())
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    # -- what the front ends read (the cogs, the pages, the scheduler) --------------------------------------
+
+    @property
+    def settings(self) -> DirectorSettings:
+        """The director's operating settings."""
+        return self.ctx.settings
+
+    @property
+    def default_round_interval(self) -> int:
+        """Seconds between rounds when an organiser asks for the interval schedule without a length."""
+        return self.ctx.default_round_interval
+
+    @property
+    def lichess_url(self) -> str:
+        """The Lichess the games are played on, without a trailing slash."""
+        return self.ctx.lichess.base_url.rstrip("/")
+
+    def add_listener(self, listener: ChangeListener) -> None:
+        """Tell `listener` of every change of the events (the scheduler rebuilds its jobs, the bot its cache)."""
+        self.ctx.add_listener(listener)
 
     # -- members (bot.director.members) ----------------------------------------------------------
 
@@ -119,39 +129,39 @@ class Director:
         await oauth.revoke_member_token(self.ctx, actor.discord_id)
         return name
 
-    # -- queries (bot.director.views) -----------------------------------------------------------
+    # -- queries (bot.director.queries) ---------------------------------------------------------
 
     async def list_events(self, guild_id: int, statuses: Sequence[EventStatus] | None = None) -> list[Event]:
-        return await views.list_events(self.ctx, guild_id, statuses)
+        return await queries.list_events(self.ctx, guild_id, statuses)
 
     async def event(self, event_id: int) -> Event:
         return await get_event(self.ctx.db, event_id)
 
     async def entries(self, event_id: int) -> list[Entry]:
-        return await views.entries(self.ctx, event_id)
+        return await queries.entries(self.ctx, event_id)
 
     async def standings(self, event_id: int, after_round: int | None = None) -> list[StandingRow]:
-        return await views.standings(self.ctx, event_id, after_round)
+        return await queries.standings(self.ctx, event_id, after_round)
 
     async def pairings(self, event_id: int, round_number: int | None = None) -> RoundView:
-        return await views.pairings(self.ctx, event_id, round_number)
+        return await queries.pairings(self.ctx, event_id, round_number)
 
     async def my_game(self, actor: Actor, event_id: int | None = None, guild_id: int | None = None) -> MyGame | None:
-        """The actor's board now (`views.my_game`), with their match in a team event (`teams.my_team_game`)."""
-        game = await views.my_game(self.ctx, actor, event_id, guild_id)
+        """The actor's board now (`queries.my_game`), with their match in a team event (`teams.my_team_game`)."""
+        game = await queries.my_game(self.ctx, actor, event_id, guild_id)
         return None if game is None else await teams.my_team_game(self.ctx, game)
 
     async def crosstable(self, event_id: int) -> Crosstable:
-        return await views.crosstable(self.ctx, event_id)
+        return await queries.crosstable(self.ctx, event_id)
 
     async def records(self, event_id: int) -> dict[int, tuple[CrosstableCell, ...]]:
-        return await views.records(self.ctx, event_id)
+        return await queries.records(self.ctx, event_id)
 
     async def player_boards(self, event_id: int, number: int) -> dict[int, BoardView]:
-        return await views.player_boards(self.ctx, event_id, number)
+        return await queries.player_boards(self.ctx, event_id, number)
 
     async def last_change(self, event_id: int) -> int:
-        return await views.last_change(self.ctx, event_id)
+        return await queries.last_change(self.ctx, event_id)
 
     # -- organisers (bot.director.organiser) ------------------------------------------------------
 
@@ -233,9 +243,9 @@ class Director:
         return await teams.list_teams(self.ctx, event_id)
 
     async def team_standings(self, event_id: int) -> list[TeamStandingView]:
-        return await team_views.standings(self.ctx, event_id)
+        return await team_standings.standings(self.ctx, event_id)
 
-    # -- the round cycle, driven by the scheduler (bot.director.rounds, _polling, _endings, _jobs) -----
+    # -- the round cycle, driven by the scheduler (bot.director.rounds, polling, endings, jobs) --------
 
     async def start_round(self, event_id: int, round_number: int) -> None:
         await rounds.start_round(self.ctx, event_id, round_number)

@@ -14,7 +14,7 @@ only when Lichess has none.
 Lichess's limits, respected here: at most 500 games a bulk (`BULK_MAX_GAMES`); 500 games per 10 minutes,
 20 scheduled bulks and 1000 scheduled games per account. A bulk Lichess refuses as a whole (a 429 after the
 gateway's pauses, a queue full) did nothing there: its boards get the open challenge. The bot's own token
-needs `challenge:bulk` (`ctx.bulk_pairing`, checked at start).
+needs `challenge:bulk` (`ctx.bulk_pairing`, decided at start by `bot_may_bulk`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from bot.director.context import Context
 from bot.director.lookups import get_round
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessRateLimited, LichessTokensRefused
-from bot.lichess.gateway import BULK_MAX_GAMES
+from bot.lichess.gateway import BULK_MAX_GAMES, LichessGateway
 from bot.lichess.payloads import BulkPairing, TokenInfo
 from domain.entry import Entry
 from domain.event import Event
@@ -44,15 +44,13 @@ BULK_RULES = ("noAbort", "noRematch", "noGiveTime", "noClaimWin", "noEarlyDraw")
 BULK_TRIES = 2  # a board goes to at most two bulks (the retry after a refused token), then to the fallback
 
 
-async def bot_may_bulk(ctx: Context, bot_token: str) -> str | None:
-    """Why the bot's token cannot create bulk pairings (None: it can); sets `ctx.bulk_pairing`."""
+async def bot_may_bulk(lichess: LichessGateway, bot_token: str) -> str | None:
+    """Why the bot's token cannot create bulk pairings (None: it can); asked once, at start (`bot.assembly`)."""
     try:
-        info: TokenInfo | None = (await ctx.lichess.test_tokens([bot_token])).get(bot_token)
+        info: TokenInfo | None = (await lichess.test_tokens([bot_token])).get(bot_token)
     except LichessError as exc:
-        ctx.bulk_pairing = False
         return f"could not check the bot's token ({exc}); every board is an open challenge"
-    ctx.bulk_pairing = info is not None and "challenge:bulk" in info.scopes
-    if not ctx.bulk_pairing:
+    if info is None or "challenge:bulk" not in info.scopes:
         return "the bot's Lichess token lacks the challenge:bulk scope: every board is an open challenge"
     return None
 

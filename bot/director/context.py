@@ -20,24 +20,26 @@ from storage.db import Database
 
 log = logging.getLogger(__name__)
 BeforePairingHook = Callable[[int, int], Awaitable[None]]
+ChangeListener = Callable[[], None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Context:
-    """The director's collaborators; `on_change` tells the scheduler, `before_pairing` lets the demo act."""
+    """The director's collaborators, complete at construction (`bot.assembly.build` makes it); `listeners` are
+    told of every change (the scheduler, the bot's event cache), `before_pairing` lets the demo act."""
 
     db: Database
     lichess: LichessGateway
     announcer: Announcer
     clock: Clock
     settings: DirectorSettings = field(default_factory=DirectorSettings)
-    on_change: Callable[[], None] | None = None
     before_pairing: BeforePairingHook | None = None
     # OAuth linking and bulk pairing (bot.director.oauth, bot.director.bulk): the web endpoint's public
     # address, the key that seals members' tokens, and whether the bot's token may create bulk pairings.
     public_url: str | None = None
     vault: TokenVault | None = None
     bulk_pairing: bool = False
+    listeners: list[ChangeListener] = field(default_factory=list, repr=False)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
     _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
     stale_results: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (event, round) not yet shown
@@ -62,10 +64,14 @@ class Context:
         """When the event's pending announcements are next tried (later than now after a failure)."""
         return max(now, self._announce_after.get(event_id, now))
 
+    def add_listener(self, listener: ChangeListener) -> None:
+        """Tell `listener` of every change from now on."""
+        self.listeners.append(listener)
+
     def changed(self) -> None:
-        """Tell the scheduler (`on_change`) that the jobs may have changed."""
-        if self.on_change is not None:
-            self.on_change()
+        """Tell every listener that the events and their jobs may have changed."""
+        for listener in self.listeners:
+            listener()
 
     @property
     def default_round_interval(self) -> int:

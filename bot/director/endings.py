@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, TypeVar
 
-from bot.director import team_views
+from bot.director import team_standings
 from bot.director.context import Context
 from bot.director.lookups import OVER, get_event, get_round
 from bot.director.models import SYSTEM_ACTOR, Actor, RoundView
-from bot.director.views import pairings, standings
+from bot.director.queries import pairings, standings
+from bot.director.timetable import next_start
 from domain.event import Event, EventStatus
 from domain.rounds import RoundStatus
-from domain.settings import Schedule
-from pairing.errors import NoValidPairing, PairingError
 from storage import events as storage_events
 from storage import rounds as storage_rounds
-
-T = TypeVar("T")
-
-if TYPE_CHECKING:
-    pass
 
 
 async def finish_round(ctx: Context, event_id: int, number: int) -> None:
@@ -77,7 +67,7 @@ async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
         rows = await standings(ctx, event_id, number)
         if not await ctx.announced(event_id, ctx.announcer.standings(as_of_round(event, number), rows, False)):
             return
-        await team_views.announce(ctx, event, number, final=False)
+        await team_standings.announce(ctx, event, number, final=False)
     await storage_rounds.mark_results_announced(ctx.db, event_id, number, at=ctx.clock.now())
 
 
@@ -91,29 +81,6 @@ async def last_finished_round(ctx: Context, event_id: int) -> int:
     """The number of the last finished round (0 before the first one ends)."""
     rounds = await storage_rounds.list_rounds(ctx.db, event_id)
     return max((r.round.number for r in rounds if r.round.status is RoundStatus.FINISHED), default=0)
-
-
-def next_start(event: Event, finished_round: int, now: datetime) -> datetime | None:
-    """When the round after `finished_round` (finished at `now`) starts under the event's schedule (None: manual)."""
-    s = event.settings
-    if s.schedule is Schedule.INTERVAL and s.round_interval is not None:
-        return now + timedelta(seconds=s.round_interval)
-    if s.schedule is Schedule.FIXED and finished_round < len(s.round_times):
-        return max(now, s.round_times[finished_round])
-    return None
-
-
-async def pair_or_finish(ctx: Context, event: Event, round_number: int, pair: Callable[[], T]) -> T | None:
-    """Run a round's pairing in a thread: None when no valid pairing exists, the event then finished; any other
-    pairing failure is told to the organisers and raised (the job tries again)."""
-    try:
-        return await asyncio.to_thread(pair)
-    except NoValidPairing:
-        await finish_event(ctx, event.id, f"no valid pairing exists for round {round_number}")
-        return None
-    except PairingError as exc:
-        await ctx.announcer.notice(event, f"Round {round_number} could not be paired ({exc}); retrying.")
-        raise
 
 
 async def finish_event(ctx: Context, event_id: int, reason: str, actor: Actor = SYSTEM_ACTOR) -> None:
@@ -154,5 +121,5 @@ async def _announce_end(ctx: Context, event_id: int) -> None:
     reason = event.finish_reason or f"finished after round {event.current_round}"
     if not await ctx.announced(event_id, ctx.announcer.event_finished(event, await standings(ctx, event_id), reason)):
         return
-    await team_views.announce(ctx, event, event.current_round, final=True)
+    await team_standings.announce(ctx, event, event.current_round, final=True)
     await storage_events.mark_finish_announced(ctx.db, event_id, at=ctx.clock.now())

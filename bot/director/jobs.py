@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from bot.director.context import Context
 from bot.director.endings import announce_end, announce_results
@@ -19,9 +18,6 @@ from storage import entries as storage_entries
 from storage import events as storage_events
 from storage import games as storage_games
 from storage import rounds as storage_rounds
-
-if TYPE_CHECKING:
-    pass
 
 _REMIND = "round.remind"  # the audit action that records a round's reminder
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from bot.director.context import Context
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, get_event, linked_player, sentence
@@ -32,9 +31,6 @@ from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import players as storage_players
-
-if TYPE_CHECKING:
-    pass
 
 
 async def start_link(ctx: Context, actor: Actor, lichess_username: str) -> LinkChallenge:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from bot.director.challenges import cancel_games, open_games
 from bot.director.context import Context
-from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, next_start, show_results
+from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, show_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
 from bot.director.models import Actor, Correction, RoundView
+from bot.director.queries import pairings, standings
 from bot.director.rounds import set_next_round_at, start_round
-from bot.director.views import pairings, standings
+from bot.director.timetable import next_start
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
 from bot.lichess.payloads import valid_username
 from domain.entry import Entry, EntryStatus
@@ -28,9 +28,6 @@ from storage import players as storage_players
 from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.export import export_event
-
-if TYPE_CHECKING:
-    pass
 
 _RESULT_ALIASES = {
     "1-0": Result.WHITE_WINS,
@@ -343,7 +340,7 @@ async def unban(ctx: Context, actor: Actor, guild_id: int, player: str) -> None:
     """Lift a no-show ban (by Lichess name or Discord id); a later no-show still doubles it."""
     _organiser(actor)
     async with ctx.db.transaction():
-        text = player.strip().lstrip("@")
+        text = player.strip()
         shown = text if len(text) <= 40 else text[:39] + "…"
         found = await storage_players.player_by_lichess(ctx.db, text) if valid_username(text) else None
         if found is None and text.isdigit() and 0 < int(text) <= MAX_DISCORD_ID:
@@ -439,7 +436,7 @@ async def _set_entry(
 
 async def _player_in_event(ctx: Context, event_id: int, who: str) -> Entry:
     """An entry found by Lichess name, Discord id or starting number."""
-    key = who.strip().lstrip("@").lower()
+    key = who.strip().lower()
     for e in await storage_entries.list_entries(ctx.db, event_id):
         if key in (e.lichess_id, e.name.lower(), str(e.discord_id)) or (e.number is not None and key == f"#{e.number}"):
             return e

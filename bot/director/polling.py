@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.director.bulk import bulk_game_rows
 from bot.director.challenges import cancel_games
@@ -13,8 +13,8 @@ from bot.director.endings import finish_round, show_results
 from bot.director.lookups import OVER, get_event, get_round, latest_games, load_people
 from bot.director.models import SYSTEM_ACTOR
 from bot.director.outcome import Aborted, Absent, EarlyDraw, Held, Outcome, Pending, Played, ban_hours, decide
+from bot.director.queries import round_view
 from bot.director.rounds import ensure_games
-from bot.director.views import round_view
 from bot.lichess.errors import LichessError
 from domain.entry import Entry, EntryStatus
 from domain.event import Event
@@ -26,9 +26,6 @@ from storage import games as storage_games
 from storage import players as storage_players
 from storage import results as storage_results
 from storage import rounds as storage_rounds
-
-if TYPE_CHECKING:
-    pass
 
 
 async def poll_round(ctx: Context, event_id: int, only: frozenset[str] | None = None) -> None:

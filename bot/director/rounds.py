@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from bot.director import teams
 from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
-from bot.director.endings import finish_event, pair_or_finish
+from bot.director.endings import finish_event
 from bot.director.lookups import active_entries, by_player, event_history, get_round, latest_games
 from bot.director.members import check_entries_at_start
 from bot.director.models import SYSTEM_ACTOR
-from bot.director.views import round_view
+from bot.director.queries import round_view
+from bot.director.round_pairing import pair_or_finish
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessUserNotFound
 from domain.entry import Entry, EntryStatus
@@ -29,9 +29,6 @@ from storage import games as storage_games
 from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.history import History, build_tournament
-
-if TYPE_CHECKING:
-    pass
 
 FIND_SLACK = timedelta(minutes=1)  # clocks differ a little between the bot and Lichess
 FIND_TRIES = 5

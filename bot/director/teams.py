@@ -9,12 +9,11 @@ results (`pairing.team` derives every team record from its players' records).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.director.context import Context
-from bot.director.endings import finish_event, pair_or_finish
+from bot.director.endings import finish_event
 from bot.director.lookups import get_event, sentence
 from bot.director.models import (
     SYSTEM_ACTOR,
@@ -24,6 +23,7 @@ from bot.director.models import (
     TeamGame,
     TeamView,
 )
+from bot.director.round_pairing import pair_or_finish
 from bot.errors import InvalidSetting, InvalidState, NotEntered, NotLinked, NotOrganiser
 from domain.entry import Entry, EntryStatus
 from domain.event import Event
@@ -39,8 +39,6 @@ from storage import players as storage_players
 from storage import teams as storage_teams
 from storage.history import History, build_tournament
 from storage.teams import TeamRow
-
-MENTION = re.compile(r"<@!?(\d+)>")
 
 
 def is_team_event(event: Event) -> bool:
@@ -58,10 +56,8 @@ def _refused(exc: storage_errors.StorageError) -> InvalidSetting:
 
 
 async def _resolve(ctx: Context, event: Event, who: str, entries: Sequence[Entry]) -> int:
-    """A member named by mention, Discord id or Lichess name, as the player id of their entry."""
-    text = who.strip()
-    mention = MENTION.fullmatch(text)
-    key = (mention.group(1) if mention else text.lstrip("@")).lower()
+    """A member named by Discord id or Lichess name, as the player id of their entry."""
+    key = who.strip().lower()
     for entry in entries:
         if key in (str(entry.discord_id), entry.name.lower(), entry.lichess_id or ""):
             if entry.status is not EntryStatus.ACTIVE:
@@ -88,7 +84,7 @@ async def _team_event_for_change(ctx: Context, actor: Actor, event_id: int) -> E
 async def add_team(
     ctx: Context, actor: Actor, event_id: int, name: str, members: Sequence[str], role_id: int | None = None
 ) -> TeamView:
-    """Form a team from members named in board order (mentions, Discord ids or Lichess names)."""
+    """Form a team from members named in board order (Discord ids or Lichess names)."""
     event = await _team_event_for_change(ctx, actor, event_id)
     entries = await storage_entries.list_entries(ctx.db, event_id)
     players = [await _resolve(ctx, event, who, entries) for who in members if who.strip()]

@@ -13,9 +13,9 @@ import discord
 from bot.config import Config
 from bot.director.announcer import AnnouncementFailed
 from bot.director.models import Crosstable, RoundView, StandingRow
+from bot.discord.components import join_view
 from bot.discord.options import describe_settings
 from bot.discord.replies import NO_MENTIONS, PING_USERS, bytes_file, text_file, to_embed, to_embeds
-from bot.discord.views import join_view
 from bot.rendering.image import crosstable_png, standings_png
 from bot.rendering.text import (
     EmbedPage,

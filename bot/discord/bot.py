@@ -1,9 +1,8 @@
-"""The discord.py bot: `setup_hook` builds the director, the cogs and the persistent Join button."""
+"""The discord.py bot: `setup_hook` builds the application (`bot.assembly`), the cogs and the persistent Join button."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
 
 import discord
 import yarl
@@ -11,21 +10,18 @@ from discord.ext import commands
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from bot.assembly import App, build, open_services
 from bot.clock import Clock, SystemClock
 from bot.config import DISCORD_URL, Config, ConfigError, Secrets
 from bot.director.api import Director
+from bot.director.context import BeforePairingHook
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.autocomplete import EventCache
 from bot.discord.cogs.member import MemberCog
 from bot.discord.cogs.organiser import OrganiserCog
+from bot.discord.components import JoinButton
 from bot.discord.errors import on_app_command_error
-from bot.discord.views import JoinButton
-from bot.scheduling import Scheduler
 from domain.event import Event
-
-if TYPE_CHECKING:
-    from bot.director.context import BeforePairingHook
-    from bot.director.streaming import StreamFeeder
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +49,7 @@ class SwissBot(commands.Bot):
         config: Config,
         secrets: Secrets | None = None,
         *,
-        director: Director | None = None,
+        app: App | None = None,
         clock: Clock | None = None,
         commands_only: bool = False,
         before_pairing: BeforePairingHook | None = None,
@@ -68,25 +64,26 @@ class SwissBot(commands.Bot):
         self.config = config
         self.secrets = secrets
         self.clock = clock or SystemClock()
-        self._director = director
+        self._app = app
         self.events = EventCache(self._load_events)
         self.tree.on_error = on_app_command_error  # type: ignore[method-assign]
         self.startup_problems: list[str] = []
-        self._owned: list[Any] = []
         self._checked_channels = False
         self.commands_only = commands_only
         self.before_pairing = before_pairing  # the demo's scripted members act here (set before any job runs)
-        self.scheduler: Scheduler | None = None
-        self.web: Any = None  # bot.web.app.WebServer once started (imported only when [web] is on)
-        self.feeder: StreamFeeder | None = None  # the Lichess game stream, once logged in
         point_at(config.discord.api_url)
 
     @property
+    def app(self) -> App:
+        """The application (built in `setup_hook`, or given at construction)."""
+        if self._app is None:
+            raise RuntimeError("the bot has no application yet (setup_hook builds it at login)")
+        return self._app
+
+    @property
     def director(self) -> Director:
-        """The director (built in `setup_hook`, or given at construction)."""
-        if self._director is None:
-            raise RuntimeError("the bot has no director yet (setup_hook builds it at login)")
-        return self._director
+        """The application's director."""
+        return self.app.director
 
     async def _load_events(self, guild_id: int) -> list[Event]:
         return await self.director.list_events(guild_id)
@@ -98,54 +95,22 @@ class SwissBot(commands.Bot):
         if self.get_cog("OrganiserCog") is None:
             await self.add_cog(OrganiserCog(self))
 
-    async def build_director(self) -> Director:
-        """Open the database and the Lichess gateway, and build the director with the Discord announcer."""
-        from bot.lichess.gateway import LichessGateway
-        from storage.db import open_database
-
+    async def build_app(self) -> App:
+        """The application of `swissbot run`: the configured database and Lichess, the Discord announcer."""
         if self.secrets is None:
             raise ConfigError("the bot needs its tokens (DISCORD_TOKEN, LICHESS_TOKEN) to run")
-        db = await open_database(self.config.database)
-        self._owned.append(db)
-        lichess = LichessGateway(
-            self.config.lichess.base_url,
-            self.secrets.lichess_token,
-            timeout=self.config.lichess.timeout_seconds,
-            rate_limit_pause=self.config.director.lichess_pause,
-        )
-        self._owned.append(lichess)
-        announcer = DiscordAnnouncer(self, db, self.config)
-        director = Director(db, lichess, announcer, self.clock, self.config.director)
-        director.ctx.before_pairing = self.before_pairing
-        announcer.director = director
-        await self.setup_linking(director)
-        return director
-
-    async def setup_linking(self, director: Director) -> None:
-        """OAuth linking and bulk pairing: the token key, the public address, the bot token's scope (said at start)."""
-        from bot.director.bulk import bot_may_bulk
-        from bot.token_vault import TOKEN_KEY_ENV, TokenVault, VaultError
-
+        services = await open_services(self.config, self.secrets, lambda db: DiscordAnnouncer(self, db, self.config))
         try:
-            director.ctx.vault = TokenVault.from_env()
-        except VaultError as exc:
-            raise ConfigError(str(exc)) from None
-        director.ctx.public_url = self.config.web.public_url
-        if director.ctx.vault is None:
-            log.warning(
-                "%s is not set: the bot stores no member's Lichess token, so /link uses the bio code and every"
-                " board is an open challenge",
-                TOKEN_KEY_ENV,
-            )
-        elif director.ctx.public_url is None:
-            log.warning("[web] public_url is not set: /link uses the bio code (no OAuth callback to come back to)")
-        if self.secrets is not None and director.ctx.vault is not None:
-            problem = await bot_may_bulk(director.ctx, self.secrets.lichess_token)
-            if problem:
-                log.warning("bulk pairing is off: %s", problem)
+            app = await build(self.config, self.clock, services, before_pairing=self.before_pairing)
+        except BaseException:
+            await services.close()
+            raise
+        if isinstance(services.announcer, DiscordAnnouncer):
+            services.announcer.director = app.director  # the crosstable at an event's end
+        return app
 
     async def setup_hook(self) -> None:
-        """At login: the director, the commands, the Join button for every event (rebuilt from its id)."""
+        """At login: the application (started), the commands, the Join button for every event (rebuilt from its id)."""
         if self.config.discord.api_url != DISCORD_URL:
             # Another Discord (a local one): its gateway is where its /gateway/bot says, as Discord's docs advise.
             _, gateway, _ = await self.http.get_bot_gateway()
@@ -153,38 +118,12 @@ class SwissBot(commands.Bot):
         if self.commands_only:  # `swissbot sync`: the commands are all it needs
             await self.add_commands()
             return
-        built = self._director is None
-        if self._director is None:
-            self._director = await self.build_director()
-        director = self._director
+        if self._app is None:
+            self._app = await self.build_app()
         await self.add_commands()
         self.add_dynamic_items(JoinButton)
-        if built and self.secrets is not None:
-            from bot.director.streaming import StreamFeeder
-
-            self.feeder = StreamFeeder(director.ctx, self.secrets.lichess_token)
-            await self.feeder.start()
-            self._owned.append(self.feeder)
-        if self.config.web.enabled and self.web is None:
-            from bot.pages.site import page_routes
-            from bot.web.app import WebServer, default_route_modules
-
-            routes = [*default_route_modules(), page_routes(self.config.clubs)]
-            self.web = WebServer(self.config.web, director, routes)
-            await self.web.start()
-            self._owned.append(self.web)
-        if built:
-            self.scheduler = Scheduler(director, self.clock)
-            await self.scheduler.start()  # it takes director.ctx.on_change to rebuild its jobs
-        rebuild = director.ctx.on_change
-        events = self.events
-
-        def changed() -> None:
-            events.invalidate()
-            if rebuild is not None:
-                rebuild()
-
-        director.ctx.on_change = changed
+        self.app.director.add_listener(self.events.invalidate)
+        await self.app.start()
 
     async def on_ready(self) -> None:
         """Once connected: check that every configured channel takes the bot's messages."""
@@ -200,18 +139,10 @@ class SwissBot(commands.Bot):
         log.info("ready as %s in %d server(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
-        """Close Discord, then the scheduler, the gateway and the database."""
+        """Close Discord, then the application (the scheduler, the web endpoint, the game stream, the services)."""
         await super().close()
-        if self.scheduler is not None:
-            await self.scheduler.shutdown()
-            self.scheduler = None
-        for resource in reversed(self._owned):
-            try:
-                await resource.close()
-            except Exception:  # closing must not hide the reason we stop
-                log.exception("could not close %r", resource)
-        self._owned.clear()
-        self.web = None
+        if self._app is not None:
+            await self._app.close()
 
 
 def channel_problems(client: discord.Client, config: Config) -> list[str]:

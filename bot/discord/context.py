@@ -1,4 +1,4 @@
-"""What the cogs and views use of the running bot, as a protocol, so they need not import the bot's module."""
+"""What the cogs and components use of the running bot, as a protocol, so they need not import the bot's module."""
 
 from __future__ import annotations
 

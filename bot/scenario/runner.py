@@ -21,9 +21,12 @@ from typing import Any, TextIO
 
 import aiohttp
 
+from bot.assembly import App, Services, build
+from bot.config import Config
 from bot.demo.console import format_round, format_standings
 from bot.director.api import Director
 from bot.director.models import Actor, Job, JobKind
+from bot.discord.mentions import player_key
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.errors import SwissbotError, user_sentence
 from bot.lichess.gateway import LichessGateway
@@ -79,6 +82,7 @@ class ScenarioRun:
         self.sandbox: Sandbox
         self.db: Database
         self.gateway: LichessGateway
+        self.app: App
         self.director: Director
         self.scheduler: Scheduler
         self._lock_holder: sqlite3.Connection | None = None
@@ -88,18 +92,18 @@ class ScenarioRun:
     async def boot(self) -> None:
         """A bot process: the database opened, a gateway, a director and a scheduler (nothing planned yet)."""
         self.db = await open_database(self.db_path, busy_timeout_ms=BUSY_TIMEOUT_MS)
-        settings = self.scenario.director
         self.gateway = LichessGateway(
             self.sandbox.url, self.sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0
         )
-        self.director = Director(self.db, self.gateway, self.channel, self.clock, settings)
-        self.scheduler = Scheduler(self.director, self.clock)
+        config = Config(database=self.db_path, director=self.scenario.director)
+        self.app = await build(config, self.clock, Services(self.db, self.gateway, self.channel), scheduled=False)
+        self.director = self.app.director
+        self.scheduler = self.app.scheduler
         self.timers = {}
 
     async def stop(self) -> None:
         """The bot process ends (its planned jobs are forgotten, as APScheduler's are)."""
-        await self.gateway.close()
-        await self.db.close()
+        await self.app.close()
 
     async def plan(self) -> None:
         """What `Scheduler.rebuild` does: plan exactly the jobs the database implies."""
@@ -275,7 +279,7 @@ class ScenarioRun:
         director = self.director
         defaults = director.new_event_settings(str(options["name"]).strip(), int(options["rounds"]))
         changes = settings_changes(**_setting_options(options))
-        settings = apply_changes(defaults, changes, default_interval=director.ctx.default_round_interval)
+        settings = apply_changes(defaults, changes, default_interval=director.default_round_interval)
         event = await director.create_event(actor, GUILD, CHANNEL, settings)
         self.events.append(event.id)
         return f"Created {event.name} (draft): {describe_settings(event.settings)}."
@@ -298,7 +302,7 @@ class ScenarioRun:
         if do == "unlink":
             return f"Unlinked: you are no longer {await d.unlink(actor)} here."
         if do == "unban":
-            await d.unban(actor, GUILD, str(options["player"]))
+            await d.unban(actor, GUILD, player_key(str(options["player"])))
             return f"{options['player']} may join events again."
         event_id = await self.event_id(options)
         this = await d.event(event_id)
@@ -312,7 +316,7 @@ class ScenarioRun:
                 changes["rounds"] = options["rounds"]
             if not changes:
                 raise SwissbotError("Nothing to change: give at least one option.")
-            settings = apply_changes(event.settings, changes, default_interval=d.ctx.default_round_interval)
+            settings = apply_changes(event.settings, changes, default_interval=d.default_round_interval)
             updated = await d.edit_event(actor, event_id, settings)
             return f"Updated {updated.name}: {describe_settings(updated.settings)}."
         if do == "open":
@@ -341,19 +345,19 @@ class ScenarioRun:
             )
             return correction.message
         if do == "forbid":
-            await d.forbid(actor, event_id, str(options["player_a"]).strip(), str(options["player_b"]).strip())
+            await d.forbid(actor, event_id, player_key(str(options["player_a"])), player_key(str(options["player_b"])))
             return f"{options['player_a']} and {options['player_b']} will not be paired together in {name}."
         if do == "allow":
-            await d.allow(actor, event_id, str(options["player_a"]).strip(), str(options["player_b"]).strip())
+            await d.allow(actor, event_id, player_key(str(options["player_a"])), player_key(str(options["player_b"])))
             return f"{options['player_a']} and {options['player_b']} may be paired together in {name} again."
         if do == "reinstate":
-            entry = await d.reinstate(actor, event_id, str(options["player"]))
+            entry = await d.reinstate(actor, event_id, player_key(str(options["player"])))
             return f"{entry.name} is back in {name} from the next round."
         if do == "remove":
-            entry = await d.remove(actor, event_id, str(options["player"]))
+            entry = await d.remove(actor, event_id, player_key(str(options["player"])))
             return f"{entry.name} is removed from {name}."
         if do == "disqualify":
-            entry = await d.disqualify(actor, event_id, str(options["player"]), str(options["reason"]))
+            entry = await d.disqualify(actor, event_id, player_key(str(options["player"])), str(options["reason"]))
             return f"{entry.name} is disqualified from {name}."
         if do == "finish":
             await d.finish(actor, event_id)
@@ -411,7 +415,9 @@ class ScenarioRun:
             ids = [self.members[str(m).lower()].discord_id for m in options["role"] if str(m).lower() in self.members]
             view = await d.add_team_from_role(actor, event_id, team_name, TEAM_ROLE, ids)
         else:
-            view = await d.add_team(actor, event_id, team_name, [str(m) for m in options.get("members", [])])
+            view = await d.add_team(
+                actor, event_id, team_name, [player_key(str(m)) for m in options.get("members", [])]
+            )
         return f"Team added to {name}: {team_line(view)}"
 
     async def play(self, step: Step) -> None:

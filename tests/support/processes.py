@@ -1,9 +1,10 @@
-"""`swissbot` subprocesses for tests: started from the repository, stopped with SIGINT (then killed)."""
+"""`swissbot` subprocesses for tests: started from the repository, stopped with SIGINT (then killed); free ports."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -39,3 +40,11 @@ def first_lines(proc: subprocess.Popen[str], count: int) -> list[str]:
     """The next `count` lines the process printed."""
     assert proc.stdout is not None
     return [proc.stdout.readline() for _ in range(count)]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 just now (for a server whose address must be known before it starts)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

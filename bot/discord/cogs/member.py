@@ -73,7 +73,7 @@ class MemberCog(commands.Cog, name="Members"):
             url = await self.bot.director.start_oauth_link(actor)
             view = discord.ui.View()
             view.add_item(discord.ui.Button(style=discord.ButtonStyle.link, label="Link on Lichess", url=url))
-            minutes = round(self.bot.director.ctx.settings.link_code_lifetime / 60)
+            minutes = round(self.bot.director.settings.link_code_lifetime / 60)
             text = (
                 f"Sign in on Lichess and allow the bot to create your games (the button works once, for {minutes}"
                 " minutes). No code in your bio is needed; `/link your-username` still uses the bio code."

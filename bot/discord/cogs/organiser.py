@@ -13,6 +13,7 @@ from bot.director.models import Actor, TeamView
 from bot.discord.actors import require_organiser
 from bot.discord.autocomplete import NOT_OVER
 from bot.discord.context import BotContext
+from bot.discord.mentions import player_key, player_keys
 from bot.discord.options import apply_changes, describe_settings, settings_changes
 from bot.discord.replies import bytes_file
 from bot.errors import InvalidSetting, SwissbotError
@@ -192,7 +193,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             raise InvalidSetting("Pick a channel for the event's announcements.")
         director = self.bot.director
         defaults = director.new_event_settings(name.strip(), rounds)
-        settings = apply_changes(defaults, changes, default_interval=director.ctx.default_round_interval)
+        settings = apply_changes(defaults, changes, default_interval=director.default_round_interval)
         assert interaction.guild_id is not None  # guild_only
         event = await director.create_event(actor, interaction.guild_id, channel_id, settings)
         await self._done(
@@ -246,7 +247,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         if not changes:
             raise InvalidSetting("Nothing to change: give at least one option.")
         director = self.bot.director
-        settings = apply_changes(found.settings, changes, default_interval=director.ctx.default_round_interval)
+        settings = apply_changes(found.settings, changes, default_interval=director.default_round_interval)
         updated = await director.edit_event(actor, found.id, settings)
         await self._done(interaction, f"Updated **{updated.name}**: {describe_settings(updated.settings)}.")
 
@@ -328,7 +329,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     async def forbid(self, interaction: Interaction, player_a: str, player_b: str, event: str | None = None) -> None:
         """Forbid a pairing."""
         actor, found = await self._begin(interaction, event)
-        await self.bot.director.forbid(actor, found.id, player_a.strip(), player_b.strip())
+        await self.bot.director.forbid(actor, found.id, player_key(player_a), player_key(player_b))
         await self._done(interaction, f"{player_a} and {player_b} will not be paired together in **{found.name}**.")
 
     @app_commands.command(name="allow", description="Lift a forbidden pair: the two players may meet again")
@@ -338,7 +339,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     async def allow(self, interaction: Interaction, player_a: str, player_b: str, event: str | None = None) -> None:
         """Lift a forbidden pairing."""
         actor, found = await self._begin(interaction, event)
-        await self.bot.director.allow(actor, found.id, player_a.strip(), player_b.strip())
+        await self.bot.director.allow(actor, found.id, player_key(player_a), player_key(player_b))
         await self._done(interaction, f"{player_a} and {player_b} may be paired together in **{found.name}** again.")
 
     @app_commands.command(name="reinstate", description="Bring back a withdrawn, removed or no-show player")
@@ -347,7 +348,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     async def reinstate(self, interaction: Interaction, player: str, event: str | None = None) -> None:
         """Reinstate a player: paired again from the next round."""
         actor, found = await self._begin(interaction, event)
-        entry = await self.bot.director.reinstate(actor, found.id, player.strip())
+        entry = await self.bot.director.reinstate(actor, found.id, player_key(player))
         name = discord.utils.escape_markdown(entry.name)
         await self._done(
             interaction,
@@ -360,7 +361,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     async def remove(self, interaction: Interaction, player: str, event: str | None = None) -> None:
         """Remove a player."""
         actor, found = await self._begin(interaction, event)
-        entry = await self.bot.director.remove(actor, found.id, player.strip())
+        entry = await self.bot.director.remove(actor, found.id, player_key(player))
         await self._done(interaction, f"Removed {discord.utils.escape_markdown(entry.name)} from **{found.name}**.")
 
     @app_commands.command(name="disqualify", description="Disqualify a player (out of the ranking)")
@@ -375,7 +376,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     ) -> None:
         """Disqualify a player (also after the end: the final standings are updated)."""
         actor, found = await self._begin(interaction, event, any_status=event is not None)
-        entry = await self.bot.director.disqualify(actor, found.id, player.strip(), reason)
+        entry = await self.bot.director.disqualify(actor, found.id, player_key(player), reason)
         await self._done(interaction, f"Disqualified {discord.utils.escape_markdown(entry.name)} in **{found.name}**.")
 
     @app_commands.command(name="unban", description="Lift a player's no-show ban in this server")
@@ -384,7 +385,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         """Lift a ban."""
         actor = await self._defer(interaction)
         assert interaction.guild_id is not None  # guild_only
-        await self.bot.director.unban(actor, interaction.guild_id, player.strip())
+        await self.bot.director.unban(actor, interaction.guild_id, player_key(player))
         await self._done(interaction, f"{player} may join events again.")
 
     @app_commands.command(name="finish", description="End an event now with its final standings")
@@ -445,7 +446,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
             view = await director.add_team_from_role(actor, found.id, name, role.id, ids)
         else:
             assert members is not None
-            view = await director.add_team(actor, found.id, name, members.replace(",", " ").split())
+            view = await director.add_team(actor, found.id, name, player_keys(members))
         await self._done(interaction, f"Team added to **{found.name}**: {_team_text(view)}")
 
     @team.command(name="remove", description="Remove a team")
@@ -465,7 +466,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     async def team_roster(self, interaction: Interaction, name: str, members: str, event: str | None = None) -> None:
         """Reorder or change a team's roster."""
         actor, found = await self._begin(interaction, event)
-        view = await self.bot.director.set_roster(actor, found.id, name, members.replace(",", " ").split())
+        view = await self.bot.director.set_roster(actor, found.id, name, player_keys(members))
         await self._done(interaction, f"Roster of **{found.name}**: {_team_text(view)}")
 
     @team.command(name="list", description="List an event's teams")

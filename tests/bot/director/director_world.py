@@ -11,6 +11,10 @@ from typing import Any
 
 import aiohttp
 
+from bot.assembly import App, Services, build
+from bot.clock import Clock
+from bot.config import Config
+from bot.director.announcer import Announcer
 from bot.director.api import Director
 from bot.director.models import Actor
 from bot.lichess.gateway import LichessGateway
@@ -38,6 +42,11 @@ class World:
     announcer: RecordingAnnouncer
     director: Director
     scheduler: Scheduler
+
+    async def with_announcer(self, announcer: Announcer) -> None:
+        """From now on the world's bot posts through `announcer` (another process on the same database and Lichess)."""
+        app = await another_process(self, self.clock, announcer)
+        self.director, self.scheduler = app.director, app.scheduler
 
     async def member(self, name: str, rating: int = 1500, discord_id: int | None = None, **extra: Any) -> Actor:
         """A Discord member with a Lichess account, linked through the bio code."""
@@ -123,6 +132,14 @@ class World:
         return (await self.director.event(event_id)).status.value == "finished"
 
 
+async def another_process(world: World, clock: Clock, announcer: Announcer | None = None) -> App:
+    """Another bot process on the world's database and Lichess, with its own clock and announcer (its jobs run by
+    hand; never closed: the world closes the database and the gateway)."""
+    config = Config(database=Path(world.db.path), director=world.director.settings)
+    services = Services(world.db, world.gateway, announcer or RecordingAnnouncer())
+    return await build(config, clock, services, scheduled=False)
+
+
 @asynccontextmanager
 async def make_world(
     path: Path, *, seed: int = 7, autoplay: bool = True, lichess_on_clock: bool = False
@@ -135,9 +152,11 @@ async def make_world(
         gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
         announcer = RecordingAnnouncer()
         settings = DirectorSettings(poll_interval=20.0, reminder_before=60.0)
-        director = Director(db, gateway, announcer, clock, settings)
+        app = await build(
+            Config(database=path, director=settings), clock, Services(db, gateway, announcer), scheduled=False
+        )
         try:
-            yield World(sandbox, db, gateway, clock, announcer, director, Scheduler(director, clock))
+            yield World(sandbox, db, gateway, clock, announcer, app.director, app.scheduler)
         finally:
             await gateway.close()
             await db.close()

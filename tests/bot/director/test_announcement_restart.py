@@ -13,7 +13,7 @@ from bot.scheduling import Scheduler
 from domain.event import Event, EventStatus
 from domain.rounds import RoundStatus
 from storage.rounds import get_round
-from tests.bot.director.director_world import ORGANISER, World
+from tests.bot.director.director_world import ORGANISER, World, another_process
 from tests.support.announcer import RecordingAnnouncer
 
 
@@ -31,17 +31,17 @@ class DiesBeforeStandings(RecordingAnnouncer):
         raise Killed()
 
 
-def restarted(w: World) -> tuple[Director, RecordingAnnouncer, Scheduler]:
+async def restarted(w: World) -> tuple[Director, RecordingAnnouncer, Scheduler]:
     """A new director and scheduler on the same database and Lichess, as after a restart."""
     announcer = RecordingAnnouncer()
-    director = Director(w.db, w.gateway, announcer, w.clock, w.director.ctx.settings)
-    return director, announcer, Scheduler(director, w.clock)
+    app = await another_process(w, w.clock, announcer)
+    return app.director, announcer, app.scheduler
 
 
 async def round_one_finished_then_killed(w: World, rounds: int) -> int:
     """An event of four whose bot dies as it announces the end of round 1; the event's id."""
     event_id, _ = await w.event(players=4, rounds=rounds)
-    w.director.ctx.announcer = DiesBeforeStandings()
+    await w.with_announcer(DiesBeforeStandings())
     await w.start(event_id)
     while (await get_round(w.db, event_id, 1)).round.status is not RoundStatus.FINISHED:
         w.clock.advance(30)
@@ -55,7 +55,7 @@ async def test_standings_lost_to_a_stop_are_announced_after_the_restart(world: W
     stored = (await get_round(w.db, event_id, 1)).round
     assert stored.results_announced_at is None  # finished, but the bot died before the standings went out
 
-    director, announcer, scheduler = restarted(w)
+    director, announcer, scheduler = await restarted(w)
     due = await scheduler.run_due()
     assert [j.kind for j in due] == [JobKind.ANNOUNCE]  # before round 2 can start
     (posted,) = announcer.of("standings")
@@ -79,7 +79,7 @@ async def test_the_end_of_an_event_lost_to_a_stop_is_announced_after_the_restart
     assert (await w.director.event(event_id)).status is EventStatus.FINISHED
     assert (await get_round(w.db, event_id, 1)).round.results_announced_at is None
 
-    director, announcer, scheduler = restarted(w)
+    director, announcer, scheduler = await restarted(w)
     assert [j.kind for j in await scheduler.run_due()] == [JobKind.ANNOUNCE]
     event = await director.event(event_id)
     assert event.status is EventStatus.FINISHED and event.finish_reason == "all 1 rounds played"
@@ -93,13 +93,13 @@ async def test_an_organisers_finish_lost_to_a_stop_is_announced_after_the_restar
     w = world
     event_id, _ = await w.event(players=4, rounds=3)
     await w.start(event_id)
-    w.director.ctx.announcer = DiesBeforeStandings()
+    await w.with_announcer(DiesBeforeStandings())
     with pytest.raises(Killed):
         await w.director.finish(ORGANISER, event_id)
     event = await w.director.event(event_id)
     assert event.status is EventStatus.FINISHED and event.finish_announced_at is None
 
-    director, announcer, scheduler = restarted(w)
+    director, announcer, scheduler = await restarted(w)
     assert [j.kind for j in await scheduler.run_due()] == [JobKind.ANNOUNCE_END]
     (finished,) = announcer.of("event_finished")
     assert finished[0].id == event_id and finished[2] == "finished by an organiser" and len(finished[1]) == 4
@@ -114,7 +114,7 @@ async def test_an_announced_finish_is_not_announced_again(world: World) -> None:
     await w.start(event_id)
     finished = await w.director.finish(ORGANISER, event_id)
     assert finished.finish_announced_at is not None and len(w.announcer.of("event_finished")) == 1
-    director, announcer, scheduler = restarted(w)
+    director, announcer, scheduler = await restarted(w)
     assert await scheduler.run_due() == []
     await director.announce_end(event_id)
     assert announcer.of("event_finished") == []

@@ -12,13 +12,12 @@ from urllib.parse import parse_qs, urlsplit
 import aiohttp
 import pytest
 
-from bot.director.api import Director
-from bot.director.bulk import bot_may_bulk
+from bot.assembly import Services, build
+from bot.config import Config, WebConfig
 from bot.director.models import Actor
 from bot.director.streaming import StreamFeeder
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import TokenInfo
-from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
 from domain.entry import EntryStatus
@@ -39,12 +38,16 @@ async def bulk_world(tmp_path: Path) -> AsyncIterator[World]:
         db = await open_database(tmp_path / "swiss.sqlite3")
         gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
         announcer = RecordingAnnouncer()
-        director = Director(db, gateway, announcer, clock, DirectorSettings(poll_interval=20.0, reminder_before=60.0))
-        director.ctx.public_url = "http://bot.test"
-        director.ctx.vault = TokenVault(TokenVault.new_key())
-        assert await bot_may_bulk(director.ctx, sandbox.bot_token) is None
+        config = Config(
+            database=tmp_path / "swiss.sqlite3",
+            director=DirectorSettings(poll_interval=20.0, reminder_before=60.0),
+            web=WebConfig(public_url="http://bot.test"),
+        )
+        services = Services(db, gateway, announcer, TokenVault(TokenVault.new_key()), sandbox.bot_token)
+        app = await build(config, clock, services, scheduled=False)
+        assert app.director.ctx.bulk_pairing
         try:
-            yield World(sandbox, db, gateway, clock, announcer, director, Scheduler(director, clock))
+            yield World(sandbox, db, gateway, clock, announcer, app.director, app.scheduler)
         finally:
             await gateway.close()
             await db.close()

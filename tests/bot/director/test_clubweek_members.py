@@ -81,7 +81,7 @@ async def test_pairings_standings_and_the_end_lost_to_discord_are_posted_once_it
     """Item 12: only a post that reached Discord is marked announced; the rest is retried."""
     w = quiet_world
     down = DiscordDown()
-    w.director.ctx.announcer = down
+    await w.with_announcer(down)
     event_id, _ = await w.event(players=4, rounds=2)
 
     down.down = True

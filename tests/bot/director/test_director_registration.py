@@ -43,7 +43,7 @@ async def test_link_code_expires(world: World) -> None:
     world.sandbox.add_user("bob")
     challenge = await world.director.start_link(bob, "bob")
     world.sandbox.state.users["bob"].bio = challenge.code
-    world.clock.advance(world.director.ctx.settings.link_code_lifetime + 1)
+    world.clock.advance(world.director.settings.link_code_lifetime + 1)
     with pytest.raises(LinkCodeMissing, match="expired"):
         await world.director.complete_link(bob)
 

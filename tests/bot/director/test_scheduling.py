@@ -6,12 +6,10 @@ import asyncio
 from datetime import timedelta
 
 from bot.clock import FastClock
-from bot.director.api import Director
 from bot.director.models import JobKind, RoundView
-from bot.scheduling import Scheduler
 from domain.event import Event
 from domain.settings import Schedule
-from tests.bot.director.director_world import ORGANISER, World
+from tests.bot.director.director_world import ORGANISER, World, another_process
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
 
@@ -46,8 +44,9 @@ async def test_a_start_missed_while_down_runs_at_startup(quiet_world: World) -> 
     start = (await w.director.event(event_id)).settings.start_at
     assert start is not None
     later = ManualClock(start + timedelta(hours=1))
-    director = Director(w.db, w.gateway, RecordingAnnouncer(), later, w.director.ctx.settings)
-    due = await Scheduler(director, later).run_due()
+    app = await another_process(w, later)
+    director = app.director
+    due = await app.scheduler.run_due()
     assert [j.kind for j in due] == [JobKind.START_ROUND]
     assert (await director.event(event_id)).current_round == 1
 
@@ -57,8 +56,8 @@ async def test_apscheduler_runs_an_event_on_a_fast_clock(world: World) -> None:
     start = (await world.director.event(event_id)).settings.start_at
     assert start is not None
     clock = FastClock(600.0, start=start - timedelta(minutes=1))
-    director = Director(world.db, world.gateway, RecordingAnnouncer(), clock, world.director.ctx.settings)
-    scheduler = Scheduler(director, clock)
+    app = await another_process(world, clock)
+    director, scheduler = app.director, app.scheduler
     await scheduler.start()
     try:
         jobs = scheduler._aps.get_jobs() if scheduler._aps else []
@@ -121,8 +120,8 @@ async def test_shutdown_waits_for_the_job_in_flight(world: World) -> None:
     assert start is not None
     clock = FastClock(1.0, start=start)
     announcer = SlowDiscord()
-    director = Director(world.db, world.gateway, announcer, clock, world.director.ctx.settings)
-    scheduler = Scheduler(director, clock)
+    app = await another_process(world, clock, announcer)
+    director, scheduler = app.director, app.scheduler
     await scheduler.start()
     await asyncio.wait_for(announcer.posting.wait(), 30)  # the start job is posting the pairings
     stopping = asyncio.create_task(scheduler.shutdown())
@@ -141,7 +140,7 @@ async def test_shutdown_cancels_a_job_past_its_grace(world: World) -> None:
     assert start is not None
     clock = FastClock(1.0, start=start)
     announcer = SlowDiscord()
-    scheduler = Scheduler(Director(world.db, world.gateway, announcer, clock, world.director.ctx.settings), clock)
+    scheduler = (await another_process(world, clock, announcer)).scheduler
     await scheduler.start()
     await asyncio.wait_for(announcer.posting.wait(), 30)
     await asyncio.wait_for(scheduler.shutdown(grace=0.2), 5)  # returns, the stuck job cancelled

@@ -17,13 +17,15 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.config import ClubConfig, Config
+from bot.assembly import Services, build
+from bot.config import ClubConfig, Config, WebConfig
 from bot.director.api import Director
 from bot.director.models import Actor
 from bot.discord.bot import SwissBot
 from bot.discord.errors import on_app_command_error
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
+from bot.token_vault import TokenVault
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
 from tests.support.announcer import RecordingAnnouncer
@@ -194,23 +196,30 @@ class Env:
 
 
 @asynccontextmanager
-async def make_env(tmp_path: Path, *, autoplay: bool = False) -> AsyncIterator[Env]:
-    """A bot wired to a real director over a fresh database and sandbox."""
+async def make_env(
+    tmp_path: Path, *, autoplay: bool = False, settings: DirectorSettings | None = None, oauth: bool = False
+) -> AsyncIterator[Env]:
+    """A bot wired to a real director over a fresh database and sandbox (`oauth`: a public address and a key, so
+    /link goes through Lichess's OAuth page)."""
     async with run_sandbox(seed=11, autoplay=autoplay) as sandbox:
         db = await open_database(tmp_path / "swiss.sqlite3")
         gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
         clock = ManualClock()
         announcer = RecordingAnnouncer()
-        director = Director(db, gateway, announcer, clock, DirectorSettings())
-        config = Config(database=tmp_path / "swiss.sqlite3", clubs=(ClubConfig(GUILD, ORGANISER_ROLE, CHANNEL),))
-        bot = SwissBot(config, director=director, clock=clock)
+        config = Config(
+            database=tmp_path / "swiss.sqlite3",
+            clubs=(ClubConfig(GUILD, ORGANISER_ROLE, CHANNEL),),
+            director=settings or DirectorSettings(),
+            web=WebConfig(port=0, public_url="http://bot.test") if oauth else WebConfig(),
+        )
+        vault = TokenVault(TokenVault.new_key()) if oauth else None
+        app = await build(config, clock, Services(db, gateway, announcer, vault), scheduled=False)
+        bot = SwissBot(config, app=app, clock=clock)
         await bot.setup_hook()
         try:
-            yield Env(bot, director, sandbox, clock, announcer, db, member("Org", organiser=True))
+            yield Env(bot, app.director, sandbox, clock, announcer, db, member("Org", organiser=True))
         finally:
             await bot.close()
-            await gateway.close()
-            await db.close()
 
 
 # --- a channel and a client for the announcer ------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from bot.director.models import Actor
-from bot.discord.views import JOIN_TEMPLATE, JoinButton, join_custom_id
+from bot.discord.components import JOIN_TEMPLATE, JoinButton, join_custom_id
 from domain.settings import EventSettings
 from tests.bot.discord.discord_fakes import CHANNEL, GUILD, Env, FakeInteraction
 

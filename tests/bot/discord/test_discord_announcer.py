@@ -13,16 +13,14 @@ import discord
 import pytest
 from PIL import Image
 
+from bot.assembly import Services, build
 from bot.config import ClubConfig, Config, DiscordConfig
 from bot.director.announcer import AnnouncementFailed
-from bot.director.api import Director
 from bot.director.models import Actor, BoardView, PlayerRef, RoundView, StandingRow
 from bot.discord.announcer import DiscordAnnouncer
-from bot.discord.views import JoinButton
+from bot.discord.components import JoinButton
 from bot.lichess.gateway import LichessGateway
 from bot.rendering.text import EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT, MESSAGE_LIMIT
-from bot.scheduling import Scheduler
-from bot.settings import DirectorSettings
 from domain.event import Event
 from domain.result import Result
 from domain.rounds import RoundStatus
@@ -207,9 +205,11 @@ async def test_a_whole_event_announced_by_the_real_director(tmp_path: Path) -> N
         gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
         clock = ManualClock()
         announcer = DiscordAnnouncer(client, db, _config(dm=True))  # type: ignore[arg-type]
-        director = Director(db, gateway, announcer, clock, DirectorSettings())
+        app = await build(
+            Config(database=tmp_path / "swiss.sqlite3"), clock, Services(db, gateway, announcer), scheduled=False
+        )
+        director, scheduler = app.director, app.scheduler
         announcer.director = director
-        scheduler = Scheduler(director, clock)
         try:
             settings = EventSettings(
                 name="Live Cup",

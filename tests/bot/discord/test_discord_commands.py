@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -15,9 +15,19 @@ from bot.discord.actors import NotAnOrganiser
 from bot.discord.cogs.member import event_autocomplete
 from bot.discord.cogs.organiser import RESULT_CHOICES, OrganiserCog
 from bot.rendering.text import MESSAGE_LIMIT
+from bot.settings import DirectorSettings
 from domain.event import EventStatus
 from domain.settings import EventSettings
-from tests.bot.discord.discord_fakes import CHANNEL, GUILD, Env, FakeInteraction, find_command, invoke, member
+from tests.bot.discord.discord_fakes import (
+    CHANNEL,
+    GUILD,
+    Env,
+    FakeInteraction,
+    find_command,
+    invoke,
+    make_env,
+    member,
+)
 
 
 def _private_answer(interaction: FakeInteraction) -> str:
@@ -227,21 +237,20 @@ async def test_a_full_event_through_the_commands(env: Env) -> None:
     assert "crosstable" in _private_answer(late)
 
 
-async def test_create_takes_the_configured_defaults_for_the_options_left_out(env: Env) -> None:
-    env.director.ctx.settings = replace(
-        env.director.ctx.settings, default_noshow_minutes=7.0, default_round_interval_minutes=12.0
-    )
-    await env.run("swiss create", env.organiser, name="Defaults", rounds=3)
-    await env.run("swiss create", env.organiser, name="Chosen", rounds=3, noshow=3.0, interval=20.0)
-    await env.run("swiss create", env.organiser, name="Manual", rounds=3, schedule="manual")
-    made = {e.name: e.settings for e in await env.director.list_events(GUILD)}
-    assert (made["Defaults"].no_show_seconds, made["Defaults"].round_interval) == (7 * 60, 12 * 60)
-    assert (made["Chosen"].no_show_seconds, made["Chosen"].round_interval) == (3 * 60, 20 * 60)
-    assert (made["Manual"].no_show_seconds, made["Manual"].round_interval) == (7 * 60, None)
+async def test_create_takes_the_configured_defaults_for_the_options_left_out(tmp_path: Path) -> None:
+    settings = DirectorSettings(default_noshow_minutes=7.0, default_round_interval_minutes=12.0)
+    async with make_env(tmp_path, settings=settings) as env:
+        await env.run("swiss create", env.organiser, name="Defaults", rounds=3)
+        await env.run("swiss create", env.organiser, name="Chosen", rounds=3, noshow=3.0, interval=20.0)
+        await env.run("swiss create", env.organiser, name="Manual", rounds=3, schedule="manual")
+        made = {e.name: e.settings for e in await env.director.list_events(GUILD)}
+        assert (made["Defaults"].no_show_seconds, made["Defaults"].round_interval) == (7 * 60, 12 * 60)
+        assert (made["Chosen"].no_show_seconds, made["Chosen"].round_interval) == (3 * 60, 20 * 60)
+        assert (made["Manual"].no_show_seconds, made["Manual"].round_interval) == (7 * 60, None)
 
-    await env.run("swiss edit", env.organiser, event="Manual", schedule="interval")
-    (manual,) = [e for e in await env.director.list_events(GUILD) if e.name == "Manual"]
-    assert manual.settings.round_interval == 12 * 60
+        await env.run("swiss edit", env.organiser, event="Manual", schedule="interval")
+        (manual,) = [e for e in await env.director.list_events(GUILD) if e.name == "Manual"]
+        assert manual.settings.round_interval == 12 * 60
 
 
 @pytest.mark.parametrize("path", ["swiss create", "swiss edit"])
@@ -271,7 +280,7 @@ async def _reminders(env: Env, event_id: int) -> list[timedelta]:
 
 async def test_the_reminder_option_gives_the_event_its_own_lead_time(env: Env) -> None:
     default = await _open_event(env, "Default")
-    assert await _reminders(env, default) == [timedelta(seconds=env.director.ctx.settings.reminder_before)]
+    assert await _reminders(env, default) == [timedelta(seconds=env.director.settings.reminder_before)]
 
     start = (env.clock.now() + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
     created = await env.run("swiss create", env.organiser, name="Early", rounds=3, start=start, reminder=25.0)
@@ -284,7 +293,7 @@ async def test_the_reminder_option_gives_the_event_its_own_lead_time(env: Env) -
     edited = await env.run("swiss edit", env.organiser, event="Early", reminder=0.0)
     assert "no reminder" in _private_answer(edited)
     assert await _reminders(env, early.id) == []
-    assert await _reminders(env, default) == [timedelta(seconds=env.director.ctx.settings.reminder_before)]
+    assert await _reminders(env, default) == [timedelta(seconds=env.director.settings.reminder_before)]
 
 
 async def test_pause_resume_cancel_and_invalid_settings(env: Env) -> None:

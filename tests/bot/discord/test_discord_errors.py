@@ -12,8 +12,8 @@ import pytest
 from discord import app_commands
 
 from bot.discord.actors import NotAnOrganiser
+from bot.discord.components import JOIN_TEMPLATE, JoinButton, join_custom_id, join_view
 from bot.discord.errors import APOLOGY, on_app_command_error
-from bot.discord.views import JOIN_TEMPLATE, JoinButton, join_custom_id, join_view
 from bot.errors import InvalidSetting, JoiningClosed
 from tests.bot.discord.discord_fakes import GUILD, Env, FakeInteraction, find_command, member
 

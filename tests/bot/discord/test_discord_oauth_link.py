@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
 
-from bot.token_vault import TokenVault
-from tests.bot.discord.discord_fakes import Env, member
+import pytest
+
+from tests.bot.discord.discord_fakes import Env, make_env, member
 
 
-def _oauth_on(env: Env) -> None:
-    env.director.ctx.public_url = "http://bot.test"
-    env.director.ctx.vault = TokenVault(TokenVault.new_key())
+@pytest.fixture
+async def oauth_env(tmp_path: Path) -> AsyncIterator[Env]:
+    """A bot with a public address and a token key: /link goes through Lichess's OAuth page."""
+    async with make_env(tmp_path, oauth=True) as built:
+        yield built
 
 
 def _states(env: Env) -> list[tuple[int]]:
-    with sqlite3.connect(env.director.ctx.db.path) as conn:
+    with sqlite3.connect(env.db.path) as conn:
         return conn.execute("SELECT discord_id FROM oauth_states").fetchall()
 
 
-async def test_link_without_a_username_answers_privately_with_lichess_s_page(env: Env) -> None:
-    _oauth_on(env)
+async def test_link_without_a_username_answers_privately_with_lichess_s_page(oauth_env: Env) -> None:
+    env = oauth_env
     alice = member("alice#1")
     reply = await env.run("link", alice)
     (answer,) = reply.answers
@@ -27,8 +32,8 @@ async def test_link_without_a_username_answers_privately_with_lichess_s_page(env
     assert _states(env) == [(alice.id,)]
 
 
-async def test_link_with_a_username_still_uses_the_bio_code(env: Env) -> None:
-    _oauth_on(env)
+async def test_link_with_a_username_still_uses_the_bio_code(oauth_env: Env) -> None:
+    env = oauth_env
     env.sandbox.add_user("Alice", rating=1800)
     reply = await env.run("link", member("alice#1"), username="Alice")
     (answer,) = reply.answers

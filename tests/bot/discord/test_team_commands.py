@@ -86,3 +86,13 @@ async def test_team_names_autocomplete_in_remove(team_club: Club) -> None:
     removed = await club.command(OLGA, "swiss team remove", name="Knights")
     assert "Team Knights is removed from **Club Teams**" in text_of(removed)
     assert await club.bot.director.list_teams(1) == []
+
+
+async def test_an_organiser_names_players_by_mention_and_a_role_mention_is_refused(team_club: Club) -> None:
+    club = team_club
+    forbidden = await club.command(OLGA, "swiss forbid", **{"player-a": f"<@{ALICE}>", "player-b": f"<@!{BOB}>"})
+    assert "will not be paired together" in text_of(forbidden)
+    role = await club.command(OLGA, "swiss remove", player=f"<@&{HELPER_ROLE}>")
+    assert _one_sentence(role).startswith(f"<@&{HELPER_ROLE}> is a role, not a member")
+    removed = await club.command(OLGA, "swiss remove", player=f"<@{ALICE}>")
+    assert "Removed alice from **Club Teams**" in text_of(removed)

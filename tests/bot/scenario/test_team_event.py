@@ -14,9 +14,9 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.cli import main as swissbot
 from bot.config import ClubConfig
-from bot.pages.site import make_pages_app
 from bot.scenario.format import load
 from bot.scenario.runner import CHANNEL, GUILD, ScenarioRun
+from bot.web.pages.site import make_pages_app
 from domain.result import Result
 from pairing.model import RecordKind
 from sandbox.lichess.server import run_sandbox

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import WebConfig
+from bot.assembly import Services, build
+from bot.config import Config, WebConfig
 from bot.director.api import Director
 from bot.lichess.gateway import LichessGateway
 from bot.token_vault import TokenVault
@@ -18,6 +19,7 @@ from storage.db import Database, open_database
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
 from tests.support.lichess_sandbox import gateway_kwargs
+from tests.support.processes import free_port
 
 
 @dataclass
@@ -43,14 +45,15 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
         gateway = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs())
         clock = ManualClock()
         announcer = RecordingAnnouncer()
-        director = Director(db, gateway, announcer, clock)
-        web = WebServer(WebConfig(host="127.0.0.1", port=0, public_url="http://placeholder"), director)
-        await web.start()
-        director.ctx.public_url = web.local_url
-        director.ctx.vault = TokenVault(TokenVault.new_key())
+        port = free_port()
+        config = Config(
+            database=path, web=WebConfig(host="127.0.0.1", port=port, public_url=f"http://127.0.0.1:{port}")
+        )
+        services = Services(db, gateway, announcer, TokenVault(TokenVault.new_key()))
+        app = await build(config, clock, services, scheduled=False)
+        assert app.web is not None
+        await app.start()
         try:
-            yield Site(sandbox, db, path, gateway, clock, announcer, director, web)
+            yield Site(sandbox, db, path, gateway, clock, announcer, app.director, app.web)
         finally:
-            await web.close()
-            await gateway.close()
-            await db.close()
+            await app.close()

@@ -23,10 +23,10 @@ from bot.config import ClubConfig
 from bot.director.api import Director
 from bot.director.models import RoundView, StandingRow
 from bot.errors import SwissbotError
-from bot.pages.chart import Series, score_chart
 from bot.rendering.text import RESULT_LABELS, STATUS_MARKS, format_points, format_tiebreak
 from bot.web.app import RouteModule, make_app
 from bot.web.keys import DIRECTOR
+from bot.web.pages.chart import Series, score_chart
 from domain.entry import Entry
 from domain.event import Event, EventStatus
 from pairing.model import Outcome, RecordKind
@@ -73,7 +73,7 @@ class Site:
     @property
     def lichess_url(self) -> str:
         """The Lichess the games are played on (player and game links)."""
-        return self.director.ctx.lichess.base_url.rstrip("/")
+        return self.director.lichess_url
 
     def public_club(self, guild_id: int) -> ClubConfig | None:
         """The club of a guild, when it publishes its events."""
@@ -92,7 +92,7 @@ def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -
         environment = aiohttp_jinja2.setup(
             app,
             app_key=TEMPLATES,
-            loader=jinja2.PackageLoader("bot.pages", "templates"),
+            loader=jinja2.PackageLoader("bot.web.pages", "templates"),
             autoescape=jinja2.select_autoescape(default=True),
             undefined=jinja2.StrictUndefined,
         )

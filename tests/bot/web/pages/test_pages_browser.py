@@ -16,8 +16,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from bot.cli import main as swissbot
-from tests.bot.pages.conftest import Served
-from tests.bot.pages.test_pages import finished_event
+from tests.bot.web.pages.conftest import Served
+from tests.bot.web.pages.test_pages import finished_event
 from tests.support.browser import chromium, keep_screenshot, require_chromium
 
 T = TypeVar("T")

@@ -4,24 +4,17 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
-from tests.bot.pages.test_pages_browser import cli_standings
+from tests.bot.web.pages.test_pages_browser import cli_standings
 from tests.support.paths import ROOT
+from tests.support.processes import free_port
 
 DEADLINE = 240.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def fetch(url: str) -> bytes:

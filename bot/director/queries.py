@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
-from bot.director import team_views
+from bot.director import team_standings
 from bot.director.context import Context
 from bot.director.lookups import active_entries, get_event, get_round, latest_games, linked_player
 from bot.director.models import (
@@ -35,9 +34,6 @@ from storage import games as storage_games
 from storage import rounds as storage_rounds
 from storage.audit import audit_log
 from storage.history import History, get_history, results_tournament
-
-if TYPE_CHECKING:
-    pass
 
 
 async def list_events(ctx: Context, guild_id: int, statuses: Sequence[EventStatus] | None) -> list[Event]:
@@ -153,7 +149,7 @@ async def round_view(ctx: Context, event: Event, number: int, people: dict[int, 
     summary = await get_round(ctx.db, event, number)
     games = latest_games(await storage_games.games_of_round(ctx.db, event.id, number))
     boards = [_board_view(ctx, b, people, games.get(b.id)) for b in summary.boards]
-    boards = await team_views.label_matches(ctx, event, boards, people)  # a team event's boards name their match
+    boards = await team_standings.label_matches(ctx, event, boards, people)  # a team event's boards name their match
     byes = [
         ByeView(_ref(people[player_id]), shown)
         for player_id, kind in sorted(summary.byes.items())

@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 
 from bot.config import ClubConfig
-from bot.pages.site import make_pages_app
+from bot.web.pages.site import make_pages_app
 from tests.bot.director.director_world import CHANNEL, GUILD, World, make_world
 
 CLUBS = (ClubConfig(GUILD, "TD", CHANNEL, name="Test Chess Club", public=True), ClubConfig(7, "TD", 8, public=False))

@@ -7,9 +7,9 @@ import re
 import aiohttp
 import pytest
 
-from bot.pages.site import FRAGMENT_HEADER, VERSION_HEADER
+from bot.web.pages.site import FRAGMENT_HEADER, VERSION_HEADER
 from tests.bot.director.director_world import ORGANISER
-from tests.bot.pages.conftest import Served
+from tests.bot.web.pages.conftest import Served
 
 
 async def get(url: str, **headers: str) -> tuple[int, str, dict[str, str]]:

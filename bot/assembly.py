@@ -1,0 +1,148 @@
+"""The application assembled in one place: `build` makes the context, director, scheduler, game stream and web
+endpoint from the configuration and the services; the bot, the demo, the scenario runner and the tests all use it.
+
+The services (the database, the Lichess gateway or anything with its interface, the announcer, the token vault,
+the bot's Lichess token) are opened by the caller: `open_services` opens the real ones from the configuration, a
+test passes its own. Everything the director needs is decided before its `Context` is built (the OAuth address,
+the vault, whether the bot's token may create bulk pairings), so nothing patches the context afterwards.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.clock import Clock
+from bot.config import Config, ConfigError, Secrets
+from bot.director.announcer import Announcer
+from bot.director.api import Director
+from bot.director.bulk import bot_may_bulk
+from bot.director.context import BeforePairingHook, Context
+from bot.director.streaming import StreamFeeder
+from bot.lichess.gateway import LichessGateway
+from bot.scheduling import Scheduler
+from bot.token_vault import TOKEN_KEY_ENV, TokenVault, VaultError
+from bot.web.app import WebServer, default_route_modules
+from bot.web.pages.site import page_routes
+from storage.db import Database, open_database
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the application talks to; `vault` None stores no member token, `bot_token` None opens no game stream
+    and creates no bulk pairing."""
+
+    db: Database
+    lichess: LichessGateway
+    announcer: Announcer
+    vault: TokenVault | None = None
+    bot_token: str | None = field(default=None, repr=False)
+
+    async def close(self) -> None:
+        """Close the gateway, then the database."""
+        await self.lichess.close()
+        await self.db.close()
+
+
+async def open_services(config: Config, secrets: Secrets, announcer: Callable[[Database], Announcer]) -> Services:
+    """The real services of `swissbot run`: the database and Lichess of the configuration, the announcer made on
+    the database, the vault of `SWISSBOT_TOKEN_KEY` (a bad key stops the start; no key is said in the log)."""
+    try:
+        vault = TokenVault.from_env()
+    except VaultError as exc:
+        raise ConfigError(str(exc)) from None
+    if vault is None:
+        log.warning(
+            "%s is not set: the bot stores no member's Lichess token, so /link uses the bio code and every"
+            " board is an open challenge",
+            TOKEN_KEY_ENV,
+        )
+    elif config.web.public_url is None:
+        log.warning("[web] public_url is not set: /link uses the bio code (no OAuth callback to come back to)")
+    db = await open_database(config.database)
+    lichess = LichessGateway(
+        config.lichess.base_url,
+        secrets.lichess_token,
+        timeout=config.lichess.timeout_seconds,
+        rate_limit_pause=config.director.lichess_pause,
+    )
+    return Services(db, lichess, announcer(db), vault, secrets.lichess_token)
+
+
+@dataclass
+class App:
+    """The assembled application: `start` opens the game stream, the web endpoint and the scheduler (in that
+    order), `close` stops them the other way round and closes the services."""
+
+    services: Services
+    director: Director
+    scheduler: Scheduler
+    feeder: StreamFeeder | None
+    web: WebServer | None
+    scheduled: bool
+    _started: list[StreamFeeder | WebServer] = field(default_factory=list, repr=False)
+    _closed: bool = field(default=False, repr=False)
+
+    async def start(self) -> None:
+        """Start the game stream, the web endpoint, then the scheduler (which runs the jobs due at once)."""
+        for part in (self.feeder, self.web):
+            if part is not None:
+                await part.start()
+                self._started.append(part)
+        if self.scheduled:
+            await self.scheduler.start()
+
+    async def close(self) -> None:
+        """Stop the scheduler (its running jobs finish), the web endpoint, the game stream, then close the services;
+        a second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        await self.scheduler.shutdown()
+        for part in reversed(self._started):
+            try:
+                await part.close()
+            except Exception:  # closing must not hide the reason we stop
+                log.exception("could not close %r", part)
+        self._started.clear()
+        await self.services.close()
+
+
+async def build(
+    config: Config,
+    clock: Clock,
+    services: Services,
+    *,
+    before_pairing: BeforePairingHook | None = None,
+    scheduled: bool = True,
+) -> App:
+    """The application over `services`: bulk pairing when the vault and the bot's token allow it, the web endpoint
+    when `[web] public_url` is set, the game stream when the bot's token is given; `scheduled` False leaves the jobs
+    to the caller (`app.scheduler.run_due`, or the scenario runner's own planning)."""
+    bulk_pairing = False
+    if services.vault is not None and services.bot_token is not None:
+        problem = await bot_may_bulk(services.lichess, services.bot_token)
+        if problem:
+            log.warning("bulk pairing is off: %s", problem)
+        bulk_pairing = problem is None
+    ctx = Context(
+        services.db,
+        services.lichess,
+        services.announcer,
+        clock,
+        config.director,
+        before_pairing=before_pairing,
+        public_url=config.web.public_url,
+        vault=services.vault,
+        bulk_pairing=bulk_pairing,
+    )
+    director = Director(ctx)
+    scheduler = Scheduler(director, clock)
+    feeder = StreamFeeder(ctx, services.bot_token) if services.bot_token is not None else None
+    web = None
+    if config.web.enabled:
+        web = WebServer(config.web, director, [*default_route_modules(), page_routes(config.clubs)])
+    return App(services, director, scheduler, feeder, web, scheduled)
