@@ -13,13 +13,11 @@ from hypothesis import strategies as st
 from bot.cli import main as swissbot
 from pairing import checker, dubov, generator, trf
 from pairing.model import Colour, PreferenceStrength
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
-BURSTEIN = SHARED / "corpus" / "burstein"
-needs_corpus = pytest.mark.skipif(not BURSTEIN.is_dir(), reason="the shared corpus is not beside the repository")
+BURSTEIN = corpus() / "burstein"
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("case", "expected"),
     [

@@ -11,9 +11,9 @@ from pairing import trf
 from pairing.errors import NoValidPairing
 from pairing.fast import pair
 from tests.support.corpus import expected_lines, pair_lines
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
-CORPUS = SHARED / "corpus" / "fast"
+CORPUS = corpus() / "fast"
 CASES = sorted(CORPUS.glob("*.trf"))
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from pairing import trf
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
-WIDE_CASES = sorted(p for p in (SHARED / "corpus" / "fast").glob("*.trf") if p.read_text().startswith("XXW"))
+WIDE_CASES = sorted(p for p in (corpus() / "fast").glob("*.trf") if p.read_text().startswith("XXW"))
 
 
 def _line(number: str, games: str = "") -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pairing import dutch, generator, systems, trf
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
 
 @pytest.mark.parametrize(
@@ -25,9 +25,8 @@ def test_an_unknown_system_is_refused_naming_the_known_ones() -> None:
         systems.system_for("monrad", 10)
 
 
-@pytest.mark.skipif(not (SHARED / "corpus").is_dir(), reason="the shared corpus is not beside the repository")
 def test_auto_pairs_a_small_event_with_dutch() -> None:
-    tournament = trf.read(str(SHARED / "corpus" / "dutch" / "0029.trf"))
+    tournament = trf.read(str(corpus() / "dutch" / "0029.trf"))
     system, pairing = systems.pair(tournament, systems.AUTO)
     assert system == "dutch" and pairing == dutch.pair(tournament)
 

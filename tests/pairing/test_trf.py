@@ -12,10 +12,11 @@ import pytest
 from pairing import trf
 from pairing.dutch import pair
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament, result_records
+from tests.support.data import corpus
 from tests.support.paths import SHARED
 
 EXAMPLE = SHARED / "reference" / "fide-examples" / "example_trf16.trf"
-CORPUS_FILES = sorted((SHARED / "corpus").glob("*/*.trf"))
+CORPUS_FILES = sorted(corpus().glob("*/*.trf"))
 
 
 def _engine_view(t: Tournament) -> Tournament:
@@ -102,7 +103,7 @@ def test_scoring_162_round_trips() -> None:
     assert trf.parse(trf.dumps(t)).scoring == t.scoring
 
 
-DUTCH_CORPUS = sorted((SHARED / "corpus" / "dutch").glob("*.trf"))
+DUTCH_CORPUS = sorted((corpus() / "dutch").glob("*.trf"))
 
 
 def _without_initial_colour(text: str) -> str:
