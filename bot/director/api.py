@@ -31,6 +31,7 @@ from bot.clock import Clock
 from bot.director import endings, jobs, members, oauth, organiser, polling, rounds, team_views, teams, views
 from bot.director.announcer import Announcer
 from bot.director.context import Context
+from bot.director.lichess_port import LichessPort
 from bot.director.lookups import get_event
 from bot.director.models import (
     Actor,
@@ -46,7 +47,6 @@ from bot.director.models import (
     TeamStandingView,
     TeamView,
 )
-from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from pairing.crosstable import CrosstableCell
 from storage.db import Database
@@ -63,7 +63,7 @@ class Director:
     def __init__(
         self,
         db: Database,
-        lichess: LichessGateway,
+        lichess: LichessPort,
         announcer: Announcer,
         clock: Clock,
         settings: DirectorSettings | None = None,

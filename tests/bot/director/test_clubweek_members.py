@@ -295,6 +295,7 @@ async def test_lichess_sb_is_selectable_for_an_event(quiet_world: World) -> None
     assert values[0] != values[1]
 
 
+@pytest.mark.lichess_http  # faults and the control API need the local Lichess over HTTP
 async def test_lichess_down_at_the_start_does_not_hold_the_event(quiet_world: World) -> None:
     """Item 15: an account Lichess cannot read at the start keeps its rating at entry; the organisers are told."""
     w = quiet_world

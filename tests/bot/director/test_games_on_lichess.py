@@ -15,11 +15,13 @@ from storage.players import get_ban, player_by_discord
 from storage.records import EarlyDrawPolicy, EntryStatus, EventStatus, GameStatus, Result, RoundStatus
 from tests.bot.director.director_world import GUILD, ORGANISER, World, make_world
 
+pytestmark = pytest.mark.lichess_http  # Lichess's faults and refusals through the real gateway
+
 
 @pytest.fixture
 async def synced_world(tmp_path: Path) -> AsyncIterator[World]:
     """Autoplay off, and the local Lichess keeps the manual clock's time (games are dated as the bot sees them)."""
-    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, lichess_on_clock=True) as w:
+    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, lichess_on_clock=True, http=True) as w:
         yield w
 
 
