@@ -40,17 +40,17 @@ from bot.lichess.payloads import (
     parse_user,
     valid_username,
 )
+from bot.lichess.stream import FINISHED
 from sandbox.lichess import api, bulk, oauth
 from sandbox.lichess.autoplay_runner import AutoplaySettings, hand_over, stop_games, tick_state
 from sandbox.lichess.http import BadRequest, NotFound
 from sandbox.lichess.state import BOT_TOKEN, Clock, Fault, SandboxState, User
-from sandbox.lichess.streams import AUTHENTICATED_WATCH, STATUS_IDS, Stream
+from sandbox.lichess.streams import AUTHENTICATED_WATCH, Stream
 from sandbox.lichess.views import challenge_json, game_json, user_json
 from storage.records import DEFAULT_RULES
 
 T = TypeVar("T")
 LICHESS_URL = "http://lichess.test"  # a reserved name: nothing answers there
-FINISHED = STATUS_IDS["aborted"]  # status ids from aborted up are finished games
 
 
 class _Missing(Exception):
