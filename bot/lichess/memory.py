@@ -3,7 +3,8 @@
 `MemoryLichess` runs the local Lichess's own rules (`sandbox.lichess`: challenges, exports, accounts, teams,
 OAuth, bulk pairings, the simulated players, the game stream's lines) on a `SandboxState` in this process, shapes
 the answers as its HTTP handlers do and reads them through the same functions as the gateway
-(`bot.lichess.forms`, `bot.lichess.payloads`), so it returns the same values and raises the same errors.
+(`bot.lichess.forms`, `bot.lichess.payloads`), so it returns the same values and raises the same errors. Each call
+is logged in the state's request log (`SandboxState.requests`) as the request the gateway would send.
 
 Faults (`SandboxState.faults`) are taken one per call, as one request, and stand for a failure that outlasts the
 gateway's retries: a 429 is `LichessRateLimited`, a 5xx or a lost reply `LichessUnavailable` (with `after`,
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from functools import partial
 from typing import Any, TypeVar
@@ -44,7 +46,7 @@ from bot.lichess.stream import FINISHED
 from sandbox.lichess import api, bulk, oauth
 from sandbox.lichess.autoplay_runner import AutoplaySettings, hand_over, stop_games, tick_state
 from sandbox.lichess.http import BadRequest, NotFound
-from sandbox.lichess.state import BOT_TOKEN, Clock, Fault, SandboxState, User
+from sandbox.lichess.state import BOT_TOKEN, Clock, Fault, LoggedRequest, SandboxState, User
 from sandbox.lichess.streams import AUTHENTICATED_WATCH, Stream
 from sandbox.lichess.views import challenge_json, game_json, user_json
 from storage.records import DEFAULT_RULES
@@ -55,6 +57,9 @@ LICHESS_URL = "http://lichess.test"  # a reserved name: nothing answers there
 
 class _Missing(Exception):
     """A 404 from the local Lichess's rules."""
+
+
+_STATUS: dict[type[Exception], int] = {LichessUnavailable: 503, LichessAuthError: 401, _Missing: 404}
 
 
 class MemoryLichess:
@@ -91,8 +96,27 @@ class MemoryLichess:
 
     # --- one call, as one request ---------------------------------------------------------------
 
-    def _call(self, what: str, path: str, work: Callable[[], T], *, token: str | None = None) -> T:
-        """Run `work` as the local Lichess answers `path`: time acts first, then any fault for the path."""
+    def _call(self, what: str, request: str, work: Callable[[], T], *, token: str | None = None) -> T:
+        """Run `work` as the local Lichess answers `request` ("METHOD /path", logged in its request log): time acts
+        first, then any fault for the path."""
+        method, path = request.split(" ", 1)
+        started = time.monotonic()
+        status = 200
+        try:
+            return self._answer(what, path, work)
+        except LichessRateLimited:
+            status = 429
+            raise
+        except (LichessUnavailable, LichessBadRequest, LichessAuthError, _Missing) as exc:
+            status = _STATUS.get(type(exc), 400)
+            raise
+        finally:
+            user = self.state.user_for_token(token or self.token or "")
+            self.state.requests.append(
+                LoggedRequest(started, time.monotonic(), method, path, user.id if user else None, status)
+            )
+
+    def _answer(self, what: str, path: str, work: Callable[[], T]) -> T:
         tick_state(self.state, self.autoplay)
         fault = self.state.take_fault(path)
         if fault is not None and fault.cut is None:
@@ -149,7 +173,7 @@ class MemoryLichess:
             return created[-1]
 
         try:
-            return self._call(f"creating the game {name!r}", "/api/challenge/open", work)
+            return self._call(f"creating the game {name!r}", "POST /api/challenge/open", work)
         except _Missing:
             raise LichessBadRequest(f"Lichess refused creating the game {name!r}: Not found.") from None
         except LichessUnavailable:
@@ -175,7 +199,7 @@ class MemoryLichess:
             pending = api.pending_challenges(self.state, bot)
             return {"in": [], "out": [challenge_json(g, self.state, self.base_url, listed=True) for g in pending]}
 
-        listed = self._call("listing the bot's challenges", "/api/challenge", mine)
+        listed = self._call("listing the bot's challenges", "GET /api/challenge", mine)
         pending = pending_challenge(listed, white, black, name)
         if pending is not None:
             return pending
@@ -197,7 +221,7 @@ class MemoryLichess:
             return [game_json(g, self.state, moves=False) for g in found]
 
         try:
-            recent = self._call(f"reading {white}'s recent games", f"/api/games/user/{uid}", games)
+            recent = self._call(f"reading {white}'s recent games", f"GET /api/games/user/{uid}", games)
         except _Missing:
             raise LichessBadRequest(f"Lichess refused reading {white}'s recent games: Not found.") from None
         return recorded_game(
@@ -217,7 +241,7 @@ class MemoryLichess:
         try:
             self._call(
                 f"cancelling the challenge {challenge_id!r}",
-                f"/api/challenge/{challenge_id}/cancel",
+                f"POST /api/challenge/{challenge_id}/cancel",
                 lambda: api.cancel(self.state, self._owner(self.token), challenge_id),
             )
         except _Missing:
@@ -230,7 +254,8 @@ class MemoryLichess:
         found: dict[str, GameData] = {}
         for start in range(0, len(unique), api.EXPORT_IDS_LIMIT):
             batch = unique[start : start + api.EXPORT_IDS_LIMIT]
-            games = self._call(f"exporting {len(batch)} games", "/api/games/export/_ids", partial(self._export, batch))
+            what = f"exporting {len(batch)} games"
+            games = self._call(what, "POST /api/games/export/_ids", partial(self._export, batch))
             for game in games:
                 data = GameData.from_json(game)
                 found[data.id] = data
@@ -253,7 +278,7 @@ class MemoryLichess:
             return user_json(user, self.base_url)
 
         try:
-            return parse_user(self._call(f"reading the user {username!r}", f"/api/user/{username}", work))
+            return parse_user(self._call(f"reading the user {username!r}", f"GET /api/user/{username}", work))
         except _Missing:
             raise LichessUserNotFound(username) from None
 
@@ -263,7 +288,7 @@ class MemoryLichess:
             return False
         teams = self._call(
             f"reading the teams of {username!r}",
-            f"/api/team/of/{username}",
+            f"GET /api/team/of/{username}",
             lambda: api.teams_of(self.state, username.lower()),
         )
         return any(str(t.get("id", "")).lower() == team_id.lower() for t in teams)
@@ -280,7 +305,7 @@ class MemoryLichess:
             "client_id": client_id,
         }
         try:
-            token = self._call("exchanging an OAuth code", "/api/token", lambda: oauth.exchange(self.state, body))
+            token = self._call("exchanging an OAuth code", "POST /api/token", lambda: oauth.exchange(self.state, body))
         except (LichessBadRequest, LichessAuthError) as exc:
             raise LichessOAuthRefused(f"Lichess refused the authorisation code ({exc}).") from None
         return AccessToken(token.secret, oauth.TOKEN_LIFETIME)
@@ -288,7 +313,7 @@ class MemoryLichess:
     async def account_of(self, token: str) -> LichessUser:
         """Whose token this is."""
         try:
-            user = self._call("reading a member's account", "/api/account", lambda: self._owner(token))
+            user = self._call("reading a member's account", "GET /api/account", lambda: self._owner(token), token=token)
         except LichessAuthError:
             raise LichessOAuthRefused("Lichess does not accept the member's token.") from None
         return parse_user(user_json(user, self.base_url))
@@ -298,8 +323,9 @@ class MemoryLichess:
         with contextlib.suppress(LichessAuthError):
             self._call(
                 "revoking a member's token",
-                "/api/token",
+                "DELETE /api/token",
                 lambda: (self._owner(token), self.state.tokens.pop(token, None)),
+                token=token,
             )
 
     async def test_tokens(self, tokens: Sequence[str]) -> dict[str, TokenInfo | None]:
@@ -309,7 +335,7 @@ class MemoryLichess:
         for start in range(0, len(unique), oauth.TOKEN_TEST_LIMIT):
             batch = unique[start : start + oauth.TOKEN_TEST_LIMIT]
             what = f"testing {len(batch)} tokens"
-            answers = self._call(what, "/api/token/test", partial(oauth.token_test, self.state, batch))
+            answers = self._call(what, "POST /api/token/test", partial(oauth.token_test, self.state, batch))
             for token in batch:
                 out[token] = parse_token_info(answers.get(token))
         return out
@@ -340,7 +366,7 @@ class MemoryLichess:
         what = f"creating a bulk pairing of {len(pairs)} games"
         scheduled = self._call(
             what,
-            "/api/bulk-pairing",
+            "POST /api/bulk-pairing",
             lambda: bulk.schedule_bulk(self.state, dict(body), self._owner(self.token, "challenge:bulk")),
         )
         return parse_bulk(bulk.bulk_json(scheduled))
@@ -349,7 +375,7 @@ class MemoryLichess:
         """The bot's bulk pairings, latest first."""
         mine = self._call(
             "listing the bot's bulk pairings",
-            "/api/bulk-pairing",
+            "GET /api/bulk-pairing",
             lambda: bulk.bulks_of(self.state, self._owner(self.token, "challenge:bulk")),
         )
         return [parse_bulk(bulk.bulk_json(b)) for b in mine]
