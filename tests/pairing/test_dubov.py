@@ -39,6 +39,7 @@ def test_shifters_are_numbered_from_the_middle_outwards(items: str, order: str) 
     assert "".join(chr(n) for n in numbered) == order
 
 
+@pytest.mark.slow
 @given(seed=st.integers(1, 10_000), players=st.integers(5, 26), rounds=st.integers(3, 7))
 @settings(max_examples=60, deadline=None)
 def test_generated_events_meet_the_absolute_criteria(seed: int, players: int, rounds: int) -> None:

@@ -24,6 +24,7 @@ def test_the_corpus_is_complete() -> None:
     assert {case.stem for case in CASES} == listed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_corpus_case_is_reproduced_exactly(case: Path) -> None:
     # Pairs, colours, the published board order and the bye, line for line.

@@ -31,6 +31,7 @@ def test_auto_pairs_a_small_event_with_dutch() -> None:
     assert system == "dutch" and pairing == dutch.pair(tournament)
 
 
+@pytest.mark.slow
 def test_auto_pairs_250_players_with_burstein_and_249_with_dutch() -> None:
     for players, expected in ((249, "dutch"), (250, "burstein")):
         event = generator.generate(1, players, 5, stop_after=0)

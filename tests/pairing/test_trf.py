@@ -42,6 +42,7 @@ def test_example_writes_back_byte_for_byte() -> None:
     assert trf.dumps(trf.parse(text)) == text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_corpus_round_trip_keeps_what_the_engine_uses(path: Path) -> None:
     t = trf.read(str(path))

@@ -8,6 +8,8 @@ from bot.cli import main
 from tests.support.corpus import expected_lines
 from tests.support.data import corpus
 
+pytestmark = pytest.mark.slow  # the whole corpus through the command line
+
 
 @pytest.mark.parametrize(("system", "count"), [("burstein", 101), ("fast", 150)])
 def test_the_command_reproduces_the_corpus(system: str, count: int, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,8 +11,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.bot.pages.test_pages_browser import cli_standings
 from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # a whole demo run
 
 DEADLINE = 240.0
 
