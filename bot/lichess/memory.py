@@ -59,7 +59,12 @@ class _Missing(Exception):
     """A 404 from the local Lichess's rules."""
 
 
-_STATUS: dict[type[Exception], int] = {LichessUnavailable: 503, LichessAuthError: 401, _Missing: 404}
+class _Unauthorised(Exception):
+    """lila's 401 (no live token) or 403 (a scope missing), with its message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class MemoryLichess:
@@ -101,49 +106,53 @@ class MemoryLichess:
         first, then any fault for the path."""
         method, path = request.split(" ", 1)
         started = time.monotonic()
-        status = 200
+        user = self.state.user_for_token(token or self.token or "")
+        status = [200]
         try:
-            return self._answer(what, path, work)
-        except LichessRateLimited:
-            status = 429
-            raise
-        except (LichessUnavailable, LichessBadRequest, LichessAuthError, _Missing) as exc:
-            status = _STATUS.get(type(exc), 400)
-            raise
+            return self._answer(what, path, work, status)
         finally:
-            user = self.state.user_for_token(token or self.token or "")
             self.state.requests.append(
-                LoggedRequest(started, time.monotonic(), method, path, user.id if user else None, status)
+                LoggedRequest(started, time.monotonic(), method, path, user.id if user else None, status[0])
             )
 
-    def _answer(self, what: str, path: str, work: Callable[[], T]) -> T:
+    def _answer(self, what: str, path: str, work: Callable[[], T], status: list[int]) -> T:
+        """`work`'s answer, or the error the gateway raises for the fault or refusal (its HTTP status in `status`)."""
         tick_state(self.state, self.autoplay)
         fault = self.state.take_fault(path)
         if fault is not None and fault.cut is None:
-            if fault.after:
-                work()
+            if fault.after:  # Lichess did the work; its answer, refusal included, is lost
+                with contextlib.suppress(BadRequest, bulk.Refused, oauth.OAuthError, NotFound, _Unauthorised):
+                    work()
+            status[0] = fault.status or 200
             raise _fault_error(what, fault)
         try:
             return work()
         except BadRequest as exc:
+            status[0] = 400
             raise refusal(what, 400, {"error": str(exc)}) from None
         except bulk.Refused as exc:
+            status[0] = exc.status
             if exc.status == 429:
                 raise LichessRateLimited() from None
             raise refusal(what, exc.status, exc.body) from None
         except oauth.OAuthError as exc:
+            status[0] = 400
             raise refusal(what, 400, {"error": exc.code, "error_description": exc.description}) from None
         except NotFound:
+            status[0] = 404
             raise _Missing() from None
+        except _Unauthorised as exc:
+            status[0] = exc.status
+            raise refusal(what, exc.status, {"error": str(exc)}) from None
 
     def _owner(self, token: str | None, scope: str | None = None) -> User:
-        """The account of a live token (carrying `scope`), else the 401 or 403 the gateway turns into an error."""
+        """The account of a live token (carrying `scope`), else lila's 401 or 403."""
         found = self.state.token(token or "")
         user = self.state.users.get(found.user) if found else None
         if found is None or user is None:
-            raise refusal("", 401, {"error": "No such token"})
+            raise _Unauthorised(401, "No such token")
         if scope is not None and scope not in found.scopes:
-            raise refusal("", 403, {"error": f"Missing scope: {scope}"})
+            raise _Unauthorised(403, f"Missing scope: {scope}")
         return user
 
     # --- games ----------------------------------------------------------------------------------
