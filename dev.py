@@ -39,7 +39,14 @@ def main(argv: list[str]) -> int:
         code = subprocess.run([str(BIN / check[0]), *check[1:]]).returncode
         if code != 0:
             return code
-    return subprocess.run([str(BIN / "pytest"), *argv[1:]]).returncode
+    return subprocess.run([str(BIN / "pytest"), *parallel(argv[1:]), *argv[1:]]).returncode
+
+
+def parallel(pytest_args: list[str]) -> list[str]:
+    """pytest-xdist's options: one worker per core, unless the arguments choose (`-n 0` runs serially)."""
+    if any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist" for arg in pytest_args):
+        return []
+    return ["-n", "auto", "--dist", "loadgroup"]
 
 
 if __name__ == "__main__":

@@ -19,8 +19,10 @@ import sys
 import time
 from pathlib import Path
 
+from tests.support.data import corpus
+
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_FILE = ROOT.parent / "shared" / "corpus" / "dutch" / "0029.trf"  # 20 players, round 1
+DEFAULT_FILE = corpus() / "dutch" / "0029.trf"  # 20 players, round 1
 HEAVY = ("discord", "aiohttp", "berserk", "PIL", "requests")
 
 

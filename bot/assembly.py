@@ -19,6 +19,7 @@ from bot.director.announcer import Announcer
 from bot.director.api import Director
 from bot.director.bulk import bot_may_bulk
 from bot.director.context import BeforePairingHook, Context
+from bot.director.lichess_port import LichessPort
 from bot.director.streaming import StreamFeeder
 from bot.lichess.gateway import LichessGateway
 from bot.scheduling import Scheduler
@@ -36,7 +37,7 @@ class Services:
     and creates no bulk pairing."""
 
     db: Database
-    lichess: LichessGateway
+    lichess: LichessPort
     announcer: Announcer
     vault: TokenVault | None = None
     bot_token: str | None = field(default=None, repr=False)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT, SHARED
+from tests.support.data import corpus
+from tests.support.paths import ROOT
 
 PACKAGES = ("bot", "domain", "pairing", "storage", "sandbox")
 HEAVY = ("discord", "aiohttp", "berserk", "PIL", "requests")
@@ -122,9 +123,8 @@ def imported_at_runtime(*args: str) -> set[str]:
     return {line.strip().split(".")[0] for line in lines}
 
 
-@pytest.mark.skipif(not (SHARED / "corpus" / "dutch").is_dir(), reason="the shared corpus is not beside the repo")
 def test_pair_and_check_import_no_discord_aiohttp_berserk_or_pillow() -> None:
-    trf = str(SHARED / "corpus" / "dutch" / "0001.trf")
+    trf = str(corpus() / "dutch" / "0001.trf")
     for command in (["pair", trf], ["check", trf]):
         loaded = imported_at_runtime(*command)
         assert "pairing" in loaded

@@ -25,10 +25,11 @@ from datetime import timedelta
 
 from bot.director import oauth
 from bot.director.context import Context
+from bot.director.lichess_port import LichessPort
 from bot.director.lookups import get_round
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessRateLimited, LichessTokensRefused
-from bot.lichess.gateway import BULK_MAX_GAMES, LichessGateway
+from bot.lichess.gateway import BULK_MAX_GAMES
 from bot.lichess.payloads import BulkPairing, TokenInfo
 from domain.entry import Entry
 from domain.event import Event
@@ -44,7 +45,7 @@ BULK_RULES = ("noAbort", "noRematch", "noGiveTime", "noClaimWin", "noEarlyDraw")
 BULK_TRIES = 2  # a board goes to at most two bulks (the retry after a refused token), then to the fallback
 
 
-async def bot_may_bulk(lichess: LichessGateway, bot_token: str) -> str | None:
+async def bot_may_bulk(lichess: LichessPort, bot_token: str) -> str | None:
     """Why the bot's token cannot create bulk pairings (None: it can); asked once, at start (`bot.assembly`)."""
     try:
         info: TokenInfo | None = (await lichess.test_tokens([bot_token])).get(bot_token)

@@ -1,4 +1,4 @@
-"""What the use cases share: the database, the Lichess gateway, the announcer, the clock, settings and locks.
+"""What the use cases share: the database, Lichess (the port), the announcer, the clock, settings and locks.
 
 This module imports no use case, so every use case can take a `Context` without an import circle.
 """
@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from bot.clock import Clock
 from bot.director.announcer import AnnouncementFailed, Announcer
-from bot.lichess.gateway import LichessGateway
+from bot.director.lichess_port import LichessPort
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
 from storage.db import Database
@@ -29,7 +29,7 @@ class Context:
     told of every change (the scheduler, the bot's event cache), `before_pairing` lets the demo act."""
 
     db: Database
-    lichess: LichessGateway
+    lichess: LichessPort
     announcer: Announcer
     clock: Clock
     settings: DirectorSettings = field(default_factory=DirectorSettings)

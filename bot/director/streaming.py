@@ -1,11 +1,11 @@
 """Results streamed: the game stream is fed with the live games, and a finished game's round is read at once.
 
-`StreamFeeder` keeps one `bot.lichess.stream.GameStream` watching every game being played (new ids are added
-every `sync_interval` seconds, so a round's games join the stream moments after they are created), and when
-Lichess says a game finished it runs `poll_round` for its event with just that game: it is exported once
-(its moves are needed for the early-draw rule), adjudicated and stored like a polled one. The scheduler's
-polling job keeps running at its interval, so when the stream is down (or a game fell out of it) results
-still come in.
+`StreamFeeder` keeps one game stream (`LichessPort.game_stream`; over HTTP, `bot.lichess.stream.GameStream`)
+watching every game being played (new ids are added every `sync_interval` seconds, so a round's games join the
+stream moments after they are created), and when Lichess says a game finished it runs `poll_round` for its event
+with just that game: it is exported once (its moves are needed for the early-draw rule), adjudicated and stored
+like a polled one. The scheduler's polling job keeps running at its interval, so when the stream is down (or a
+game fell out of it) results still come in.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import logging
 
 from bot.director.context import Context
 from bot.director.polling import poll_round
-from bot.lichess.stream import GameStream
 from storage import games as storage_games
 
 LOG = logging.getLogger(__name__)
@@ -28,9 +27,7 @@ class StreamFeeder:
     def __init__(self, ctx: Context, token: str | None, *, sync_interval: float = 2.0, backoff: float = 1.0) -> None:
         self.ctx = ctx
         self.sync_interval = sync_interval
-        self.stream = GameStream(
-            ctx.lichess.base_url, token, self.game_finished, lock=ctx.lichess.request_lock, backoff=backoff
-        )
+        self.stream = ctx.lichess.game_stream(token, self.game_finished, backoff=backoff)
         self.finished: list[str] = []  # the ids the stream reported finished, in order (the demo shows them)
         self._events: dict[str, int] = {}  # every game id seen live, with its event (never watched twice)
         self._task: asyncio.Task[None] | None = None

@@ -26,9 +26,16 @@ from bot.lichess.errors import (
     LichessBadRequest,
     LichessOAuthRefused,
     LichessRateLimited,
-    LichessTokensRefused,
     LichessUnavailable,
     LichessUserNotFound,
+)
+from bot.lichess.forms import (
+    bulk_form,
+    challenge_from,
+    open_challenge_form,
+    pending_challenge,
+    recorded_game,
+    refusal,
 )
 from bot.lichess.payloads import (
     AccessToken,
@@ -44,6 +51,7 @@ from bot.lichess.payloads import (
     unconvert,
     valid_username,
 )
+from bot.lichess.stream import GameStream
 from domain.settings import DEFAULT_RULES
 
 LOG = logging.getLogger(__name__)
@@ -74,16 +82,6 @@ class _Session(requests.Session):
 
     def __repr__(self) -> str:
         return "<swissbot Lichess session>"
-
-
-def _form(fields: Mapping[str, Any]) -> dict[str, str | int]:
-    """lila form bodies: booleans as "true"/"false", None dropped."""
-    out: dict[str, str | int] = {}
-    for key, value in fields.items():
-        if value is None:
-            continue
-        out[key] = str(value).lower() if isinstance(value, bool) else value
-    return out
 
 
 # --- internal failure kinds ---------------------------------------------------------------------
@@ -156,6 +154,12 @@ class LichessGateway:
         """Close the HTTP session."""
         await asyncio.to_thread(self._session.close)
 
+    def game_stream(
+        self, token: str | None, on_finished: Callable[[str], Awaitable[None]], *, backoff: float = 1.0
+    ) -> GameStream:
+        """The bot's game stream (`POST /api/stream/games/{id}`); opening it and each `/add` take the request lock."""
+        return GameStream(self.base_url, token, on_finished, lock=self._lock, backoff=backoff)
+
     # --- the one place requests are made --------------------------------------------------------
 
     async def _once(self, what: str, call: Callable[[], T]) -> T:
@@ -195,17 +199,9 @@ class LichessGateway:
         if status >= 500:
             LOG.warning("Lichess: HTTP %d on %s", status, what)
             return _Transient(f"{what}: HTTP {status}")
-        message = _error_text(exc)
-        cause = exc.cause
-        if status == 400 and isinstance(cause, dict) and isinstance(cause.get("tokens"), dict):
-            return LichessTokensRefused({str(k): str(v) for k, v in cause["tokens"].items()})
-        if status == 400 and isinstance(cause, dict) and isinstance(cause.get("duplicateUsers"), list):
-            return LichessBadRequest(f"Lichess refused {what}: a player appears twice")
         if status == 404:
-            return _NotFound(message)
-        if status in (401, 403):
-            return LichessAuthError(f"Lichess refused the bot's token ({status}): {message}")
-        return LichessBadRequest(f"Lichess refused {what} ({status}): {message}")
+            return _NotFound(_error_text(exc))
+        return refusal(what, status, exc.cause, str(exc.reason or "error"))
 
     async def _read(self, what: str, call: Callable[[], T]) -> T:
         """A read: 429 waits for the pause and tries again; transient failures are retried with backoff."""
@@ -245,15 +241,8 @@ class LichessGateway:
         the games in `exclude`: the board's earlier attempts) before trying again, so a lost reply
         never makes a duplicate game.
         """
-        fields = _form(
-            {
-                "clock.limit": clock_limit,
-                "clock.increment": clock_increment,
-                "rated": rated,
-                "name": name,
-                "users": f"{white},{black}",
-                "rules": ",".join(rules),
-            }
+        fields = open_challenge_form(
+            white, black, clock_limit=clock_limit, clock_increment=clock_increment, name=name, rated=rated, rules=rules
         )
         what = f"creating the game {name!r}"
         since_ms = round(time.time() * 1000) - 60_000
@@ -262,7 +251,7 @@ class LichessGateway:
         while True:
             try:
                 reply = await self._once(what, lambda: self._post_open_challenge(fields))
-                return _challenge_from(reply, white, black, name)
+                return challenge_from(reply, white, black, name)
             except _RateLimited:
                 limited += 1  # a 429 means Lichess did nothing: trying again is safe
                 if limited >= self.rate_limit_attempts:
@@ -305,26 +294,23 @@ class LichessGateway:
         newest first, skipping the ids in `exclude` (games stored for any attempt). A game of the same two
         players from before the window is never taken."""
         mine: Mapping[str, Any] = await self._read("listing the bot's challenges", self._client.challenges.get_mine)
-        for item in mine.get("out", []):
-            user_ids = [u.lower() for u in (item.get("open") or {}).get("userIds", [])]
-            if item.get("name") == name and (not user_ids or user_ids == [white.lower(), black.lower()]):
-                return _challenge_from(item, white, black, name)
-        skip = frozenset(exclude)
+        pending = pending_challenge(mine, white, black, name)
+        if pending is not None:
+            return pending
         games = await self._read(
             f"reading {white}'s recent games", lambda: self._games_vs(white, black, since_ms, until_ms)
         )
-        for game in games:
-            data = GameData.from_json(unconvert(game, "createdAt", "lastMoveAt"))
-            if data.white != white.lower() or data.black != black.lower() or data.id in skip:
-                continue
-            created_ms = round(data.created_at.timestamp() * 1000)
-            if created_ms < since_ms or (until_ms is not None and created_ms > until_ms):
-                continue
-            if clock is not None and _clock_of(game) != clock:
-                continue
-            url = f"{self.base_url}/{data.id}"
-            return Challenge(data.id, url, white, black, name)
-        return None
+        return recorded_game(
+            games,
+            white,
+            black,
+            name=name,
+            base_url=self.base_url,
+            since_ms=since_ms,
+            until_ms=until_ms,
+            clock=clock,
+            exclude=exclude,
+        )
 
     async def cancel_challenge(self, challenge_id: str) -> bool:
         """Cancel the bot's challenge (or abort its game while nobody has moved); False if Lichess has no such
@@ -496,16 +482,14 @@ class LichessGateway:
         """
         if not pairs or len(pairs) > BULK_MAX_GAMES:
             raise ValueError(f"a bulk pairing holds 1 to {BULK_MAX_GAMES} games, not {len(pairs)}")
-        fields = _form(
-            {
-                "players": ",".join(f"{white}:{black}" for white, black in pairs),
-                "clock.limit": clock_limit,
-                "clock.increment": clock_increment,
-                "rated": rated,
-                "rules": ",".join(rules),
-                "startClocksAt": start_clocks_at_ms,
-                "message": message,
-            }
+        fields = bulk_form(
+            pairs,
+            clock_limit=clock_limit,
+            clock_increment=clock_increment,
+            rated=rated,
+            rules=rules,
+            start_clocks_at_ms=start_clocks_at_ms,
+            message=message,
         )
         what = f"creating a bulk pairing of {len(pairs)} games"
         reply = await self._write(what, partial(self._raw, "POST", "/api/bulk-pairing", data=fields))
@@ -521,26 +505,6 @@ class LichessGateway:
 def _no_token(text: str) -> str:
     """An error text with anything that looks like a Lichess token cut out."""
     return " ".join("<token>" if word.startswith(("lio_", "lip_", "liu_")) else word for word in text.split())
-
-
-def _challenge_from(reply: Mapping[str, Any], white: str, black: str, name: str) -> Challenge:
-    return Challenge(
-        game_id=str(reply["id"]),
-        url=str(reply["url"]),
-        white=white,
-        black=black,
-        name=name,
-        url_white=reply.get("urlWhite"),
-        url_black=reply.get("urlBlack"),
-    )
-
-
-def _clock_of(game: Mapping[str, Any]) -> tuple[int, int] | None:
-    """A game's clock as (limit, increment) seconds, None for correspondence."""
-    clock = game.get("clock")
-    if not isinstance(clock, Mapping):
-        return None
-    return int(clock.get("initial", -1)), int(clock.get("increment", -1))
 
 
 def _error_text(exc: ResponseError) -> str:

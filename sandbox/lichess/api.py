@@ -10,6 +10,7 @@ from aiohttp import web
 from sandbox.lichess.autoplay_runner import on_challenge_created
 from sandbox.lichess.http import (
     BadRequest,
+    NotFound,
     base_url,
     error,
     form_or_json,
@@ -19,7 +20,7 @@ from sandbox.lichess.http import (
     state_of,
     trueish,
 )
-from sandbox.lichess.state import GAME_RULES, Game
+from sandbox.lichess.state import GAME_RULES, Game, SandboxState, User
 from sandbox.lichess.views import challenge_json, game_json, game_pgn, light_user, ms, user_json
 
 EXPORT_IDS_LIMIT = 300
@@ -63,41 +64,34 @@ def _rules(raw: Any) -> frozenset[str]:
     return rules
 
 
-@routes.post("/api/challenge/open")
-async def create_open_challenge(request: web.Request) -> web.Response:
-    """`challengeOpen`: an open challenge; `users=a,b` restricts it to a (white) and b (black)."""
-    state = state_of(request)
-    try:
-        body = await form_or_json(request)
-        limit = _int_field(body, "clock.limit", 0, 10800)
-        increment = _int_field(body, "clock.increment", 0, 180)
-        days = _int_field(body, "days", 1, 14)
-        if (limit is None) != (increment is None):
-            raise BadRequest("clock: both clock.limit and clock.increment are required")
-        if limit is not None and days is not None:
-            raise BadRequest("days: a game has either a clock or days")
-        rated = _bool_field(body, "rated")
-        rules = _rules(body.get("rules"))
-        name = body.get("name")
-        if name is not None and (not isinstance(name, str) or len(name) > 200):
-            raise BadRequest("name: at most 200 characters")
-        users = [u.strip().lower() for u in str(body.get("users", "")).split(",") if u.strip()]
-        if len(users) != 2 or users[0] == users[1]:
-            raise BadRequest("users: exactly two different usernames are required")
-        for uid in users:
-            if uid not in state.users or state.users[uid].disabled:
-                raise BadRequest(f"users: no such user {uid}")
-        expires = _int_field(body, "expiresAt", 0, 2**53)
-        now = state.now()
-        expires_at = None
-        if expires is not None:
-            expires_at = expires / 1000
-            if not now < expires_at <= now + MAX_EXPIRY:
-                raise BadRequest("expiresAt: must be in the future and at most 2 weeks after creation")
-    except BadRequest as exc:
-        return error(400, str(exc))
-    creator = me(request)
-    game = state.create_challenge(
+def open_challenge(state: SandboxState, body: dict[str, Any], creator: User | None) -> Game:
+    """The open challenge a `challengeOpen` body asks for, recorded (raises `BadRequest` as lila refuses it)."""
+    limit = _int_field(body, "clock.limit", 0, 10800)
+    increment = _int_field(body, "clock.increment", 0, 180)
+    days = _int_field(body, "days", 1, 14)
+    if (limit is None) != (increment is None):
+        raise BadRequest("clock: both clock.limit and clock.increment are required")
+    if limit is not None and days is not None:
+        raise BadRequest("days: a game has either a clock or days")
+    rated = _bool_field(body, "rated")
+    rules = _rules(body.get("rules"))
+    name = body.get("name")
+    if name is not None and (not isinstance(name, str) or len(name) > 200):
+        raise BadRequest("name: at most 200 characters")
+    users = [u.strip().lower() for u in str(body.get("users", "")).split(",") if u.strip()]
+    if len(users) != 2 or users[0] == users[1]:
+        raise BadRequest("users: exactly two different usernames are required")
+    for uid in users:
+        if uid not in state.users or state.users[uid].disabled:
+            raise BadRequest(f"users: no such user {uid}")
+    expires = _int_field(body, "expiresAt", 0, 2**53)
+    now = state.now()
+    expires_at = None
+    if expires is not None:
+        expires_at = expires / 1000
+        if not now < expires_at <= now + MAX_EXPIRY:
+            raise BadRequest("expiresAt: must be in the future and at most 2 weeks after creation")
+    return state.create_challenge(
         white=users[0],
         black=users[1],
         name=name or None,
@@ -109,9 +103,24 @@ async def create_open_challenge(request: web.Request) -> web.Response:
         creator=creator.id if creator else None,
         expires_at=expires_at,
     )
+
+
+@routes.post("/api/challenge/open")
+async def create_open_challenge(request: web.Request) -> web.Response:
+    """`challengeOpen`: an open challenge; `users=a,b` restricts it to a (white) and b (black)."""
+    state = state_of(request)
+    try:
+        game = open_challenge(state, await form_or_json(request), me(request))
+    except BadRequest as exc:
+        return error(400, str(exc))
     response = challenge_json(game, state, base_url(request))
     await on_challenge_created(request.app, game)
     return web.json_response(response)
+
+
+def pending_challenges(state: SandboxState, user: User) -> list[Game]:
+    """The open challenges `user` created that nobody accepted yet."""
+    return [g for g in state.games.values() if g.creator == user.id and not g.accepted]
 
 
 @routes.get("/api/challenge")
@@ -122,12 +131,21 @@ async def list_challenges(request: web.Request) -> web.Response:
         return error(401, "No token provided")
     state = state_of(request)
     url = base_url(request)
-    out = [
-        challenge_json(g, state, url, listed=True)
-        for g in state.games.values()
-        if g.creator == user.id and not g.accepted
-    ]
+    out = [challenge_json(g, state, url, listed=True) for g in pending_challenges(state, user)]
     return web.json_response({"in": [], "out": out})
+
+
+def cancel(state: SandboxState, user: User, challenge_id: str) -> None:
+    """Cancel a pending challenge, or abort its game while nobody has moved (raises `NotFound`, `BadRequest`)."""
+    game = state.games.get(challenge_id)
+    if game is None or user.id not in (game.creator, game.white, game.black):
+        raise NotFound()
+    if not game.accepted:
+        del state.games[game.id]
+    elif not game.finished and len(game.moves) < 2:
+        game.status = "aborted"
+    else:
+        raise BadRequest("The game can no longer be cancelled.")
 
 
 @routes.post("/api/challenge/{challenge_id}/cancel")
@@ -136,16 +154,12 @@ async def cancel_challenge(request: web.Request) -> web.Response:
     user = me(request)
     if user is None:
         return error(401, "No token provided")
-    state = state_of(request)
-    game = state.games.get(request.match_info["challenge_id"])
-    if game is None or user.id not in (game.creator, game.white, game.black):
+    try:
+        cancel(state_of(request), user, request.match_info["challenge_id"])
+    except NotFound:
         return not_found()
-    if not game.accepted:
-        del state.games[game.id]
-    elif not game.finished and len(game.moves) < 2:
-        game.status = "aborted"
-    else:
-        return error(400, "The game can no longer be cancelled.")
+    except BadRequest as exc:
+        return error(400, str(exc))
     return web.json_response({"ok": True})
 
 
@@ -153,14 +167,18 @@ def _exportable(game: Game | None) -> bool:
     return game is not None and game.accepted
 
 
+def exported_games(state: SandboxState, ids: list[str]) -> list[Game]:
+    """The games among the first 300 ids (extra ids are silently dropped), newest first."""
+    found = [state.games[i] for i in dict.fromkeys(ids[:EXPORT_IDS_LIMIT]) if _exportable(state.games.get(i))]
+    return sorted(found, key=lambda g: g.started_at or 0.0, reverse=True)
+
+
 @routes.post("/api/games/export/_ids")
 async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
     """`gamesExportIds`: at most 300 ids (extra ids are silently dropped), newest first."""
     state = state_of(request)
     text = await request.text()
-    ids = [i.strip() for i in text.split(",") if i.strip()][:EXPORT_IDS_LIMIT]
-    found = [state.games[i] for i in dict.fromkeys(ids) if _exportable(state.games.get(i))]
-    found.sort(key=lambda g: g.started_at or 0.0, reverse=True)
+    found = exported_games(state, [i.strip() for i in text.split(",") if i.strip()])
     if "application/x-chess-pgn" in request.headers.get("Accept", ""):
         return web.Response(text="\n".join(game_pgn(g, state) for g in found), content_type="application/x-chess-pgn")
     moves = trueish(request.query.get("moves"), True)
@@ -182,24 +200,19 @@ async def export_game(request: web.Request) -> web.Response:
     return web.Response(text=game_pgn(game, state), content_type="application/x-chess-pgn")
 
 
-@routes.get("/api/games/user/{username}")
-async def export_games_of_user(request: web.Request) -> web.Response:
-    """`apiGamesUser`: a player's games, newest first, filtered by since/until/vs/color/max."""
-    state = state_of(request)
-    uid = request.match_info["username"].lower()
-    if uid not in state.users:
-        return not_found()
-    query = request.query
-    try:
-        since = int(query.get("since", "0")) / 1000
-        until = int(query["until"]) / 1000 if "until" in query else None
-        limit = int(query["max"]) if "max" in query else None
-    except ValueError:
-        return error(400, "since, until and max must be numbers")
-    vs = query.get("vs", "").lower() or None
-    color = query.get("color")
-    ongoing = trueish(query.get("ongoing"), False)
-    finished = trueish(query.get("finished"), True)
+def games_of_user(
+    state: SandboxState,
+    uid: str,
+    *,
+    since: float = 0.0,
+    until: float | None = None,
+    limit: int | None = None,
+    vs: str | None = None,
+    color: str | None = None,
+    ongoing: bool = False,
+    finished: bool = True,
+) -> list[Game]:
+    """A player's games (times in epoch seconds), newest first, as `apiGamesUser` filters them."""
     games = []
     for game in state.games.values():
         if not game.accepted or game.started_at is None or uid not in (game.white, game.black):
@@ -214,8 +227,36 @@ async def export_games_of_user(request: web.Request) -> web.Response:
             continue
         games.append(game)
     games.sort(key=lambda g: g.started_at or 0.0, reverse=True)
+    return games[:limit]
+
+
+@routes.get("/api/games/user/{username}")
+async def export_games_of_user(request: web.Request) -> web.Response:
+    """`apiGamesUser`: a player's games, newest first, filtered by since/until/vs/color/max."""
+    state = state_of(request)
+    uid = request.match_info["username"].lower()
+    if uid not in state.users:
+        return not_found()
+    query = request.query
+    try:
+        since = int(query.get("since", "0")) / 1000
+        until = int(query["until"]) / 1000 if "until" in query else None
+        limit = int(query["max"]) if "max" in query else None
+    except ValueError:
+        return error(400, "since, until and max must be numbers")
+    games = games_of_user(
+        state,
+        uid,
+        since=since,
+        until=until,
+        limit=limit,
+        vs=query.get("vs", "").lower() or None,
+        color=query.get("color"),
+        ongoing=trueish(query.get("ongoing"), False),
+        finished=trueish(query.get("finished"), True),
+    )
     moves = trueish(query.get("moves"), True)
-    return ndjson(request, (game_json(g, state, moves=moves) for g in games[:limit]))
+    return ndjson(request, (game_json(g, state, moves=moves) for g in games))
 
 
 @routes.get("/api/user/{username}")
@@ -237,11 +278,8 @@ async def account(request: web.Request) -> web.Response:
     return web.json_response(user_json(user, base_url(request)))
 
 
-@routes.get("/api/team/of/{username}")
-async def teams_of_user(request: web.Request) -> web.Response:
-    """`teamOfUsername`: the teams a user belongs to."""
-    state = state_of(request)
-    uid = request.match_info["username"].lower()
+def teams_of(state: SandboxState, uid: str) -> list[dict[str, Any]]:
+    """`teamOfUsername`'s answer: the teams a user belongs to."""
     teams = []
     for team_id, members in sorted(state.teams.items()):
         if uid in members:
@@ -255,7 +293,13 @@ async def teams_of_user(request: web.Request) -> web.Response:
                     "open": True,
                 }
             )
-    return web.json_response(teams)
+    return teams
+
+
+@routes.get("/api/team/of/{username}")
+async def teams_of_user(request: web.Request) -> web.Response:
+    """`teamOfUsername`: the teams a user belongs to."""
+    return web.json_response(teams_of(state_of(request), request.match_info["username"].lower()))
 
 
 @routes.get("/api/team/{team_id}/users")

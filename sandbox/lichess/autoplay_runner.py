@@ -76,9 +76,14 @@ async def _play_later(state: SandboxState, game: Game, delay: float) -> None:
 async def on_challenge_created(app: web.Application, game: Game) -> None:
     """Hand a new challenge to the simulated players, if autoplay is on."""
     settings = app.get(AUTOPLAY)
-    if settings is None or not settings.enabled:
+    if settings is not None:
+        hand_over(app[STATE], settings, game)
+
+
+def hand_over(state: SandboxState, settings: AutoplaySettings, game: Game) -> None:
+    """Give a new challenge (or a bulk's game) to the simulated players, if autoplay is on."""
+    if not settings.enabled:
         return
-    state = app[STATE]
     if settings.delay <= 0:
         play_now(state, game)
         return
@@ -100,11 +105,21 @@ async def tick(app: web.Application) -> None:
         await on_games_paired(app, paired)
 
 
+def tick_state(state: SandboxState, settings: AutoplaySettings) -> None:
+    """`tick` without an application: time acts, a bulk's new games go to the simulated players."""
+    for game in state.tick():
+        hand_over(state, settings, game)
+
+
 async def cancel_tasks(app: web.Application) -> None:
     """Stop games still being played (on shutdown)."""
     settings = app.get(AUTOPLAY)
-    if settings is None:
-        return
+    if settings is not None:
+        await stop_games(settings)
+
+
+async def stop_games(settings: AutoplaySettings) -> None:
+    """Cancel the games the simulated players are still playing."""
     for task in list(settings.tasks):
         task.cancel()
     await asyncio.gather(*settings.tasks, return_exceptions=True)

@@ -221,22 +221,32 @@ def bulk_json(bulk: Bulk) -> dict[str, Any]:
     return data
 
 
+def schedule_bulk(state: SandboxState, body: dict[str, Any], by: User) -> Bulk:
+    """Check and schedule the bulk a form describes (raises `BadRequest` or `Refused`); it pairs on a later tick."""
+    bulk = parse_bulk(state, body, by)
+    _schedule_checks(state, bulk)
+    state.bulks[bulk.id] = bulk
+    state.bulk_costs.append((state.now(), by.id, RATE_COST_PER_GAME * len(bulk.games)))
+    return bulk
+
+
+def bulks_of(state: SandboxState, user: User) -> list[Bulk]:
+    """`user`'s bulks, latest `pairAt` first."""
+    return sorted((b for b in state.bulks.values() if b.by == user.id), key=lambda b: b.pair_at, reverse=True)
+
+
 @routes.post("/api/bulk-pairing")
 async def create_bulk(request: web.Request) -> web.Response:
     """`bulkPairingCreate`: schedule the games; one bad token refuses the whole bulk."""
     user = scoped(request, "challenge:bulk")
     if isinstance(user, web.Response):
         return user
-    state = state_of(request)
     try:
-        bulk = parse_bulk(state, await form_or_json(request), user)
-        _schedule_checks(state, bulk)
+        bulk = schedule_bulk(state_of(request), await form_or_json(request), user)
     except BadRequest as exc:
         return error(400, str(exc))
     except Refused as exc:
         return web.json_response(exc.body, status=exc.status)
-    state.bulks[bulk.id] = bulk
-    state.bulk_costs.append((state.now(), user.id, RATE_COST_PER_GAME * len(bulk.games)))
     return web.json_response(bulk_json(bulk))  # pairing happens on the next tick, as on Lichess
 
 
@@ -256,8 +266,7 @@ async def list_bulks(request: web.Request) -> web.Response:
     user = scoped(request, "challenge:bulk")
     if isinstance(user, web.Response):
         return user
-    mine = [b for b in state_of(request).bulks.values() if b.by == user.id]
-    return web.json_response([bulk_json(b) for b in sorted(mine, key=lambda b: b.pair_at, reverse=True)])
+    return web.json_response([bulk_json(b) for b in bulks_of(state_of(request), user)])
 
 
 @routes.get("/api/bulk-pairing/{bulk_id}")

@@ -9,9 +9,9 @@ from aiohttp import web
 from sandbox.lichess.api import valid_username
 from sandbox.lichess.autoplay import game_rng
 from sandbox.lichess.autoplay_runner import tick
-from sandbox.lichess.games import GameSpecError, plan_game
+from sandbox.lichess.games import Color, GameSpecError, plan_game
 from sandbox.lichess.http import base_url, error, state_of
-from sandbox.lichess.state import ALL_SCOPES, Fault, Token
+from sandbox.lichess.state import ALL_SCOPES, Fault, Game, SandboxState, Token
 from sandbox.lichess.streams import STREAMS
 from sandbox.lichess.views import game_json, ms, user_json
 
@@ -216,13 +216,19 @@ async def play_game(request: web.Request) -> web.Response:
         return error(400, "status: a string; plies: an integer")
     if reason is not None and not isinstance(reason, str):
         return error(400, "reason: a string")
-    rng = game_rng(state.seed, game.white, game.black, game.name)
     try:
-        course = plan_game(rng, status=status, winner=winner, plies=plies, rules=game.rules, reason=reason)
+        play_to(state, game, winner=winner, status=status, plies=plies, reason=reason)
     except GameSpecError as exc:
         return error(400, str(exc))
-    state.play(game, course)
     return web.json_response(game_json(game, state))
+
+
+def play_to(
+    state: SandboxState, game: Game, *, winner: Color | None, status: str, plies: int, reason: str | None = None
+) -> None:
+    """Both players play the game to this end (raises `GameSpecError` for an ending that cannot be)."""
+    rng = game_rng(state.seed, game.white, game.black, game.name)
+    state.play(game, plan_game(rng, status=status, winner=winner, plies=plies, rules=game.rules, reason=reason))
 
 
 @routes.post("/sandbox/faults")

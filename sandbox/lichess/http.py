@@ -20,6 +20,10 @@ class BadRequest(Exception):
     """A 400 with Lichess's `{"error": ...}` body."""
 
 
+class NotFound(Exception):
+    """A 404 with Lichess's `{"error": "Not found."}` body."""
+
+
 def error(status: int, message: str) -> web.Response:
     """Lichess's error shape."""
     return web.json_response({"error": message}, status=status)

@@ -203,7 +203,7 @@ def _oauth_error(exc: OAuthError) -> web.Response:
     return web.json_response({"error": exc.code, "error_description": exc.description}, status=400)
 
 
-def _exchange(state: SandboxState, body: dict[str, str]) -> Token:
+def exchange(state: SandboxState, body: dict[str, str]) -> Token:
     """Check an authorization-code grant in lila's order and issue the token (raises `OAuthError`)."""
     grant_type = body.get("grant_type", "")
     if not grant_type:
@@ -246,7 +246,7 @@ async def token_endpoint(request: web.Request) -> web.Response:
     except BadRequest as exc:
         return _oauth_error(OAuthError("invalid_request", str(exc)))
     try:
-        token = _exchange(state_of(request), body)
+        token = exchange(state_of(request), body)
     except OAuthError as exc:
         return _oauth_error(exc)
     return web.json_response({"token_type": "Bearer", "access_token": token.secret, "expires_in": TOKEN_LIFETIME})
@@ -262,13 +262,10 @@ async def revoke_token(request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
-@routes.post("/api/token/test")
-async def test_tokens(request: web.Request) -> web.Response:
-    """`tokenTest`: for up to 1000 tokens, `{userId, scopes, expires}` or null."""
-    state = state_of(request)
-    secrets_ = [t.strip() for t in (await request.text()).split(",") if t.strip()][:TOKEN_TEST_LIMIT]
+def token_test(state: SandboxState, secrets_: list[str]) -> dict[str, object]:
+    """`tokenTest`'s answer: for the first 1000 tokens, `{userId, scopes, expires}` or null."""
     reply: dict[str, object] = {}
-    for secret in secrets_:
+    for secret in secrets_[:TOKEN_TEST_LIMIT]:
         token = state.token(secret)
         reply[secret] = (
             None
@@ -279,4 +276,11 @@ async def test_tokens(request: web.Request) -> web.Response:
                 "expires": None if token.expires is None else round(token.expires * 1000),
             }
         )
-    return web.json_response(reply)
+    return reply
+
+
+@routes.post("/api/token/test")
+async def test_tokens(request: web.Request) -> web.Response:
+    """`tokenTest`: for up to 1000 tokens, `{userId, scopes, expires}` or null."""
+    secrets_ = [t.strip() for t in (await request.text()).split(",") if t.strip()]
+    return web.json_response(token_test(state_of(request), secrets_))

@@ -38,6 +38,7 @@ def _event(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_the_reference_is_timed_on_the_same_round_and_must_agree(tmp_path: Path) -> None:
     path = _event(tmp_path)
     assert bench.measure_reference(_stand_in(tmp_path, swap=False), path, 3, runs=2) > 0

@@ -123,6 +123,7 @@ def _stand_in_reference(tmp_path: Path) -> str:
     return str(script)
 
 
+@pytest.mark.slow
 def test_events_built_with_the_reference_and_measured_beside_it(tmp_path: Path) -> None:
     binary = _stand_in_reference(tmp_path)
     path = bench.cached_event(3, 12, 4, cache=tmp_path, log=lambda _: None, reference=binary)

@@ -107,6 +107,7 @@ def _batch(state: Tournament, number: int) -> Fraction:
     return state.views(2).pairing_score(number)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), players=st.integers(8, 40))
 def test_28r2_round_two_pairs_inside_the_batches_but_for_one_floater_each(seed: int, players: int) -> None:

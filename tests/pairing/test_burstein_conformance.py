@@ -11,9 +11,9 @@ from pairing.model import Board, Pairing
 from pairing.systems.burstein import bye_receiver, pair
 from pairing.systems.dutch import pair as dutch_pair
 from tests.support.corpus import expected_lines, pair_lines
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
-CORPUS = SHARED / "corpus" / "burstein"
+CORPUS = corpus() / "burstein"
 
 # Identical cases (pairs, colours, board order, bye) reached so far; it may only go up.
 RATCHET = 101

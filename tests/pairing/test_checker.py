@@ -26,11 +26,12 @@ from pairing.model import (
     Tournament,
     result_records,
 )
+from tests.support.data import corpus
 from tests.support.paths import SHARED
 
 EXAMPLES = SHARED / "reference" / "fide-examples"
 EXAMPLE = EXAMPLES / "example_trf16.trf"
-CORPUS = SHARED / "corpus"
+CORPUS = corpus()
 K = DiscrepancyKind
 
 _OUTCOMES = {"1": Outcome.WIN, "=": Outcome.DRAW, "0": Outcome.LOSS}

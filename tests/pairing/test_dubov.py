@@ -24,13 +24,11 @@ from pairing.model import (
     result_records,
 )
 from pairing.systems import dubov
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
-BURSTEIN = SHARED / "corpus" / "burstein"
-needs_corpus = pytest.mark.skipif(not BURSTEIN.is_dir(), reason="the shared corpus is not beside the repository")
+BURSTEIN = corpus() / "burstein"
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("case", "expected"),
     [
@@ -52,6 +50,7 @@ def test_shifters_are_numbered_from_the_middle_outwards(items: str, order: str) 
     assert "".join(chr(n) for n in numbered) == order
 
 
+@pytest.mark.slow
 @given(seed=st.integers(1, 10_000), players=st.integers(5, 26), rounds=st.integers(3, 7))
 @settings(max_examples=60, deadline=None)
 def test_generated_events_meet_the_absolute_criteria(seed: int, players: int, rounds: int) -> None:

@@ -13,9 +13,10 @@ from pairing import trf
 from pairing.errors import NoValidPairing
 from pairing.systems.dutch import pair
 from tests.support.corpus import expected_lines, pair_lines
+from tests.support.data import corpus
 from tests.support.paths import SHARED
 
-CORPUS = SHARED / "corpus" / "dutch"
+CORPUS = corpus() / "dutch"
 EXAMPLES = SHARED / "reference" / "fide-examples"
 
 # Identical cases (pairs, colours, board order, bye) reached so far; it may only go up.

@@ -45,12 +45,14 @@ def first_rounds(draw: st.DrawFn) -> Tournament:
     return Tournament(players, rounds, scoring, initial, acceleration, forbidden)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first_rounds())
 def test_round_one_fast_path_equals_general_matching(tournament: Tournament) -> None:
     _assert_same(tournament)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(min_value=0, max_value=10**6),

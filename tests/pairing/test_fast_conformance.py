@@ -11,9 +11,9 @@ from pairing import trf
 from pairing.errors import NoValidPairing
 from pairing.systems.fast import pair
 from tests.support.corpus import expected_lines, pair_lines
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
-CORPUS = SHARED / "corpus" / "fast"
+CORPUS = corpus() / "fast"
 CASES = sorted(CORPUS.glob("*.trf"))
 
 
@@ -24,6 +24,7 @@ def test_the_corpus_is_complete() -> None:
     assert {case.stem for case in CASES} == listed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_corpus_case_is_reproduced_exactly(case: Path) -> None:
     # Pairs, colours, the published board order and the bye, line for line.

@@ -10,9 +10,9 @@ import pytest
 
 from pairing import trf
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
-WIDE_CASES = sorted(p for p in (SHARED / "corpus" / "fast").glob("*.trf") if p.read_text().startswith("XXW"))
+WIDE_CASES = sorted(p for p in (corpus() / "fast").glob("*.trf") if p.read_text().startswith("XXW"))
 
 
 def _line(number: str, games: str = "") -> str:
@@ -64,6 +64,7 @@ def test_writer_uses_xxw_only_for_ids_above_9999() -> None:
     assert trf.parse(text).player(10000).rounds == big.player(10000).rounds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", WIDE_CASES, ids=lambda p: p.stem)
 def test_wide_corpus_files_round_trip(path: Path) -> None:
     # Written back, a 7-wide corpus file keeps XXW when it needs it (ids up to 9999 go back to 4 wide).

@@ -279,6 +279,7 @@ def _bye_is_the_first_that_fits(event: Tournament, round_number: int) -> None:
     raise AssertionError(f"round {round_number}: the bye went to {bye}, who was not to be paired")
 
 
+@pytest.mark.slow
 @given(
     seed=st.integers(1, 100_000),
     players=st.integers(3, 22),

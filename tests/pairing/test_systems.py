@@ -8,7 +8,7 @@ import pytest
 
 from pairing import generator, systems, trf
 from pairing.systems import dutch
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
 
 @pytest.mark.parametrize(
@@ -28,13 +28,13 @@ def test_an_unknown_system_is_refused_naming_the_known_ones() -> None:
         systems.system_for("monrad", 10)
 
 
-@pytest.mark.skipif(not (SHARED / "corpus").is_dir(), reason="the shared corpus is not beside the repository")
 def test_auto_pairs_a_small_event_with_dutch() -> None:
-    tournament = trf.read(str(SHARED / "corpus" / "dutch" / "0029.trf"))
+    tournament = trf.read(str(corpus() / "dutch" / "0029.trf"))
     system, pairing = systems.pair(tournament, systems.AUTO)
     assert system == "dutch" and pairing == dutch.pair(tournament)
 
 
+@pytest.mark.slow
 def test_auto_pairs_250_players_with_burstein_and_249_with_dutch() -> None:
     for players, expected in ((249, "dutch"), (250, "burstein")):
         event = generator.generate(1, players, 5, stop_after=0)

@@ -12,10 +12,11 @@ import pytest
 from pairing import trf
 from pairing.model import Colour, Outcome, Player, RecordKind, RoundRecord, Tournament, result_records
 from pairing.systems.dutch import pair
+from tests.support.data import corpus
 from tests.support.paths import SHARED
 
 EXAMPLE = SHARED / "reference" / "fide-examples" / "example_trf16.trf"
-CORPUS_FILES = sorted((SHARED / "corpus").glob("*/*.trf"))
+CORPUS_FILES = sorted(corpus().glob("*/*.trf"))
 
 
 def _engine_view(t: Tournament) -> Tournament:
@@ -41,6 +42,7 @@ def test_example_writes_back_byte_for_byte() -> None:
     assert trf.dumps(trf.parse(text)) == text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_corpus_round_trip_keeps_what_the_engine_uses(path: Path) -> None:
     t = trf.read(str(path))
@@ -102,7 +104,7 @@ def test_scoring_162_round_trips() -> None:
     assert trf.parse(trf.dumps(t)).scoring == t.scoring
 
 
-DUTCH_CORPUS = sorted((SHARED / "corpus" / "dutch").glob("*.trf"))
+DUTCH_CORPUS = sorted((corpus() / "dutch").glob("*.trf"))
 
 
 def _without_initial_colour(text: str) -> str:

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 
 from pairing import trf
 from pairing.model import Scoring
+from tests.support.data import corpus
 from tests.support.paths import SHARED
 
 REFERENCE = SHARED / "reference" / "fide-swiss.md"
 FILES_WITH_162 = sorted(
-    path for path in (SHARED / "corpus").glob("*/*.trf") if re.search(rb"^162", path.read_bytes(), re.MULTILINE)
+    path for path in corpus().glob("*/*.trf") if re.search(rb"^162", path.read_bytes(), re.MULTILINE)
 )
 PLAYERS = "XXR 3\n001    1      Alder, Anna                       1500                             0.0    1\n"
 

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from pairing import trf
 from pairing.model import Player, Tournament
 from pairing.systems.dutch import pair
-from tests.support.paths import SHARED
+from tests.support.data import corpus
 
-CORPUS = SHARED / "corpus" / "dutch"
+CORPUS = corpus() / "dutch"
 # Three 3-1-0 cases of the corpus (record 162), of 12 and 20 players, pairing round 3 or 4.
 TWIN_CASES = ["0044.trf", "0096.trf", "0152.trf"]
 LATIN_1_NAMES = [

@@ -180,6 +180,7 @@ async def test_a_writer_killed_inside_its_transaction_leaves_nothing(tmp_path: P
         await db.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.2])
 async def test_a_writer_killed_at_any_moment_leaves_all_or_nothing(tmp_path: Path, delay: float) -> None:
     path = tmp_path / "racing.db"

@@ -8,7 +8,11 @@ import subprocess
 import sys
 import urllib.request
 
+import pytest
+
 from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # the local Discord as a process
 
 
 def test_the_local_discord_starts_answers_and_stops() -> None:

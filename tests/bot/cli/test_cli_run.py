@@ -139,6 +139,7 @@ def _run(config: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_run_without_network_is_one_sentence(tmp_path: Path) -> None:
     done = _run(_club_config(tmp_path, "http://127.0.0.1:9"))  # nothing listens on the discard port
     assert done.returncode == ExitCode.UNREACHABLE
@@ -150,6 +151,7 @@ def test_run_without_network_is_one_sentence(tmp_path: Path) -> None:
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_run_on_a_database_locked_by_another_program_is_one_sentence(tmp_path: Path) -> None:
     with process("discord-sandbox", "--port", "0", "--token", "local-discord-token", "--seed", "1") as discord:
         discord_url = first_lines(discord, 3)[0].split()[-1]

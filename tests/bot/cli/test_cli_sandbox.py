@@ -8,9 +8,12 @@ import subprocess
 import sys
 
 import berserk
+import pytest
 
 from bot.cli import sandbox as cli_sandbox
 from bot.cli.exit_codes import ExitCode
+
+pytestmark = pytest.mark.slow  # the local Lichess as a process
 
 
 def test_the_parser_reads_every_option() -> None:

@@ -1,4 +1,4 @@
-"""`swissbot pair --system burstein|fast` reproduces the shared corpus through the command line, every case."""
+"""`swissbot pair --system burstein|fast` reproduces the corpus through the command line, every case."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import pytest
 
 from bot.cli import main
 from tests.support.corpus import expected_lines
-from tests.support.paths import SHARED
+from tests.support.data import corpus
+
+pytestmark = pytest.mark.slow  # the whole corpus through the command line
 
 
 @pytest.mark.parametrize(("system", "count"), [("burstein", 101), ("fast", 150)])
 def test_the_command_reproduces_the_corpus(system: str, count: int, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = SHARED / "corpus" / system
-    if not folder.is_dir():
-        pytest.skip("the shared corpus is not beside the repository")
+    folder = corpus() / system
     cases = sorted(folder.glob("*.trf"))
     assert len(cases) == count
     differing = []

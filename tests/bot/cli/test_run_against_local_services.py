@@ -13,8 +13,12 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.paths import ROOT
 from tests.support.processes import first_lines, process
+
+pytestmark = pytest.mark.slow  # the real bot process against both local services
 
 GUILD, CHANNEL, ORGANISER_ROLE = 720000000000000001, 720000000000000011, 720000000000000021
 OLGA, ALICE, BOB = 820000000000000001, 820000000000000002, 820000000000000003

@@ -1,4 +1,5 @@
-"""Helpers for director tests: the sandbox on loopback, a real SQLite file, the real gateway, a manual clock."""
+"""Helpers for director tests: the local Lichess (in memory, or over HTTP on loopback), a real SQLite file, a manual
+clock."""
 
 from __future__ import annotations
 
@@ -16,12 +17,17 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.director.announcer import Announcer
 from bot.director.api import Director
+from bot.director.lichess_port import LichessPort
 from bot.director.models import Actor
 from bot.lichess.gateway import LichessGateway
+from bot.lichess.memory import MemoryLichess
 from bot.scheduling import Scheduler
 from bot.settings import DirectorSettings
 from domain.settings import EventSettings
+from sandbox.lichess.control import play_to
+from sandbox.lichess.games import Color
 from sandbox.lichess.server import Sandbox, run_sandbox
+from sandbox.lichess.state import BOT_TOKEN, SandboxState, User
 from storage.db import Database, open_database
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
@@ -31,13 +37,26 @@ GUILD = 1000
 CHANNEL = 2000
 
 
+@dataclass(frozen=True)
+class InMemorySandbox:
+    """The local Lichess of an in-memory world: its state, no server (`url` is only the game links' address)."""
+
+    url: str
+    state: SandboxState
+    bot_token: str = BOT_TOKEN
+
+    def add_user(self, username: str, **kwargs: object) -> User:
+        """Create an account directly."""
+        return self.state.add_user(username, **kwargs)  # type: ignore[arg-type]
+
+
 @dataclass
 class World:
     """Everything a scenario needs."""
 
-    sandbox: Sandbox
+    sandbox: Sandbox | InMemorySandbox
     db: Database
-    gateway: LichessGateway
+    gateway: LichessPort
     clock: ManualClock
     announcer: RecordingAnnouncer
     director: Director
@@ -94,20 +113,21 @@ class World:
         raise AssertionError("the event did not get there in time")
 
     async def control(self, path: str, body: dict[str, Any]) -> Any:
-        """POST to the sandbox's control API."""
+        """POST to the sandbox's control API (a world over HTTP only)."""
+        assert isinstance(self.sandbox, Sandbox), "the control API needs make_world(..., http=True)"
         async with aiohttp.ClientSession() as http, http.post(f"{self.sandbox.url}{path}", json=body) as reply:
             assert reply.status < 300, await reply.text()
             return await reply.json()
 
-    async def play(self, event_id: int, board: int, winner: str | None, status: str = "", plies: int = 60) -> None:
+    async def play(self, event_id: int, board: int, winner: Color | None, status: str = "", plies: int = 60) -> None:
         """Both players of a board of the current round play its game to this end."""
         view = await self.director.pairings(event_id)
         game_id = next(b.game_id for b in view.boards if b.number == board)
         assert game_id is not None
-        body = {"winner": winner, "status": status or ("resign" if winner else "draw"), "plies": plies}
-        await self.control(f"/sandbox/games/{game_id}/play", body)
+        game = self.sandbox.state.games[game_id]
+        play_to(self.sandbox.state, game, winner=winner, status=status or ("resign" if winner else "draw"), plies=plies)
 
-    async def play_all(self, event_id: int, winner: str | None = "white") -> None:
+    async def play_all(self, event_id: int, winner: Color | None = "white") -> None:
         """Every undecided board of the current round ends the same way."""
         view = await self.director.pairings(event_id)
         for board in view.boards:
@@ -142,21 +162,39 @@ async def another_process(world: World, clock: Clock, announcer: Announcer | Non
 
 @asynccontextmanager
 async def make_world(
-    path: Path, *, seed: int = 7, autoplay: bool = True, lichess_on_clock: bool = False
+    path: Path, *, seed: int = 7, autoplay: bool = True, lichess_on_clock: bool = False, http: bool = False
 ) -> AsyncIterator[World]:
-    """A world on a fresh sandbox and database file (`lichess_on_clock`: the sandbox's time is the manual clock's)."""
+    """A world on a fresh local Lichess and database file (`lichess_on_clock`: Lichess's time is the manual clock's;
+    `http`: the sandbox served on loopback and the real gateway, else the in-memory Lichess)."""
     clock = ManualClock()
     lichess_clock = (lambda: clock.now().timestamp()) if lichess_on_clock else None
-    async with run_sandbox(seed=seed, autoplay=autoplay, clock=lichess_clock) as sandbox:
-        db = await open_database(path)
-        gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
-        announcer = RecordingAnnouncer()
-        settings = DirectorSettings(poll_interval=20.0, reminder_before=60.0)
-        app = await build(
-            Config(database=path, director=settings), clock, Services(db, gateway, announcer), scheduled=False
-        )
-        try:
-            yield World(sandbox, db, gateway, clock, announcer, app.director, app.scheduler)
-        finally:
-            await gateway.close()
-            await db.close()
+    db = await open_database(path)
+    try:
+        if http:
+            async with run_sandbox(seed=seed, autoplay=autoplay, clock=lichess_clock) as sandbox:
+                gateway = LichessGateway(
+                    sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0
+                )
+                try:
+                    yield await _world(sandbox, db, gateway, clock, path)
+                finally:
+                    await gateway.close()
+        else:
+            memory = MemoryLichess(seed=seed, autoplay=autoplay, clock=lichess_clock)
+            try:
+                yield await _world(InMemorySandbox(memory.base_url, memory.state), db, memory, clock, path)
+            finally:
+                await memory.close()
+    finally:
+        await db.close()
+
+
+async def _world(
+    sandbox: Sandbox | InMemorySandbox, db: Database, lichess: LichessPort, clock: ManualClock, path: Path
+) -> World:
+    announcer = RecordingAnnouncer()
+    settings = DirectorSettings(poll_interval=20.0, reminder_before=60.0)
+    app = await build(
+        Config(database=path, director=settings), clock, Services(db, lichess, announcer), scheduled=False
+    )
+    return World(sandbox, db, lichess, clock, announcer, app.director, app.scheduler)

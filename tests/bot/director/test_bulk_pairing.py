@@ -18,6 +18,7 @@ from bot.director.models import Actor
 from bot.director.streaming import StreamFeeder
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import TokenInfo
+from bot.lichess.stream import GameStream
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
 from domain.entry import EntryStatus
@@ -216,6 +217,7 @@ async def test_a_result_arrives_through_the_stream_without_a_poll(bulk_world: Wo
     event_id = await six_player_event(world)
     await world.start(event_id)
     feeder = StreamFeeder(world.director.ctx, world.sandbox.bot_token, sync_interval=0.05, backoff=0.05)
+    assert isinstance(feeder.stream, GameStream)  # this world's Lichess is served over HTTP
     await feeder.start()
     try:
         await asyncio.wait_for(feeder.stream.connected.wait(), 10)

@@ -220,6 +220,7 @@ async def test_manual_rounds_start_when_the_organiser_says(quiet_world: World) -
     assert view.number == 2 and all(b.game_id for b in view.boards)
 
 
+@pytest.mark.lichess_http  # the gateway's retries against the local Lichess's faults
 @pytest.mark.parametrize(("status", "after"), [(429, False), (500, False), (500, True)])
 async def test_lichess_errors_mid_round_lose_nothing(quiet_world: World, status: int, after: bool) -> None:
     w = quiet_world

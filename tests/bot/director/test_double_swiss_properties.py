@@ -10,6 +10,7 @@ import random
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,8 @@ from bot.errors import SwissbotError
 from domain.entry import EntryStatus
 from pairing import checker, trf
 from tests.bot.director.director_world import World, make_world
+
+pytestmark = pytest.mark.slow  # property tests over generated events
 
 
 async def _play_round(w: World, event_id: int, rng: random.Random) -> None:

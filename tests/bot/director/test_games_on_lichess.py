@@ -20,11 +20,13 @@ from storage.games import games_of_round
 from storage.players import get_ban, player_by_discord
 from tests.bot.director.director_world import GUILD, ORGANISER, World, make_world
 
+pytestmark = pytest.mark.lichess_http  # Lichess's faults and refusals through the real gateway
+
 
 @pytest.fixture
 async def synced_world(tmp_path: Path) -> AsyncIterator[World]:
     """Autoplay off, and the local Lichess keeps the manual clock's time (games are dated as the bot sees them)."""
-    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, lichess_on_clock=True) as w:
+    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, lichess_on_clock=True, http=True) as w:
         yield w
 
 
@@ -45,7 +47,7 @@ async def poll_for(w: World, seconds: int, step: int = 20) -> None:
         await w.scheduler.run_due()
 
 
-# --- item 5: one game Lichess refuses ---------------------------------------------------------------------
+# --- one game Lichess refuses ---------------------------------------------------------------------
 
 
 async def test_a_refused_game_holds_its_board_alone_and_the_organisers_are_told_once(quiet_world: World) -> None:
@@ -76,7 +78,7 @@ async def test_a_closed_account_loses_its_board_by_forfeit_and_the_round_goes_on
     await w.start(event_id)
     await w.play_all(event_id, "white")
     await poll_for(w, 60)
-    # Closed between rounds: the start's entry check (club-week item 15) is past, so Lichess refuses the game.
+    # Closed between rounds: the start's entry check is past, so Lichess refuses the game.
     w.sandbox.state.users["player04"].disabled = True
     assert await w.next_round(event_id) == 2
     view = await w.director.pairings(event_id)
@@ -99,7 +101,7 @@ async def test_a_closed_account_loses_its_board_by_forfeit_and_the_round_goes_on
     assert "player04" not in placed and all(b.game_id for b in third.boards)
 
 
-# --- item 7: a lost create is found by its own challenge, never by the players alone ----------------------
+# --- a lost create is found by its own challenge, never by the players alone ----------------------
 
 
 async def test_a_failed_create_never_adopts_an_older_game_of_the_same_players(synced_world: World) -> None:
@@ -138,7 +140,7 @@ async def test_a_failed_create_never_adopts_a_game_of_another_event(synced_world
     assert not notices(w, "rror")
 
 
-# --- item 8: an aborted game is re-created once per attempt ----------------------------------------------
+# --- an aborted game is re-created once per attempt ----------------------------------------------
 
 
 async def test_an_aborted_replay_of_an_early_draw_is_created_again(quiet_world: World) -> None:
@@ -179,7 +181,7 @@ async def test_a_game_re_created_after_the_round_started_gets_the_whole_no_show_
     assert (await w.director.pairings(event_id, 1)).boards[0].result is Result.BLACK_WINS_FORFEIT
 
 
-# --- item 9: a challenge nobody joined --------------------------------------------------------------------
+# --- a challenge nobody joined --------------------------------------------------------------------
 
 
 async def test_a_challenge_nobody_joined_is_held_and_nobody_is_banned(quiet_world: World) -> None:
@@ -203,7 +205,7 @@ async def test_a_challenge_nobody_joined_is_held_and_nobody_is_banned(quiet_worl
     assert await w.next_round(event_id) == 2
 
 
-# --- item 10: the bot's own challenges that can no longer be played ---------------------------------------
+# --- the bot's own challenges that can no longer be played ---------------------------------------
 
 
 def cancels(w: World) -> list[str]:

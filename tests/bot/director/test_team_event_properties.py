@@ -10,6 +10,7 @@ import random
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +21,8 @@ from pairing import trf
 from pairing.team import check as team_check
 from pairing.team.trf import event_from_tournament
 from tests.bot.director.director_world import ORGANISER, World, make_world
+
+pytestmark = pytest.mark.slow  # property tests over generated events
 
 
 async def _play_round(w: World, event_id: int, rng: random.Random) -> None:

@@ -11,7 +11,7 @@ from tests.bot.discord.discord_fakes import Env, make_env
 
 
 @pytest.fixture
-async def env(tmp_path: Path) -> AsyncIterator[Env]:
-    """A fresh bot, director, database and sandbox."""
-    async with make_env(tmp_path) as built:
+async def env(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Env]:
+    """A fresh bot, director, database and local Lichess (served over HTTP for tests marked `lichess_http`)."""
+    async with make_env(tmp_path, http=request.node.get_closest_marker("lichess_http") is not None) as built:
         yield built

@@ -20,14 +20,17 @@ from discord import app_commands
 from bot.assembly import Services, build
 from bot.config import ClubConfig, Config, WebConfig
 from bot.director.api import Director
+from bot.director.lichess_port import LichessPort
 from bot.director.models import Actor
 from bot.discord.bot import SwissBot
 from bot.discord.errors import on_app_command_error
 from bot.lichess.gateway import LichessGateway
+from bot.lichess.memory import MemoryLichess
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
+from tests.bot.director.director_world import InMemorySandbox
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
 
@@ -168,11 +171,11 @@ async def invoke(bot: SwissBot, path: str, interaction: FakeInteraction, **optio
 
 @dataclass
 class Env:
-    """A bot on a real director: SQLite file, the Lichess sandbox, a manual clock."""
+    """A bot on a real director: SQLite file, the local Lichess (in memory, or over HTTP), a manual clock."""
 
     bot: SwissBot
     director: Director
-    sandbox: Sandbox
+    sandbox: Sandbox | InMemorySandbox
     clock: ManualClock
     announcer: RecordingAnnouncer
     db: Database
@@ -196,14 +199,36 @@ class Env:
 
 
 @asynccontextmanager
-async def make_env(
-    tmp_path: Path, *, autoplay: bool = False, settings: DirectorSettings | None = None, oauth: bool = False
-) -> AsyncIterator[Env]:
-    """A bot wired to a real director over a fresh database and sandbox (`oauth`: a public address and a key, so
-    /link goes through Lichess's OAuth page)."""
+async def local_lichess(*, autoplay: bool, http: bool) -> AsyncIterator[tuple[Sandbox | InMemorySandbox, LichessPort]]:
+    """The local Lichess with seed 11: served on loopback behind the real gateway (`http`), or in memory."""
+    if not http:
+        memory = MemoryLichess(seed=11, autoplay=autoplay)
+        try:
+            yield InMemorySandbox(memory.base_url, memory.state), memory
+        finally:
+            await memory.close()
+        return
     async with run_sandbox(seed=11, autoplay=autoplay) as sandbox:
-        db = await open_database(tmp_path / "swiss.sqlite3")
         gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
+        try:
+            yield sandbox, gateway
+        finally:
+            await gateway.close()
+
+
+@asynccontextmanager
+async def make_env(
+    tmp_path: Path,
+    *,
+    autoplay: bool = False,
+    http: bool = False,
+    settings: DirectorSettings | None = None,
+    oauth: bool = False,
+) -> AsyncIterator[Env]:
+    """A bot wired to a real director over a fresh database and local Lichess (in memory unless `http`; `oauth`: a
+    public address and a key, so /link goes through Lichess's OAuth page)."""
+    async with local_lichess(autoplay=autoplay, http=http) as (sandbox, gateway):
+        db = await open_database(tmp_path / "swiss.sqlite3")
         clock = ManualClock()
         announcer = RecordingAnnouncer()
         config = Config(

@@ -15,6 +15,9 @@ from bot.token_vault import TOKEN_KEY_ENV, TokenVault
 from tests.bot.discord.discord_fakes import Env
 from tests.support.announcer import RecordingAnnouncer
 
+# `swissbot run`'s own gateway talks to the local Lichess over HTTP.
+pytestmark = pytest.mark.lichess_http
+
 
 def _config(env: Env, public_url: str | None) -> Config:
     return Config(

@@ -19,13 +19,12 @@ from bot.director.announcer import AnnouncementFailed
 from bot.director.models import Actor, BoardView, PlayerRef, RoundView, StandingRow
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.components import JoinButton
-from bot.lichess.gateway import LichessGateway
+from bot.lichess.memory import MemoryLichess
 from bot.rendering.text import EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT, MESSAGE_LIMIT
 from domain.event import Event
 from domain.result import Result
 from domain.rounds import RoundStatus
 from domain.settings import EventSettings
-from sandbox.lichess.server import run_sandbox
 from storage.db import open_database
 from storage.messages import get_message
 from tests.bot.discord.discord_fakes import CHANNEL, GUILD, Env, FakeChannel, FakeClient, FakeUser
@@ -196,46 +195,45 @@ async def test_standings_and_the_end_that_discord_refuses_raise_for_a_retry(env:
 
 
 async def test_a_whole_event_announced_by_the_real_director(tmp_path: Path) -> None:
-    """The director drives the Discord announcer through an event played on the sandbox."""
+    """The director drives the Discord announcer through an event played on the in-memory Lichess."""
     channel = FakeChannel(CHANNEL)
     client = FakeClient(channel)
     # A seed whose autoplayed games all count (no no-show), so both rounds have all four players.
-    async with run_sandbox(seed=1, autoplay=True) as sandbox:
-        db = await open_database(tmp_path / "swiss.sqlite3")
-        gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
-        clock = ManualClock()
-        announcer = DiscordAnnouncer(client, db, _config(dm=True))  # type: ignore[arg-type]
-        app = await build(
-            Config(database=tmp_path / "swiss.sqlite3"), clock, Services(db, gateway, announcer), scheduled=False
+    gateway = MemoryLichess(seed=1, autoplay=True)
+    db = await open_database(tmp_path / "swiss.sqlite3")
+    clock = ManualClock()
+    announcer = DiscordAnnouncer(client, db, _config(dm=True))  # type: ignore[arg-type]
+    app = await build(
+        Config(database=tmp_path / "swiss.sqlite3"), clock, Services(db, gateway, announcer), scheduled=False
+    )
+    director, scheduler = app.director, app.scheduler
+    announcer.director = director
+    try:
+        settings = EventSettings(
+            name="Live Cup",
+            rounds=2,
+            start_at=clock.now() + timedelta(minutes=5),
+            round_interval=60,
         )
-        director, scheduler = app.director, app.scheduler
-        announcer.director = director
-        try:
-            settings = EventSettings(
-                name="Live Cup",
-                rounds=2,
-                start_at=clock.now() + timedelta(minutes=5),
-                round_interval=60,
-            )
-            event = await director.create_event(ORGANISER, GUILD, CHANNEL, settings)
-            await director.open_event(ORGANISER, event.id)
-            for index in range(4):
-                actor = Actor(7_000 + index, f"m{index}")
-                sandbox.add_user(f"live{index}", rating=1800 - 20 * index)
-                challenge = await director.start_link(actor, f"live{index}")
-                sandbox.state.users[f"live{index}"].bio = challenge.code
-                await director.complete_link(actor)
-                await director.join(actor, event.id)
-            for _ in range(400):
-                await scheduler.run_due()
-                if (await director.event(event.id)).status.value == "finished":
-                    break
-                clock.advance(30)
-            else:
-                raise AssertionError("the event did not finish")
-        finally:
-            await gateway.close()
-            await db.close()
+        event = await director.create_event(ORGANISER, GUILD, CHANNEL, settings)
+        await director.open_event(ORGANISER, event.id)
+        for index in range(4):
+            actor = Actor(7_000 + index, f"m{index}")
+            gateway.state.add_user(f"live{index}", rating=1800 - 20 * index)
+            challenge = await director.start_link(actor, f"live{index}")
+            gateway.state.users[f"live{index}"].bio = challenge.code
+            await director.complete_link(actor)
+            await director.join(actor, event.id)
+        for _ in range(400):
+            await scheduler.run_due()
+            if (await director.event(event.id)).status.value == "finished":
+                break
+            clock.advance(30)
+        else:
+            raise AssertionError("the event did not finish")
+    finally:
+        await gateway.close()
+        await db.close()
 
     titles = [m.embeds[0].title or "" for m in channel.posted if m.embeds]
     assert titles[0] == "Live Cup — open for entries"

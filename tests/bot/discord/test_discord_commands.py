@@ -309,6 +309,7 @@ async def test_pause_resume_cancel_and_invalid_settings(env: Env) -> None:
     assert _refusal(gone) == "There is no event in progress here."
 
 
+@pytest.mark.slow
 async def test_standings_of_a_large_event_attach_the_whole_table(env: Env) -> None:
     event_id = await _open_event(env, "Big")
     for index in range(120):

@@ -25,6 +25,8 @@ from bot.settings import DirectorSettings
 from sandbox.discord import DiscordSandbox, run_discord_sandbox
 from sandbox.lichess import Sandbox, run_sandbox
 
+pytestmark = pytest.mark.slow  # the real bot against both local services
+
 GUILD, CHANNEL = 710000000000000001, 710000000000000011
 ORGANISER_ROLE, HELPER_ROLE = 710000000000000021, 710000000000000022
 OLGA, ALICE, BOB, CAROL = 810000000000000001, 810000000000000002, 810000000000000003, 810000000000000004

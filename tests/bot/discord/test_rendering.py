@@ -204,6 +204,7 @@ def _png(data: bytes) -> Image.Image:
     return picture
 
 
+@pytest.mark.slow
 def test_standings_png_of_300_players_is_a_valid_image_under_discords_upload_limit() -> None:
     event = _event()
     small = _png(image.standings_png(event, _standings(10), final=False))

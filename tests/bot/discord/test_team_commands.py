@@ -24,6 +24,8 @@ from tests.bot.discord.test_real_bot import (
     text_of,
 )
 
+pytestmark = pytest.mark.slow  # the real bot against both local services
+
 
 @pytest.fixture
 async def team_club(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Club]:

@@ -1,4 +1,4 @@
-"""The team scenario (tests/scenarios/19-team-event.toml) looked at from the database: the board games follow
+"""The team scenario (tests/scenarios/team-event.toml) looked at from the database: the board games follow
 the rosters and the board colours, the PAB reaches every board player of one team, match points come from the
 board results, and the exported TRF passes `swissbot check --system team`."""
 
@@ -25,7 +25,7 @@ from storage.rounds import list_rounds
 from storage.teams import list_teams
 from tests.support.paths import ROOT
 
-SCENARIO = ROOT / "tests" / "scenarios" / "19-team-event.toml"
+SCENARIO = ROOT / "tests" / "scenarios" / "team-event.toml"
 ONE, HALF, ZERO = Fraction(1), Fraction(1, 2), Fraction(0)
 POINTS: dict[Result, tuple[Fraction, Fraction]] = {
     Result.WHITE_WINS: (ONE, ZERO),

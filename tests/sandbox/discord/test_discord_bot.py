@@ -275,6 +275,7 @@ async def test_a_guild_created_while_connected_reaches_the_bot(discord_sandbox: 
     assert joined is not None and [c.name for c in joined.text_channels] == ["x"]
 
 
+@pytest.mark.slow
 async def test_an_answer_later_than_3_seconds_is_not_a_response(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:
     status, body = await run_command(discord_sandbox, "swiss slow")
     assert status == 200

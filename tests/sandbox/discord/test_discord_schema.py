@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Any
 
 import aiohttp
@@ -15,20 +14,9 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from sandbox.discord import DiscordSandbox
 from tests.sandbox.discord.conftest import ALICE, GENERAL, GUILD, HTTP_TIMEOUT, PLAYER_ROLE
 from tests.sandbox.discord.toy_bot import ReadyView, Swiss, reset, whois
-from tests.support.paths import SHARED
+from tests.support.data import discord_spec as spec
 
-SPEC = SHARED / "discord-openapi" / "openapi.json"
 API = "/api/v10"
-
-pytestmark = pytest.mark.skipif(
-    not SPEC.exists(), reason="the shared Discord OpenAPI spec is not beside the repository"
-)
-
-
-@cache
-def spec() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(SPEC.read_text())
-    return data
 
 
 def schema(path: str, method: str, status: int) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 import chess
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.lichess.gateway import LichessGateway
@@ -254,6 +255,7 @@ async def test_autoplay_is_reproducible_with_a_seed() -> None:
     assert first != other
 
 
+@pytest.mark.slow
 async def test_autoplay_plays_a_plausible_mix_within_lichess_rules() -> None:
     names = [f"Mix R{r} B{b}" for r in range(1, 21) for b in range(1, 13)]
     results = await _autoplayed_event(5, names)

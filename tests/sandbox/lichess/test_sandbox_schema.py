@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Any
 
 import aiohttp
@@ -12,17 +11,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from sandbox.lichess import Sandbox
 from tests.sandbox.lichess.helpers import REDIRECT, authorize, personal_token
-from tests.support.paths import SHARED
-
-SPEC = SHARED / "lichess-openapi" / "lichess-api.json"
-
-pytestmark = pytest.mark.skipif(not SPEC.exists(), reason="the shared OpenAPI spec is not beside the repository")
-
-
-@cache
-def spec() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(SPEC.read_text())
-    return data
+from tests.support.data import lichess_spec as spec
 
 
 def schema(path: str, method: str, status: str = "200", media: str | None = None) -> dict[str, Any]:

@@ -10,9 +10,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.bot.web.pages.test_pages_browser import cli_standings
 from tests.support.paths import ROOT
 from tests.support.processes import free_port
+
+pytestmark = pytest.mark.slow  # a whole demo run
 
 DEADLINE = 240.0
 

@@ -1,4 +1,6 @@
-"""Club-week items on members and organisers through the real director, SQLite and local Lichess."""
+"""Members and organisers through the real director, SQLite and the local Lichess: standings after a correction,
+posts lost to Discord, cancelling and late disqualification, rating limits, byes, forbidden pairs, reinstating,
+unlinking."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from tests.support.announcer import RecordingAnnouncer
 
 
 async def test_a_correction_during_a_round_updates_the_last_finished_rounds_standings(quiet_world: World) -> None:
-    """Item 11: standings are labelled by the last finished round, each finished round gets its own post."""
+    """Standings are labelled by the last finished round, each finished round gets its own post."""
     w = quiet_world
     event_id, _ = await w.event(players=4, rounds=3)
     await w.start(event_id)
@@ -78,7 +80,7 @@ class DiscordDown(RecordingAnnouncer):
 
 
 async def test_pairings_standings_and_the_end_lost_to_discord_are_posted_once_it_is_back(quiet_world: World) -> None:
-    """Item 12: only a post that reached Discord is marked announced; the rest is retried."""
+    """Only a post that reached Discord is marked announced; the rest is retried."""
     w = quiet_world
     down = DiscordDown()
     await w.with_announcer(down)
@@ -128,7 +130,7 @@ async def test_pairings_standings_and_the_end_lost_to_discord_are_posted_once_it
 
 
 async def test_cancelling_an_event_is_announced_in_its_channel(quiet_world: World) -> None:
-    """Item 14: /swiss cancel tells the channel."""
+    """/swiss cancel tells the channel."""
     w = quiet_world
     event_id, _ = await w.event(players=4, rounds=3)
     await w.start(event_id)
@@ -138,7 +140,7 @@ async def test_cancelling_an_event_is_announced_in_its_channel(quiet_world: Worl
 
 
 async def test_a_disqualification_after_the_end_updates_the_final_standings(quiet_world: World) -> None:
-    """Item 14: a disqualification after the end is announced and the final standings follow it."""
+    """A disqualification after the end is announced and the final standings follow it."""
     w = quiet_world
     event_id, _ = await w.event(players=4, rounds=1)
     await w.start(event_id)
@@ -155,7 +157,7 @@ async def test_a_disqualification_after_the_end_updates_the_final_standings(quie
 
 
 async def test_rating_limits_need_an_established_rating_at_the_events_speed(quiet_world: World) -> None:
-    """Item 15: no rating at the speed is refused (not 1500), so is a provisional one, and too few rated games."""
+    """No rating at the speed is refused (not 1500), so is a provisional one, and too few rated games."""
     w = quiet_world
     event_id, _ = await w.event(players=0, rating_max=1899)  # 3+2: blitz
     unrated = await w.member("unrated", rating=2500)
@@ -174,7 +176,7 @@ async def test_rating_limits_need_an_established_rating_at_the_events_speed(quie
 
 
 async def test_entry_conditions_are_checked_again_at_the_start_and_seed_by_todays_ratings(quiet_world: World) -> None:
-    """Item 15: a player over the limit by the start is withdrawn; seeding uses the ratings at the start."""
+    """A player over the limit by the start is withdrawn; seeding uses the ratings at the start."""
     w = quiet_world
     event_id, _ = await w.event(players=0, rating_max=1899)
     names = ["climber", "steady1", "steady2", "riser", "steady3"]
@@ -193,7 +195,7 @@ async def test_entry_conditions_are_checked_again_at_the_start_and_seed_by_today
 
 @pytest.mark.parametrize(("late_join_bye", "points"), [(True, Fraction(1, 2)), (False, Fraction(0))])
 async def test_late_join_bye_is_honoured(quiet_world: World, late_join_bye: bool, points: Fraction) -> None:
-    """Item 16: the event's late_join_bye decides whether a late entrant gets a half point for round 1."""
+    """The event's late_join_bye decides whether a late entrant gets a half point for round 1."""
     w = quiet_world
     event_id, _ = await w.event(players=4, rounds=3, late_join_bye=late_join_bye)
     await w.start(event_id)
@@ -206,7 +208,7 @@ async def test_late_join_bye_is_honoured(quiet_world: World, late_join_bye: bool
 
 
 async def test_a_member_can_take_back_a_requested_bye(quiet_world: World) -> None:
-    """Item 16: /bye cancel."""
+    """/bye cancel."""
     w = quiet_world
     event_id, actors = await w.event(players=4, rounds=3)
     assert await w.director.request_bye(actors[0], event_id, 2) == 2
@@ -217,7 +219,7 @@ async def test_a_member_can_take_back_a_requested_bye(quiet_world: World) -> Non
 
 
 async def test_an_organiser_can_lift_a_forbidden_pair(quiet_world: World) -> None:
-    """Item 16: /swiss allow undoes /swiss forbid (two players: they can then be paired)."""
+    """/swiss allow undoes /swiss forbid (two players: they can then be paired)."""
     w = quiet_world
     event_id, _ = await w.event(players=2, rounds=1)
     await w.director.forbid(ORGANISER, event_id, "player01", "player02")
@@ -229,7 +231,7 @@ async def test_an_organiser_can_lift_a_forbidden_pair(quiet_world: World) -> Non
 
 
 async def test_an_organiser_can_reinstate_a_withdrawn_player_after_half_the_rounds(quiet_world: World) -> None:
-    """Item 16: /swiss reinstate brings a withdrawn (or removed, or no-show) player back, even late."""
+    """/swiss reinstate brings a withdrawn (or removed, or no-show) player back, even late."""
     w = quiet_world
     event_id, actors = await w.event(players=8, rounds=4)
     await w.start(event_id)
@@ -253,7 +255,7 @@ async def test_an_organiser_can_reinstate_a_withdrawn_player_after_half_the_roun
 
 
 async def test_a_member_can_unlink_when_not_playing(quiet_world: World) -> None:
-    """Item 16: /unlink, refused while the member plays in an event."""
+    """/unlink, refused while the member plays in an event."""
     w = quiet_world
     event_id, actors = await w.event(players=2, rounds=1)
     with pytest.raises(InvalidState, match="withdraw from it first"):
@@ -264,7 +266,7 @@ async def test_a_member_can_unlink_when_not_playing(quiet_world: World) -> None:
 
 
 async def test_a_finished_event_refuses_withdraw_in_one_clear_sentence(quiet_world: World) -> None:
-    """Item 16: withdrawing from a finished event changes nothing and says why."""
+    """Withdrawing from a finished event changes nothing and says why."""
     w = quiet_world
     event_id, actors = await w.event(players=2, rounds=1)
     await w.start(event_id)
@@ -278,7 +280,7 @@ async def test_a_finished_event_refuses_withdraw_in_one_clear_sentence(quiet_wor
 
 
 async def test_lichess_sb_is_selectable_for_an_event(quiet_world: World) -> None:
-    """Item 16: an event can rank by SB as Lichess computes it; FIDE's and Lichess's differ on an unplayed round."""
+    """An event can rank by SB as Lichess computes it; FIDE's and Lichess's differ on an unplayed round."""
     w = quiet_world
     fide, actors = await w.event(players=5, rounds=2, tiebreaks=("SB",))
     lichess, _ = await w.event(players=0, rounds=2, tiebreaks=("SB",), lichess_sb=True)
@@ -296,8 +298,9 @@ async def test_lichess_sb_is_selectable_for_an_event(quiet_world: World) -> None
     assert values[0] != values[1]
 
 
+@pytest.mark.lichess_http  # faults and the control API need the local Lichess over HTTP
 async def test_lichess_down_at_the_start_does_not_hold_the_event(quiet_world: World) -> None:
-    """Item 15: an account Lichess cannot read at the start keeps its rating at entry; the organisers are told."""
+    """An account Lichess cannot read at the start keeps its rating at entry; the organisers are told."""
     w = quiet_world
     event_id, _ = await w.event(players=4, rating_max=2100)
     await w.control("/sandbox/faults", {"path": "/api/user/player02", "status": 503, "count": 20})

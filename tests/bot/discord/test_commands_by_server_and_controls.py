@@ -1,5 +1,5 @@
-"""Club-week items on members through the real cogs: /mygame picks the event of this server (13), the Join
-button refuses an event of another server (19)."""
+"""Members and organisers through the real cogs: /mygame picks the event of this server, the Join button refuses an
+event of another server, and the member and organiser controls (/bye cancel, /swiss allow, reinstate, disqualify)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ async def test_join_button_refuses_an_event_of_another_server(env: Env) -> None:
 
 
 async def test_member_and_organiser_controls_through_the_commands(env: Env) -> None:
-    """Item 16 through the cogs: /bye cancel, /swiss allow, /swiss reinstate, /unlink, and the new options."""
+    """Through the cogs: /bye cancel, /swiss allow, /swiss reinstate, /unlink, and the new options."""
     start = (env.clock.now() + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
     created = await env.run(
         "swiss create",
@@ -112,7 +112,7 @@ async def test_member_and_organiser_controls_through_the_commands(env: Env) -> N
 
 
 async def test_disqualify_after_the_end_through_the_command(env: Env) -> None:
-    """Item 14 through the cogs: a finished event can be named for /swiss disqualify."""
+    """Through the cogs: a finished event can be named for /swiss disqualify."""
     players = [await env.linked(f"d{i}", 1800 - 10 * i) for i in range(2)]
     event_id = await _event(env, "Done Cup", GUILD, players)
     organiser = Actor(env.organiser.id, "Org", True)
