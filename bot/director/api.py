@@ -218,8 +218,8 @@ class Director:
     async def cancel(self, actor: Actor, event_id: int) -> Event:
         return await organiser.cancel(self.ctx, actor, event_id)
 
-    async def export(self, event_id: int, fmt: str) -> bytes:
-        return await organiser.export(self.ctx, event_id, fmt)
+    async def export(self, event_id: int, fmt: str, *, public: bool = False) -> bytes:
+        return await organiser.export(self.ctx, event_id, fmt, public=public)
 
     # -- Team Swiss events (bot.director.teams) ---------------------------------------------------------
 

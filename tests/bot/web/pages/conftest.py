@@ -10,6 +10,7 @@ import pytest
 from aiohttp import web
 
 from bot.config import ClubConfig
+from bot.web.app import Runner
 from bot.web.pages.site import make_pages_app
 from tests.bot.director.director_world import CHANNEL, GUILD, World, make_world
 
@@ -29,7 +30,7 @@ async def served(tmp_path: Path) -> AsyncIterator[Served]:
     """Autoplay off (tests play each game), pages refreshing every 0.3 s."""
     async with make_world(tmp_path / "swiss.sqlite3", autoplay=False) as world:
         app = make_pages_app(world.director, CLUBS, refresh_seconds=0.3)
-        runner = web.AppRunner(app)
+        runner = Runner(app)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
