@@ -447,9 +447,7 @@ def _points(tournament: Tournament, number: int | None) -> str | None:
     return str(float(total))
 
 
-async def export_event(
-    db: Database, event_id: int, fmt: str, *, site: str = LICHESS_URL, public: bool = False
-) -> str:
+async def export_event(db: Database, event_id: int, fmt: str, *, site: str = LICHESS_URL, public: bool = False) -> str:
     """The event in one of FORMATS (`site`: the Lichess the games live on, for the PGN's links; `public`: the
     JSON without what only organisers see)."""
     if fmt == "trf":

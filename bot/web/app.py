@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
