@@ -59,7 +59,7 @@ class SwissBot(commands.Bot):
             command_prefix=commands.when_mentioned,
             intents=intents(),
             help_command=None,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            allowed_mentions=discord.AllowedMentions.none(),  # a message pings only whom it names (`replies.pinging`)
         )
         self.config = config
         self.secrets = secrets
