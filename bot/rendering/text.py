@@ -193,13 +193,13 @@ def mention_pages(prefix: str, discord_ids: Iterable[int]) -> list[tuple[str, li
     if not ids:
         return [(clip(prefix, MESSAGE_LIMIT), [])] if prefix else []
     pages: list[tuple[str, list[int]]] = []
-    current, pinged = clip(prefix, MESSAGE_LIMIT // 2), []
+    current, pinged = clip(prefix, MESSAGE_LIMIT // 2), list[int]()
     for discord_id in ids:
         mention = f"<@{discord_id}>"
         candidate = f"{current} {mention}" if current else mention
         if len(candidate) > MESSAGE_LIMIT or len(pinged) == MAX_PINGS:
             pages.append((current, pinged))
-            candidate, pinged = mention, []
+            candidate, pinged = mention, list[int]()
         current = candidate
         pinged.append(discord_id)
     pages.append((current, pinged))
