@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import aiohttp_jinja2
 import jinja2
@@ -21,6 +22,9 @@ from aiohttp.web_request import BaseRequest
 from bot.config import WebConfig
 from bot.director.api import Director
 from bot.web.keys import DIRECTOR
+
+if TYPE_CHECKING:
+    from bot.web.oauth import DiscordSignIn
 
 LOG = logging.getLogger(__name__)
 
@@ -41,11 +45,12 @@ MAX_LINE_SIZE = 2048  # the longest request line (the OAuth callback's is under 
 MAX_FIELD_SIZE = 8190  # the longest header line (aiohttp's default)
 
 
-def default_route_modules() -> tuple[RouteModule, ...]:
-    """The route modules of a running bot (add a module's `add_routes` here for new pages)."""
+def default_route_modules(signin: DiscordSignIn | None = None) -> tuple[RouteModule, ...]:
+    """The route modules of a running bot (add a module's `add_routes` here for new pages); `signin`: /link's
+    browser signs in with Discord before Lichess."""
     from bot.web import oauth  # route modules import `keys`, never this module
 
-    return (oauth.add_routes,)
+    return (oauth.oauth_routes(signin),)
 
 
 async def _secure(request: web.Request, response: web.StreamResponse) -> None:
