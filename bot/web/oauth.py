@@ -65,9 +65,9 @@ class DiscordSignIn:
         """The Discord user id behind an authorisation code (the code exchanged, `/users/@me` read)."""
         api = self.api_url.rstrip("/") + "/api/v10"
         form = {"grant_type": "authorization_code", "code": code, "redirect_uri": self.redirect_uri}
-        auth = aiohttp.BasicAuth(str(self.client_id), self.client_secret)
+        client = {"Authorization": aiohttp.encode_basic_auth(str(self.client_id), self.client_secret)}
         async with aiohttp.ClientSession(timeout=DISCORD_TIMEOUT) as http:
-            async with http.post(f"{api}/oauth2/token", data=form, auth=auth) as reply:
+            async with http.post(f"{api}/oauth2/token", data=form, headers=client) as reply:
                 if reply.status != 200:
                     raise SignInFailed(f"Discord refused the sign-in code ({reply.status})")
                 token = (await reply.json()).get("access_token")

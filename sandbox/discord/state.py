@@ -225,6 +225,8 @@ class DiscordState:
         self.buckets: dict[str, Bucket] = {}
         self.rate_limit = 50
         self.rate_window = 1.0
+        self.oauth_codes: dict[str, Any] = {}  # OAuth2 (sandbox.discord.oauth2): codes and Bearer tokens to grants
+        self.oauth_tokens: dict[str, Any] = {}
         self._counter = 0
 
     # ids, tokens, time
