@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import logging
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from bot.assembly import Services, build
 from bot.config import Config, DiscordConfig, WebConfig
 from bot.director.api import Director
 from bot.director.models import Actor
+from bot.director.oauth import valid_tokens
 from bot.lichess.gateway import LichessGateway
 from bot.token_vault import TokenVault
 from bot.web.app import WebServer
@@ -48,6 +50,7 @@ class Bot:
     lichess: Sandbox
     discord: DiscordSandbox | None
     announcer: RecordingAnnouncer
+    vault_key: str
 
 
 @contextlib.asynccontextmanager
@@ -71,12 +74,13 @@ async def running_bot(tmp_path: Path, *, signin: bool) -> AsyncIterator[Bot]:
         gateway = LichessGateway(lichess.url, lichess.bot_token, **gateway_kwargs())
         announcer = RecordingAnnouncer()
         secret = CLIENT_SECRET if signin else None
-        services = Services(db, gateway, announcer, TokenVault(TokenVault.new_key()), discord_client_secret=secret)
+        key = TokenVault.new_key()
+        services = Services(db, gateway, announcer, TokenVault(key), lichess.bot_token, discord_client_secret=secret)
         app = await build(config, ManualClock(), services, scheduled=False)
         assert app.web is not None
         await app.start()
         try:
-            yield Bot(app.director, app.web, lichess, discord_sandbox if signin else None, announcer)
+            yield Bot(app.director, app.web, lichess, discord_sandbox if signin else None, announcer, key)
         finally:
             await app.close()
 
@@ -192,3 +196,38 @@ async def test_with_discord_sign_in_the_member_who_asked_links_their_account(sig
         await mallory.close()
     assert status == 200 and "The Lichess account Mallory is now linked to the Discord member mallory" in landing
     assert await linked_account(bot, MALLORY.discord_id) == "mallory"
+
+
+async def test_no_secret_reaches_the_log_of_a_debug_level_run(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with running_bot(tmp_path, signin=True) as bot:
+        assert bot.discord is not None
+        button = await bot.director.start_oauth_link(MALLORY)
+        state = button.split("state=")[1]
+        mallory, victor = Browser(), Browser()
+        try:
+            _, page, _ = await mallory.get(button)
+            _, _, back = await mallory.get(f"{next_link(page)}&sandbox_user={MALLORY.discord_id}")
+            codes = [back.split("code=")[1].split("&")[0]]
+            _, _, lichess_url = await mallory.get(back)
+            status, _, callback = await mallory.get(f"{lichess_url}&sandbox_user=mallory")
+            codes.append(callback.split("code=")[1].split("&")[0])
+            status, landing, _ = await mallory.get(callback)
+            assert status == 200, landing
+            # a refused attempt logs too: Victor signs in as himself on a fresh link
+            _, page, _ = await victor.get(await bot.director.start_oauth_link(MALLORY))
+            _, _, back = await victor.get(f"{next_link(page)}&sandbox_user={VICTOR_ID}")
+            await victor.get(back)
+        finally:
+            await mallory.close()
+            await victor.close()
+        tokens = [*bot.lichess.state.tokens, *bot.discord.state.oauth_tokens]
+        # the member's token is used for what the bot needs it for, with the logs on
+        player = await storage_players.player_by_discord(bot.director.ctx.db, MALLORY.discord_id)
+        assert player is not None and await valid_tokens(bot.director.ctx, [player.id])
+    secrets = [bot.lichess.bot_token, CLIENT_SECRET, bot.vault_key, state, *codes, *tokens]
+    assert any(t.startswith("lio_") for t in tokens)
+    assert any(r.levelno == logging.DEBUG for r in caplog.records) and "linked the Lichess account" in caplog.text
+    logged = caplog.text + "\n".join(str(r.args) for r in caplog.records)
+    for secret in secrets:
+        assert secret not in logged, f"a secret starting {secret[:6]!r} is in the log"
