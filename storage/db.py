@@ -31,6 +31,7 @@ Connection = aiosqlite.Connection
 # aiosqlite logs every statement with its parameters at DEBUG: OAuth states, PKCE verifiers and sealed tokens
 # would reach a DEBUG-level log. Storage's own errors say what failed; the statements stay out of the log.
 logging.getLogger("aiosqlite").setLevel(logging.INFO)
+
 Row = sqlite3.Row
 Params = Sequence[Any]
 
