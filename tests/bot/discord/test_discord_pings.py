@@ -3,6 +3,10 @@ from its content and `allowed_mentions` as Discord does."""
 
 from __future__ import annotations
 
+import logging
+
+import pytest
+
 from tests.bot.discord.test_real_bot import ALICE, BOB, CAROL, OLGA, Club, club, link, wait_for
 
 __all__ = ["club"]  # the fixture, imported for pytest
@@ -28,3 +32,22 @@ async def test_an_event_named_with_a_mention_pings_only_the_rounds_players(club:
     assert f"<@{CAROL}>" in ping["content"]  # the event's name is in the text ...
     assert sorted(ping["mentions"]) == sorted([str(ALICE), str(BOB)])  # ... but only the round's players are pinged
     assert all(str(CAROL) not in m["mentions"] for m in messages)
+
+
+@pytest.fixture
+def debug_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """Every logger at DEBUG from before the bot starts (request it before `club`)."""
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+async def test_a_debug_level_run_of_the_real_bot_logs_no_token(debug_log: pytest.LogCaptureFixture, club: Club) -> None:
+    await club.command(OLGA, "swiss create", name="Quiet", rounds=1, schedule="manual")
+    await link(club, ALICE, "alice")
+    records = [*debug_log.get_records("setup"), *debug_log.records]
+    logged = "\n".join(f"{r.getMessage()} {r.args}" for r in records)
+    assert any(r.levelno == logging.DEBUG for r in records)
+    interactions = list(club.discord.state.interactions_by_token)
+    assert interactions
+    for secret in (club.discord.token, club.lichess.bot_token, *interactions):
+        assert secret not in logged, secret[:6]
