@@ -104,7 +104,7 @@ class Secrets:
     discord_client_secret: str | None = field(default=None, repr=False)  # the OAuth2 application's, optional
 
     def __repr__(self) -> str:
-        return "Secrets(discord_token=<hidden>, lichess_token=<hidden>, discord_client_secret=<hidden>)"
+        return "Secrets(discord_token=<hidden>, lichess_token=<hidden>, discord_oauth=<hidden>)"
 
 
 class _Table:
