@@ -91,7 +91,6 @@ class Pending:
     state: str
     browser: str
     at: float
-    signed_in: bool = False
 
 
 @dataclass
@@ -184,8 +183,7 @@ async def discord_callback(request: web.Request) -> web.Response:
     if user != link.discord_id:
         outcome = await director.finish_oauth_link(pending.state, None, None, confirmed=False)
         return _landing(request, outcome.sentence, 403)
-    pending.signed_in = True
-    signins.by_state[pending.state] = pending
+    signins.by_state[pending.state] = pending  # signed in as the member: the callback may complete in this browser
     raise web.HTTPFound(link.lichess_url)
 
 
@@ -197,7 +195,7 @@ async def callback(request: web.Request) -> web.Response:
     confirmed = True
     if SIGNINS in request.app:
         signed = request.app[SIGNINS].by_state.pop(state or "", None)
-        confirmed = signed is not None and signed.signed_in and signed.browser == request.cookies.get(COOKIE)
+        confirmed = signed is not None and signed.browser == request.cookies.get(COOKIE)
     try:
         outcome = await director.finish_oauth_link(state, query.get("code"), query.get("error"), confirmed=confirmed)
     except Exception:
