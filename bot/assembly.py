@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.clock import Clock
-from bot.config import Config, ConfigError, Secrets
+from bot.config import DISCORD_CLIENT_SECRET_ENV, Config, ConfigError, Secrets
 from bot.director.announcer import Announcer
 from bot.director.api import Director
 from bot.director.bulk import bot_may_bulk
@@ -25,6 +25,7 @@ from bot.lichess.gateway import LichessGateway
 from bot.scheduling import Scheduler
 from bot.token_vault import TOKEN_KEY_ENV, TokenVault, VaultError
 from bot.web.app import WebServer, default_route_modules
+from bot.web.oauth import DiscordSignIn
 from bot.web.pages.site import page_routes
 from storage.db import Database, open_database
 
@@ -41,6 +42,7 @@ class Services:
     announcer: Announcer
     vault: TokenVault | None = None
     bot_token: str | None = field(default=None, repr=False)
+    discord_client_secret: str | None = field(default=None, repr=False)  # /link's sign-in with Discord
 
     async def close(self) -> None:
         """Close the gateway, then the database."""
@@ -70,7 +72,7 @@ async def open_services(config: Config, secrets: Secrets, announcer: Callable[[D
         timeout=config.lichess.timeout_seconds,
         rate_limit_pause=config.director.lichess_pause,
     )
-    return Services(db, lichess, announcer(db), vault, secrets.lichess_token)
+    return Services(db, lichess, announcer(db), vault, secrets.lichess_token, secrets.discord_client_secret)
 
 
 @dataclass
@@ -145,5 +147,23 @@ async def build(
     feeder = StreamFeeder(ctx, services.bot_token) if services.bot_token is not None else None
     web = None
     if config.web.enabled:
-        web = WebServer(config.web, director, [*default_route_modules(), page_routes(config.clubs)])
+        signin = discord_signin(config, services.discord_client_secret)
+        web = WebServer(config.web, director, [*default_route_modules(signin), page_routes(config.clubs)])
     return App(services, director, scheduler, feeder, web, scheduled)
+
+
+def discord_signin(config: Config, client_secret: str | None) -> DiscordSignIn | None:
+    """/link's sign-in with Discord when the bot has both its OAuth2 application's id and secret (said otherwise)."""
+    client_id = config.discord.oauth_client_id
+    if not client_id and not client_secret:
+        return None
+    if not client_id or not client_secret:
+        log.warning(
+            "Discord sign-in for /link is off: it needs both [discord] oauth_client_id and %s",
+            DISCORD_CLIENT_SECRET_ENV,
+        )
+        return None
+    assert config.web.public_url is not None
+    return DiscordSignIn(
+        client_id, client_secret, config.discord.api_url, config.web.public_url, config.director.link_code_lifetime
+    )

@@ -18,6 +18,7 @@ from bot.settings import DirectorSettings
 T = TypeVar("T")
 
 DISCORD_TOKEN_ENV = "DISCORD_TOKEN"
+DISCORD_CLIENT_SECRET_ENV = "SWISSBOT_DISCORD_CLIENT_SECRET"  # the Discord OAuth2 application's secret (optional)
 DISCORD_URL = "https://discord.com"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -52,6 +53,7 @@ class DiscordConfig:
     dm_players: bool = False
     log_channel_id: int = 0
     api_url: str = DISCORD_URL
+    oauth_client_id: int = 0  # the bot's Discord application, for /link's sign-in with Discord (0: off)
 
 
 @dataclass(frozen=True)
@@ -99,9 +101,10 @@ class Secrets:
 
     discord_token: str = field(repr=False)
     lichess_token: str = field(repr=False)
+    discord_client_secret: str | None = field(default=None, repr=False)  # the OAuth2 application's, optional
 
     def __repr__(self) -> str:
-        return "Secrets(discord_token=<hidden>, lichess_token=<hidden>)"
+        return "Secrets(discord_token=<hidden>, lichess_token=<hidden>, discord_oauth=<hidden>)"
 
 
 class _Table:
@@ -214,7 +217,10 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
         dm_players=discord_table.get("dm_players", bool, False),
         log_channel_id=discord_table.get("log_channel_id", int, 0),
         api_url=discord_table.get("api_url", str, DISCORD_URL).rstrip("/"),
+        oauth_client_id=discord_table.get("oauth_client_id", int, 0),
     )
+    if discord.oauth_client_id < 0:
+        raise ConfigError("'discord.oauth_client_id' must be the application's id (a positive integer), or 0")
     discord_table.finish()
 
     lichess_table = root.table("lichess")
@@ -293,7 +299,8 @@ def load_secrets(environ: Mapping[str, str] | None = None) -> Secrets:
     missing = [name for name in (DISCORD_TOKEN_ENV, LICHESS_TOKEN_ENV) if not env.get(name, "").strip()]
     if missing:
         raise ConfigError(f"environment variable {' and '.join(missing)} is not set (tokens never go in the file)")
-    return Secrets(env[DISCORD_TOKEN_ENV].strip(), env[LICHESS_TOKEN_ENV].strip())
+    client_secret = env.get(DISCORD_CLIENT_SECRET_ENV, "").strip() or None
+    return Secrets(env[DISCORD_TOKEN_ENV].strip(), env[LICHESS_TOKEN_ENV].strip(), client_secret)
 
 
 def load_discord_token(environ: Mapping[str, str] | None = None) -> str:

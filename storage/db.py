@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -26,6 +27,11 @@ from storage.errors import (
 )
 
 Connection = aiosqlite.Connection
+
+# aiosqlite logs every statement with its parameters at DEBUG: OAuth states, PKCE verifiers and sealed tokens
+# would reach a DEBUG-level log. Storage's own errors say what failed; the statements stay out of the log.
+logging.getLogger("aiosqlite").setLevel(logging.INFO)
+
 Row = sqlite3.Row
 Params = Sequence[Any]
 

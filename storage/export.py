@@ -301,8 +301,20 @@ def _board_json(board: BoardRow, games: list[GameRow]) -> dict[str, Any]:
     }
 
 
-async def export_json(db: Database, event_id: int) -> str:
-    """Everything stored about the event: settings, entries, rounds, boards, games, byes, audit log."""
+PRIVATE_SETTINGS = ("guild_id", "channel_id")
+PRIVATE_EVENT = ("created_by",)
+PRIVATE_ENTRY = ("discord_id", "player_id")
+PRIVATE_SECTIONS = ("requested_byes", "forbidden_pairs", "audit")
+
+
+async def export_json(db: Database, event_id: int, *, public: bool = False) -> str:
+    """Everything stored about the event: settings, entries, rounds, boards, games, byes, audit log.
+
+    `public` leaves out what the event's web pages never show: Discord ids (of members, of the organiser who
+    created it, of the server and channel), the players' internal ids, requested byes, forbidden pairs and the
+    audit log (organisers' names, Discord ids and reasons). The full document stays behind `/swiss export` and
+    the CLI.
+    """
     async with db.snapshot() as conn:
         history = await load_history(conn, event_id)
         games = await _games_by_board(conn, event_id)
@@ -367,7 +379,18 @@ async def export_json(db: Database, event_id: int) -> str:
             for a in audit
         ],
     }
+    if public:
+        document = _public(document)
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _public(document: dict[str, Any]) -> dict[str, Any]:
+    """The document without what only organisers see (`export_json`'s `public`)."""
+    event = {k: v for k, v in document["event"].items() if k not in PRIVATE_EVENT}
+    event["settings"] = {k: v for k, v in event["settings"].items() if k not in PRIVATE_SETTINGS}
+    entries = [{k: v for k, v in entry.items() if k not in PRIVATE_ENTRY} for entry in document["entries"]]
+    kept = {k: v for k, v in document.items() if k not in PRIVATE_SECTIONS}
+    return kept | {"event": event, "entries": entries}
 
 
 SCORING = Scoring()  # the bot's events score 1/½/0
@@ -424,12 +447,13 @@ def _points(tournament: Tournament, number: int | None) -> str | None:
     return str(float(total))
 
 
-async def export_event(db: Database, event_id: int, fmt: str, *, site: str = LICHESS_URL) -> str:
-    """The event in one of FORMATS (`site`: the Lichess the games live on, for the PGN's links)."""
+async def export_event(db: Database, event_id: int, fmt: str, *, site: str = LICHESS_URL, public: bool = False) -> str:
+    """The event in one of FORMATS (`site`: the Lichess the games live on, for the PGN's links; `public`: the
+    JSON without what only organisers see)."""
     if fmt == "trf":
         return await export_trf(db, event_id)
     if fmt == "pgn":
         return await export_pgn(db, event_id, site=site)
     if fmt == "json":
-        return await export_json(db, event_id)
+        return await export_json(db, event_id, public=public)
     raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -70,6 +70,17 @@ async def take_state(db: Database, state: str) -> OAuthState | None:
         if row is None:
             return None
         await execute(conn, "DELETE FROM oauth_states WHERE state = ?", (state,))
+    return _state(row)
+
+
+async def peek_state(db: Database, state: str) -> OAuthState | None:
+    """The pending link of this `state`, left in place (the pages before Lichess show whose it is)."""
+    async with db.snapshot() as conn:
+        row = await fetchone(conn, "SELECT * FROM oauth_states WHERE state = ?", (state,))
+    return _state(row) if row is not None else None
+
+
+def _state(row: Row) -> OAuthState:
     return OAuthState(
         str(row["state"]),
         int(row["discord_id"]),

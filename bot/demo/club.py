@@ -8,6 +8,7 @@ Lichess, a bio code is `POST /sandbox/users` there.
 
 from __future__ import annotations
 
+import html
 import random
 import re
 from dataclasses import dataclass
@@ -147,11 +148,17 @@ class DemoClub:
             raise SwissbotError(f"the local Lichess refused the account {member.username}: {answer}")
 
     async def link_with_oauth(self, member: Member) -> str:
-        """`/link`, then the member's browser: the button's page on Lichess, approve, back to the bot's callback."""
+        """`/link`, then the member's browser: the bot's page naming them, its link to Lichess's page, approve, back
+        to the bot's callback."""
         text, responses = await self.command(member.discord_id, "link")
-        url = _link_button(responses)
-        if url is None:
+        button = _link_button(responses)
+        if button is None:
             raise SwissbotError(f"/link gave {member.username} no sign-in button: {text}")
+        async with self.http.get(button) as reply:
+            onward = re.search(r'id="next" href="([^"]+)"', await reply.text())
+            if reply.status != 200 or onward is None:
+                raise SwissbotError(f"the bot's /link page refused {member.username}: {await reply.text()}")
+        url = html.unescape(onward.group(1))
         async with self.http.get(f"{url}&sandbox_user={member.username}", allow_redirects=False) as reply:
             callback = reply.headers.get("Location", "")
             if reply.status != 302 or not callback:

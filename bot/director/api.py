@@ -105,8 +105,13 @@ class Director:
     async def start_oauth_link(self, actor: Actor) -> str:
         return await oauth.start_oauth_link(self.ctx, actor)
 
-    async def finish_oauth_link(self, state: str | None, code: str | None, error: str | None) -> oauth.OAuthOutcome:
-        return await oauth.finish_oauth_link(self.ctx, state, code, error)
+    async def pending_link(self, state: str) -> oauth.PendingLink | None:
+        return await oauth.pending_link(self.ctx, state)
+
+    async def finish_oauth_link(
+        self, state: str | None, code: str | None, error: str | None, *, confirmed: bool = True
+    ) -> oauth.OAuthOutcome:
+        return await oauth.finish_oauth_link(self.ctx, state, code, error, confirmed=confirmed)
 
     async def revoke_member_token(self, discord_id: int) -> bool:
         return await oauth.revoke_member_token(self.ctx, discord_id)
@@ -218,8 +223,8 @@ class Director:
     async def cancel(self, actor: Actor, event_id: int) -> Event:
         return await organiser.cancel(self.ctx, actor, event_id)
 
-    async def export(self, event_id: int, fmt: str) -> bytes:
-        return await organiser.export(self.ctx, event_id, fmt)
+    async def export(self, event_id: int, fmt: str, *, public: bool = False) -> bytes:
+        return await organiser.export(self.ctx, event_id, fmt, public=public)
 
     # -- Team Swiss events (bot.director.teams) ---------------------------------------------------------
 

@@ -4,6 +4,11 @@ A member's `challenge:write` token lets the bot put their games into bulk pairin
 with the context's `TokenVault` before it is stored and never logged; without a vault the bot stores no
 token and /link uses the bio code. Each failure of the callback is one sentence, shown on the landing page
 and sent to the member, and leaves nothing stored.
+
+A link is bound to the Discord member who asked: /link's button opens the bot's own page (`START_PATH`), which
+names that member before sending the browser to Lichess, and the landing page names them again. Where the web
+endpoint signs the browser in with Discord (`bot.web.oauth`), the callback completes only with `confirmed` true:
+the browser that comes back from Lichess signed in as that member.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import hashlib
 import logging
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from urllib.parse import urlencode
 
@@ -28,8 +33,15 @@ from storage import players as storage_players
 LOG = logging.getLogger(__name__)
 
 CALLBACK_PATH = "/oauth/callback"
+START_PATH = "/oauth/start"
 SCOPE = "challenge:write"
 CLIENT_ID = "swissbot"
+
+
+NOT_CONFIRMED = (
+    "A /link of the Discord member {name} came back from Lichess in a browser not signed in to Discord as"
+    " {name}, so nothing was linked. Only the member who ran /link can complete it: run /link again."
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +52,15 @@ class OAuthOutcome:
     sentence: str
     discord_id: int | None = None
     lichess_name: str | None = None
+
+
+@dataclass(frozen=True)
+class PendingLink:
+    """A /link waiting for the member's browser: who asked, and Lichess's authorisation page for it."""
+
+    discord_id: int
+    display_name: str
+    lichess_url: str = field(repr=False)
 
 
 def oauth_enabled(ctx: Context) -> bool:
@@ -61,7 +82,8 @@ def code_challenge(verifier: str) -> str:
 
 
 async def start_oauth_link(ctx: Context, actor: Actor) -> str:
-    """The URL of Lichess's authorisation page for this member (a fresh single-use `state`, expiring)."""
+    """The URL of /link's button: the bot's page that names the member, then sends the browser on to Lichess (a
+    fresh single-use `state`, expiring)."""
     if not oauth_enabled(ctx):
         raise InvalidState("Linking through Lichess is off on this bot: use /link with your username.")
     now = ctx.clock.now()
@@ -69,18 +91,29 @@ async def start_oauth_link(ctx: Context, actor: Actor) -> str:
     verifier = secrets.token_urlsafe(64)
     expires = now + timedelta(seconds=ctx.settings.link_code_lifetime)
     await storage_oauth.create_state(ctx.db, state, actor.discord_id, actor.name, verifier, at=now, expires_at=expires)
+    assert ctx.public_url is not None
+    return f"{ctx.public_url.rstrip('/')}{START_PATH}?{urlencode({'state': state})}"
+
+
+async def pending_link(ctx: Context, state: str) -> PendingLink | None:
+    """Whose link this `state` is and where Lichess's page for it is; None when it is unknown, used or expired."""
+    if not oauth_enabled(ctx) or not state:
+        return None
+    pending = await storage_oauth.peek_state(ctx.db, state)
+    if pending is None or (pending.expires_at is not None and ctx.clock.now() > pending.expires_at):
+        return None
     query = urlencode(
         {
             "response_type": "code",
             "client_id": CLIENT_ID,
             "redirect_uri": redirect_uri(ctx),
             "code_challenge_method": "S256",
-            "code_challenge": code_challenge(verifier),
+            "code_challenge": code_challenge(pending.verifier),
             "scope": SCOPE,
             "state": state,
         }
     )
-    return f"{ctx.lichess.base_url}/oauth?{query}"
+    return PendingLink(pending.discord_id, pending.display_name, f"{ctx.lichess.base_url}/oauth?{query}")
 
 
 async def prefers_oauth(ctx: Context, discord_id: int) -> bool:
@@ -90,15 +123,21 @@ async def prefers_oauth(ctx: Context, discord_id: int) -> bool:
     return await storage_players.pending_link_code(ctx.db, discord_id, at=ctx.clock.now()) is None
 
 
-async def finish_oauth_link(ctx: Context, state: str | None, code: str | None, error: str | None) -> OAuthOutcome:
-    """The callback: check the `state`, exchange the code, check the account, link it and store the token."""
-    outcome = await _finish(ctx, state or "", code, error)
+async def finish_oauth_link(
+    ctx: Context, state: str | None, code: str | None, error: str | None, *, confirmed: bool = True
+) -> OAuthOutcome:
+    """The callback: check the `state`, exchange the code, check the account, link it and store the token.
+
+    `confirmed` False (the web endpoint signs browsers in with Discord, and this one did not sign in as the member
+    who asked) uses up the state and links nothing; the member is told.
+    """
+    outcome = await _finish(ctx, state or "", code, error, confirmed)
     if outcome.discord_id is not None:
         await ctx.announcer.dm(outcome.discord_id, outcome.sentence)
     return outcome
 
 
-async def _finish(ctx: Context, state: str, code: str | None, error: str | None) -> OAuthOutcome:
+async def _finish(ctx: Context, state: str, code: str | None, error: str | None, confirmed: bool) -> OAuthOutcome:
     if ctx.vault is None or ctx.public_url is None:
         return OAuthOutcome(False, "Linking through Lichess is off on this bot: use /link with your username.")
     pending = await storage_oauth.take_state(ctx.db, state) if state else None
@@ -107,6 +146,8 @@ async def _finish(ctx: Context, state: str, code: str | None, error: str | None)
     who = pending.discord_id
     if pending.expires_at is not None and ctx.clock.now() > pending.expires_at:
         return OAuthOutcome(False, "This link expired: run /link again in Discord.", who)
+    if not confirmed:
+        return OAuthOutcome(False, NOT_CONFIRMED.format(name=pending.display_name), who)
     if error or not code:
         return OAuthOutcome(False, "You did not allow the bot on Lichess, so nothing was linked.", who)
     try:
@@ -162,7 +203,8 @@ async def _link(ctx: Context, discord_id: int, display_name: str, token: str, ex
     LOG.info("OAuth: Discord user %d linked the Lichess account %s", discord_id, user.id)
     return OAuthOutcome(
         True,
-        f"Your Lichess account {user.username} is linked: your games will start by themselves.",
+        f"The Lichess account {user.username} is now linked to the Discord member {display_name}: their games will"
+        " start by themselves.",
         discord_id,
         user.username,
     )

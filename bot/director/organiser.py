@@ -380,11 +380,12 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
     return cancelled
 
 
-async def export(ctx: Context, event_id: int, fmt: str) -> bytes:
-    """The event as `trf`, `pgn` or `json` (storage's export; PGN links to the Lichess the games were played on)."""
+async def export(ctx: Context, event_id: int, fmt: str, *, public: bool = False) -> bytes:
+    """The event as `trf`, `pgn` or `json` (storage's export; PGN links to the Lichess the games were played on;
+    `public`: what the web pages may serve, the JSON without Discord ids, requested byes, forbidden pairs, audit)."""
     await get_event(ctx.db, event_id)
     try:
-        return (await export_event(ctx.db, event_id, fmt, site=ctx.lichess.base_url)).encode()
+        return (await export_event(ctx.db, event_id, fmt, site=ctx.lichess.base_url, public=public)).encode()
     except ValueError:
         raise InvalidSetting(f"Unknown export format {fmt!r}: trf, pgn or json.") from None
 

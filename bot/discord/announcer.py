@@ -15,14 +15,14 @@ from bot.director.announcer import AnnouncementFailed
 from bot.director.models import Crosstable, RoundView, StandingRow
 from bot.discord.components import join_view
 from bot.discord.options import describe_settings
-from bot.discord.replies import NO_MENTIONS, PING_USERS, bytes_file, text_file, to_embed, to_embeds
+from bot.discord.replies import NO_MENTIONS, bytes_file, pinging, text_file, to_embed, to_embeds
 from bot.rendering.image import crosstable_png, standings_png
 from bot.rendering.text import (
     EmbedPage,
     MessagePage,
     clip,
     crosstable_lines,
-    mention_messages,
+    mention_pages,
     round_messages,
     round_players,
     standings_embeds,
@@ -145,15 +145,15 @@ class DiscordAnnouncer:
         """
         pages = round_messages(event, round, mention=False)
         title = f"{event.round_name(round.number).capitalize()} of **{event.name}** is paired:"
-        pings = mention_messages(title, round_players(round))
+        pings = mention_pages(title, round_players(round))
         ref = await get_message(self.db, event.id, "round:0", round_number=round.number)
-        ping = {"content": pings[0], "allowed_mentions": PING_USERS} if pings and ref is None else {}
+        ping = {"content": pings[0][0], "allowed_mentions": pinging(pings[0][1])} if pings and ref is None else {}
         new = await self._post_pages(event, "round", round.number, pages, **ping)
         if not new:
             return  # re-announced after a restart: the message was edited, nobody is pinged twice
         channel = await self._channel(event.channel_id)
-        for extra in pings[1:]:
-            await channel.send(extra, allowed_mentions=PING_USERS)
+        for content, users in pings[1:]:
+            await channel.send(content, allowed_mentions=pinging(users))
 
     @_required
     async def results_updated(self, event: Event, round: RoundView) -> None:

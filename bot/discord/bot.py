@@ -25,6 +25,19 @@ from domain.event import Event
 
 log = logging.getLogger(__name__)
 
+# discord.py's DEBUG lines carry gateway events and request routes with interaction tokens (each lets anyone answer
+# that interaction for 15 minutes): kept out of even a DEBUG-level log.
+QUIET_LOGGERS = ("discord.gateway", "discord.http", "discord.webhook.async_", "discord.client", "discord.state")
+
+
+def _above_debug(record: logging.LogRecord) -> bool:
+    return record.levelno > logging.DEBUG
+
+
+for _name in QUIET_LOGGERS:
+    logging.getLogger(_name).addFilter(_above_debug)  # a filter, not a level: "discord" at WARNING still rules
+
+
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links", "attach_files", "read_message_history")
 
 
@@ -59,7 +72,7 @@ class SwissBot(commands.Bot):
             command_prefix=commands.when_mentioned,
             intents=intents(),
             help_command=None,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            allowed_mentions=discord.AllowedMentions.none(),  # a message pings only whom it names (`replies.pinging`)
         )
         self.config = config
         self.secrets = secrets

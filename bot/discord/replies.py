@@ -12,7 +12,15 @@ from bot.rendering.text import MESSAGE_LIMIT, EmbedPage, MessagePage, code_pages
 
 COLOUR = discord.Colour.from_rgb(88, 140, 70)
 NO_MENTIONS = discord.AllowedMentions.none()
-PING_USERS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+
+
+def pinging(discord_ids: Sequence[int]) -> discord.AllowedMentions:
+    """Mentions that ping exactly these users (Discord parses nothing else in the message: no name can ping)."""
+    return discord.AllowedMentions(
+        everyone=False, roles=False, users=[discord.Object(i) for i in discord_ids], replied_user=False
+    )
+
+
 MAX_FOLLOWUPS = 5
 
 

@@ -380,15 +380,24 @@ class LichessGateway:
     # --- OAuth and bulk pairing: requests that carry players' tokens -------------------------------
 
     def _raw(
-        self, method: str, path: str, *, data: Mapping[str, Any] | str | None = None, token: str | None = None
+        self,
+        method: str,
+        path: str,
+        *,
+        data: Mapping[str, Any] | str | None = None,
+        token: str | None = None,
+        anonymous: bool = False,
     ) -> Any:
         """One request outside berserk, whose requestor logs request bodies at DEBUG level: these bodies
-        hold players' tokens and PKCE verifiers, which must never reach a log."""
-        headers = {"Accept": "application/json"}
+        hold players' tokens and PKCE verifiers, which must never reach a log. `token` sends a member's token
+        instead of the bot's; `anonymous` sends none (the OAuth code exchange is not the bot's business)."""
+        headers: dict[str, str | None] = {"Accept": "application/json"}
         if isinstance(data, str):
             headers["Content-Type"] = "text/plain"
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
+        elif anonymous:
+            headers["Authorization"] = None  # requests drops a header set to None: the session's token stays home
         try:
             response = self._session.request(method, self.base_url + path, data=data, headers=headers)
         except requests.RequestException as exc:
@@ -423,7 +432,9 @@ class LichessGateway:
             "client_id": client_id,
         }
         try:
-            reply = await self._write("exchanging an OAuth code", partial(self._raw, "POST", "/api/token", data=fields))
+            reply = await self._write(
+                "exchanging an OAuth code", partial(self._raw, "POST", "/api/token", data=fields, anonymous=True)
+            )
         except (LichessBadRequest, LichessAuthError) as exc:
             raise LichessOAuthRefused(f"Lichess refused the authorisation code ({_no_token(str(exc))}).") from None
         if not isinstance(reply, dict) or not str(reply.get("access_token", "")):

@@ -178,20 +178,31 @@ def round_messages(event: Event, round: RoundView, *, mention: bool = True) -> l
     return embed_messages(round_title(event, round), round_lines(round, mention=mention), footer)
 
 
+MAX_PINGS = 100  # Discord's limit on the users a message's `allowed_mentions` names
+
+
 def mention_messages(prefix: str, discord_ids: Iterable[int]) -> list[str]:
-    """Message contents that ping every player, each within 2000 characters."""
-    mentions = [f"<@{discord_id}>" for discord_id in dict.fromkeys(discord_ids) if discord_id]
-    if not mentions:
-        return [clip(prefix, MESSAGE_LIMIT)] if prefix else []
-    pages: list[str] = []
-    current = clip(prefix, MESSAGE_LIMIT // 2)
-    for mention in mentions:
+    """Message contents that ping every player, each within 2000 characters and naming at most MAX_PINGS users."""
+    return [content for content, _ in mention_pages(prefix, discord_ids)]
+
+
+def mention_pages(prefix: str, discord_ids: Iterable[int]) -> list[tuple[str, list[int]]]:
+    """`mention_messages` with the users each message mentions, for its `allowed_mentions` (the only ones pinged:
+    the prefix, which may hold an event's name, is never parsed for mentions)."""
+    ids = [discord_id for discord_id in dict.fromkeys(discord_ids) if discord_id]
+    if not ids:
+        return [(clip(prefix, MESSAGE_LIMIT), [])] if prefix else []
+    pages: list[tuple[str, list[int]]] = []
+    current, pinged = clip(prefix, MESSAGE_LIMIT // 2), list[int]()
+    for discord_id in ids:
+        mention = f"<@{discord_id}>"
         candidate = f"{current} {mention}" if current else mention
-        if len(candidate) > MESSAGE_LIMIT:
-            pages.append(current)
-            candidate = mention
+        if len(candidate) > MESSAGE_LIMIT or len(pinged) == MAX_PINGS:
+            pages.append((current, pinged))
+            candidate, pinged = mention, list[int]()
         current = candidate
-    pages.append(current)
+        pinged.append(discord_id)
+    pages.append((current, pinged))
     return pages
 
 

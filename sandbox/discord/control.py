@@ -234,6 +234,7 @@ def _posted(state: DiscordState, channel_id: int) -> list[Json]:
                 "edits": list(message.edits),
                 "deleted": message.deleted,
                 "interaction": message.interaction_id is not None,
+                "mentions": [str(u) for u in message.mentions],
             }
         )
     return found

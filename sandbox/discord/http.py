@@ -16,6 +16,7 @@ MAX_CONTENT = 2000
 MAX_EMBEDS = 10
 MAX_EMBED_TOTAL = 6000
 MAX_FILES = 10
+MAX_ALLOWED_USERS = 100
 MAX_FILE_SIZE = 10 * 1024 * 1024
 EMBED_LIMITS = {"title": 256, "description": 4096}
 
@@ -149,12 +150,34 @@ def check_message(body: Json, files: list[Attachment], *, edit: bool = False) ->
     component_errors = _check_components(rows)
     if component_errors:
         errors["components"] = component_errors
+    mention_errors = _check_allowed_mentions(body.get("allowed_mentions"))
+    if mention_errors:
+        errors["allowed_mentions"] = mention_errors
     if len(files) > MAX_FILES:
         errors["files"] = field_error("BASE_TYPE_MAX_LENGTH", f"Must be {MAX_FILES} or fewer in length.")
     if errors:
         raise invalid_form(errors)
     if not edit and not content and not embeds and not files and not rows and not body.get("poll"):
         raise DiscordError(400, 50006, "Cannot send an empty message")
+
+
+def _check_allowed_mentions(allowed: Any) -> Json:
+    """Discord's rules on `allowed_mentions`: at most 100 users, and `users` not both parsed and listed."""
+    if not isinstance(allowed, dict):
+        return {}
+    users = allowed.get("users") or []
+    if len(users) > MAX_ALLOWED_USERS:
+        return {"users": field_error("BASE_TYPE_MAX_LENGTH", f"Must be {MAX_ALLOWED_USERS} or fewer in length.")}
+    if users and "users" in (allowed.get("parse") or []):
+        return {
+            "_errors": [
+                {
+                    "code": "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                    "message": 'parse:["users"] and users: [ids] are mutually exclusive.',
+                }
+            ]
+        }
+    return {}
 
 
 def _check_embeds(embeds: list[Any]) -> Json:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from sandbox.discord import control, rest
+from sandbox.discord import control, oauth2, rest
 from sandbox.discord.gateway import GATEWAY, Gateway, websocket
 from sandbox.discord.http import STATE, DiscordError, reply
 from sandbox.discord.state import DiscordState, LoggedRequest
@@ -20,6 +20,7 @@ from sandbox.discord.views import error_body
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 # paths authenticated by the interaction token in the path, not by the bot token
+OAUTH2_PATHS = frozenset({oauth2.API + "/oauth2/token"})
 TOKEN_IN_PATH = (rest.API + "/interactions/", rest.API + "/webhooks/")
 GATEWAY_PATHS = ("/", "/gateway")
 
@@ -95,11 +96,16 @@ async def _faults(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 @web.middleware
 async def _auth(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """`Authorization: Bot <token>` on every REST path but the interaction-token ones."""
-    if _is_api(request) and not request.path.startswith(TOKEN_IN_PATH):
-        header = request.headers.get("Authorization", "")
-        if header != f"Bot {request.app[STATE].token}":
-            return reply(error_body(0, "401: Unauthorized"), status=401)
+    """`Authorization: Bot <token>` on every REST path but the interaction-token ones and OAuth2's (the code
+    exchange checks the application's secret, `/users/@me` takes a member's Bearer token too)."""
+    header = request.headers.get("Authorization", "")
+    if request.path == rest.API + "/users/@me":
+        answer = oauth2.bearer_user(request.app[STATE], header)
+        if answer is not None:
+            return answer
+    exempt = request.path.startswith(TOKEN_IN_PATH) or request.path in OAUTH2_PATHS
+    if _is_api(request) and not exempt and header != f"Bot {request.app[STATE].token}":
+        return reply(error_body(0, "401: Unauthorized"), status=401)
     return await handler(request)
 
 
@@ -156,6 +162,7 @@ def make_app(
     for path in GATEWAY_PATHS:
         app.router.add_get(path, websocket)
     app.add_routes(rest.routes)
+    app.add_routes(oauth2.routes)
     app.add_routes(control.routes)
 
     async def close_sockets(app: web.Application) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import string
 import time
 from dataclasses import dataclass, field
@@ -94,6 +95,21 @@ class Attachment:
     description: str | None = None
 
 
+USER_MENTION = re.compile(r"<@!?(\d{1,20})>")
+
+
+def pinged_users(content: str, allowed_mentions: Any) -> list[int]:
+    """The users a message's content pings, as Discord decides: every `<@id>` when `allowed_mentions` is absent, with
+    `parse: ["users"]` too; with a `users` list only those named there; otherwise nobody."""
+    mentioned = list(dict.fromkeys(int(found) for found in USER_MENTION.findall(content)))
+    if not isinstance(allowed_mentions, dict):
+        return mentioned
+    if "users" in (allowed_mentions.get("parse") or []):
+        return mentioned
+    allowed = {int(u) for u in allowed_mentions.get("users") or []}
+    return [u for u in mentioned if u in allowed]
+
+
 @dataclass
 class Message:
     """A message the bot posted: in a channel, in a DM, or as an interaction response or followup."""
@@ -112,6 +128,7 @@ class Message:
     interaction_id: int | None = None
     webhook_id: int | None = None
     deleted: bool = False
+    mentions: list[int] = field(default_factory=list)  # the users the message pinged when it was posted
 
     @property
     def ephemeral(self) -> bool:
@@ -208,6 +225,8 @@ class DiscordState:
         self.buckets: dict[str, Bucket] = {}
         self.rate_limit = 50
         self.rate_window = 1.0
+        self.oauth_codes: dict[str, Any] = {}  # OAuth2 (sandbox.discord.oauth2): codes and Bearer tokens to grants
+        self.oauth_tokens: dict[str, Any] = {}
         self._counter = 0
 
     # ids, tokens, time
@@ -357,6 +376,7 @@ class DiscordState:
             flags=int(body.get("flags") or 0),
             created_at=self.now(),
         )
+        message.mentions = [u for u in pinged_users(message.content, body.get("allowed_mentions")) if u in self.users]
         self.messages[message.id] = message
         channel.last_message_id = message.id
         return message

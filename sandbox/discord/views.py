@@ -235,7 +235,7 @@ def message_json(message: Message, state: DiscordState, base_url: str) -> Json:
         "type": 0 if message.interaction_id is None else 20,
         "content": message.content,
         "author": user_json(state.users[message.author_id]),
-        "mentions": [],
+        "mentions": [user_json(state.users[u]) for u in message.mentions],
         "mention_roles": [],
         "mention_everyone": False,
         "attachments": [attachment_json(a, message.channel_id, base_url) for a in message.attachments],

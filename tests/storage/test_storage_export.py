@@ -242,6 +242,23 @@ async def test_json_export_holds_everything(tmp_path: Path) -> None:
     assert actions[0] == "event.create" and actions.count("result.record") == 2
 
 
+async def test_the_public_json_export_is_the_full_one_without_what_only_organisers_see(tmp_path: Path) -> None:
+    event_id = await build(tmp_path / "e.db")
+    db = await open_database(tmp_path / "e.db")
+    try:
+        full = json.loads(await export_json(db, event_id))
+        public = json.loads(await export_json(db, event_id, public=True))
+    finally:
+        await db.close()
+    assert {"audit", "requested_byes", "forbidden_pairs"} <= set(full)
+    assert set(full) - set(public) == {"audit", "requested_byes", "forbidden_pairs"}
+    assert set(full["event"]) - set(public["event"]) == {"created_by"}
+    assert set(full["event"]["settings"]) - set(public["event"]["settings"]) == {"guild_id", "channel_id"}
+    for entry, shown in zip(full["entries"], public["entries"], strict=True):
+        assert {k: v for k, v in entry.items() if k not in ("discord_id", "player_id")} == shown
+    assert public["rounds"] == full["rounds"]
+
+
 def export(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     parser = argparse.ArgumentParser(prog="swissbot")
     cli_export.register(parser.add_subparsers())

@@ -2,13 +2,17 @@
 
 Only public clubs' events are shown (`[[clubs]] public = true`); everything else, unknown ids and bad paths
 answer the 404 page. Pages show what members see in Discord (Lichess names, ratings, results, links),
-never Discord ids. A page of an event in progress refreshes its `<main>` by itself: a small inline script
-asks for the same URL with `X-Swissbot-Fragment: 1` and swaps the content only when its version changed.
+never Discord ids, and the JSON download is the public export (no Discord ids, requested byes, forbidden pairs
+or audit log). A page of an event in progress refreshes its `<main>` by itself: `/static/live.js` (no inline
+script: the endpoint's Content-Security-Policy allows none) asks for the same URL with `X-Swissbot-Fragment: 1`
+and swaps the content only when its version changed. Numbers in paths are canonical ASCII (`/events/12`, never
+`/events/012` or other digits), so every page has one URL and one cache entry.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +41,10 @@ log = logging.getLogger(__name__)
 FRAGMENT_HEADER = "X-Swissbot-Fragment"
 VERSION_HEADER = "X-Swissbot-Version"
 MAX_ID = 2**62  # SQLite's integers: a longer number is no id of ours
+LIVE_CACHE = "no-cache"  # a live page or file: revalidate every time
+FINISHED_CACHE = "public, max-age=300"  # a finished event changes only by a rare correction
+STATIC_CACHE = "public, max-age=86400"
+LIVE_SCRIPT = importlib.resources.files("bot.web.pages").joinpath("static/live.js").read_bytes()
 LEADERS = 5
 LIVE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
 SHOWN = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
@@ -59,7 +67,7 @@ class Site:
     director: Director
     clubs: tuple[ClubConfig, ...]
     refresh_seconds: float = 10.0
-    cache: dict[tuple[str, bool, int], tuple[str, str, int]] = field(default_factory=dict, repr=False)
+    cache: dict[tuple[str, tuple[int, ...], bool, int], tuple[str, str, int]] = field(default_factory=dict, repr=False)
     winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
 
     async def winner(self, event_id: int) -> str | None:
@@ -98,12 +106,15 @@ def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -
         )
         environment.filters["points"] = format_points
         app.middlewares.append(_errors)
+        # canonical numbers only: ASCII digits without a leading zero (`\d` would take any script's digits)
+        event, number = "{id:[1-9][0-9]*}", "{number:[1-9][0-9]*}"
         app.router.add_get("/", index)
-        app.router.add_get(r"/events/{id:\d+}", _cached(event_page))
-        app.router.add_get(r"/events/{id:\d+}/rounds/{number:\d+}", _cached(round_page))
-        app.router.add_get(r"/events/{id:\d+}/crosstable", _cached(crosstable_page))
-        app.router.add_get(r"/events/{id:\d+}/players/{number:\d+}", _cached(player_page))
-        app.router.add_get(r"/events/{id:\d+}.{fmt:trf|pgn|json}", download)
+        app.router.add_get("/static/live.js", live_script)
+        app.router.add_get(f"/events/{event}", _cached(event_page))
+        app.router.add_get(f"/events/{event}/rounds/{number}", _cached(round_page))
+        app.router.add_get(f"/events/{event}/crosstable", _cached(crosstable_page))
+        app.router.add_get(f"/events/{event}/players/{number}", _cached(player_page))
+        app.router.add_get(f"/events/{event}.{{fmt:trf|pgn|json}}", download)
 
     return add_routes
 
@@ -136,14 +147,17 @@ CACHE_SIZE = 512
 
 
 def _cached(handler: Callable[[web.Request], Awaitable[web.Response]]) -> Handler:
-    """A finished event's page is rendered once per state of its audit log (a correction renders it anew)."""
+    """A finished event's page is rendered once per state of its audit log (a correction renders it anew), keyed by
+    the page and its numbers, never by the raw path."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
         site = request.app[SITE]
         event = await _public_event(request)
         if event.status is not EventStatus.FINISHED:
             return await handler(request)
-        key = (request.path, request.headers.get(FRAGMENT_HEADER) == "1", await site.director.last_change(event.id))
+        numbers = tuple(_number(request, key) for key in ("id", "number") if key in request.match_info)
+        fragment = request.headers.get(FRAGMENT_HEADER) == "1"
+        key = (handler.__name__, numbers, fragment, await site.director.last_change(event.id))
         if (hit := site.cache.get(key)) is None:
             response = await handler(request)
             hit = (response.text or "", response.headers[VERSION_HEADER], response.status)
@@ -155,7 +169,7 @@ def _cached(handler: Callable[[web.Request], Awaitable[web.Response]]) -> Handle
             text=text,
             content_type="text/html",
             status=status,
-            headers={VERSION_HEADER: version, "Cache-Control": "no-cache"},
+            headers={VERSION_HEADER: version, "Cache-Control": FINISHED_CACHE},
         )
 
     return serve
@@ -174,15 +188,23 @@ def _page(request: web.Request, template: str, context: dict[str, Any], *, statu
         context = {**context, "fragment": False, "version": version}
         response = aiohttp_jinja2.render_template(template, request, context, status=status, app_key=TEMPLATES)
     response.headers[VERSION_HEADER] = version
-    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Cache-Control"] = LIVE_CACHE
     return response
 
 
 def _number(request: web.Request, key: str) -> int:
-    value = int(request.match_info[key])
-    if value > MAX_ID:
+    """A path's number; the routes take only canonical ASCII numbers, and none beyond SQLite's integers."""
+    text = request.match_info[key]
+    if not (text.isascii() and text.isdigit()) or str(int(text)) != text or int(text) > MAX_ID:
         raise web.HTTPNotFound()
-    return value
+    return int(text)
+
+
+async def live_script(request: web.Request) -> web.Response:
+    """The live pages' refresh script (a file, as the Content-Security-Policy allows no inline script)."""
+    return web.Response(
+        body=LIVE_SCRIPT, content_type="text/javascript", charset="utf-8", headers={"Cache-Control": STATIC_CACHE}
+    )
 
 
 async def _public_event(request: web.Request) -> Event:
@@ -458,11 +480,12 @@ def _outcome(cell: CrosstableCell) -> str:
 
 
 async def download(request: web.Request) -> web.Response:
-    """The event as `swissbot export` writes it: TRF, PGN or JSON."""
+    """The event's public export: TRF, PGN, or the JSON without what only organisers see."""
     site = request.app[SITE]
     event = await _public_event(request)
     fmt = request.match_info["fmt"]
-    data = await site.director.export(event.id, fmt)
+    data = await site.director.export(event.id, fmt, public=True)
     response = web.Response(body=data, content_type=DOWNLOADS[fmt], charset="utf-8")
     response.headers["Content-Disposition"] = f'inline; filename="event-{event.id}.{fmt}"'
+    response.headers["Cache-Control"] = FINISHED_CACHE if event.status is EventStatus.FINISHED else LIVE_CACHE
     return response

@@ -58,7 +58,10 @@ async def oauth_member(world: World, name: str, rating: int, discord_id: int) ->
     """A member who links through Lichess's OAuth page (the test plays the browser)."""
     actor = Actor(discord_id, name)
     world.sandbox.add_user(name, rating=rating)
-    url = await world.director.start_oauth_link(actor)
+    start = await world.director.start_oauth_link(actor)
+    pending = await world.director.pending_link(parse_qs(urlsplit(start).query)["state"][0])
+    assert pending is not None and pending.discord_id == discord_id
+    url = pending.lichess_url
     async with aiohttp.ClientSession() as http, http.get(f"{url}&sandbox_user={name}", allow_redirects=False) as r:
         query = parse_qs(urlsplit(r.headers["Location"]).query)
     outcome = await world.director.finish_oauth_link(query["state"][0], query["code"][0], None)

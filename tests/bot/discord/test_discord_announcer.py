@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from dataclasses import replace
 from datetime import timedelta
 from fractions import Fraction
@@ -65,7 +66,10 @@ async def test_a_round_is_one_message_edited_in_place(env: Env) -> None:
     (message,) = channel.posted
     assert message.content is not None and message.content.startswith("Round 1 of **Announce Cup** is paired:")
     assert message.content.count("<@") == 12 and message.allowed_mentions is not None
-    assert message.allowed_mentions.users is True and message.allowed_mentions.everyone is False
+    mentioned = [int(found) for found in re.findall(r"<@(\d+)>", message.content)]
+    assert isinstance(message.allowed_mentions.users, list)  # named, never parsed from the text
+    assert [user.id for user in message.allowed_mentions.users] == mentioned
+    assert message.allowed_mentions.everyone is False and message.allowed_mentions.roles is False
     assert message.embeds[0].title == "Announce Cup — round 1 (0/6 results)"
 
     await announcer.results_updated(event, _round(event, 6, decided=2))

@@ -128,6 +128,15 @@ def test_mentions_of_300_players_are_split_within_2000_characters() -> None:
     assert found == ids
 
 
+def test_each_ping_message_names_at_most_100_users_and_never_a_mention_in_its_prefix() -> None:
+    ids = list(range(1, 400))  # short ids: 2000 characters would hold more than Discord lets a message name
+    pages = text.mention_pages("Round 5 of **<@999999>** is paired:", ids)
+    assert all(len(users) <= text.MAX_PINGS and len(content) <= text.MESSAGE_LIMIT for content, users in pages)
+    assert [u for _, users in pages for u in users] == ids and 999999 not in {u for _, us in pages for u in us}
+    for content, users in pages:
+        assert [int(m) for m in re.findall(r"<@(\d+)>", content) if int(m) != 999999] == users
+
+
 def test_300_player_standings_embeds_fit_and_keep_every_player() -> None:
     rows = _standings()
     pages = text.standings_embeds(_event(), rows, final=False)

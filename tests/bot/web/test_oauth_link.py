@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 import sqlite3
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,9 +19,19 @@ ALICE = Actor(501, "alice-discord")
 BOB = Actor(502, "bob-discord")
 
 
+async def _lichess_url(start: str) -> str:
+    """Play the member's browser on the bot's page before Lichess: where its button leads."""
+    async with aiohttp.ClientSession() as http, http.get(start) as reply:
+        assert reply.status == 200, await reply.text()
+        found = re.search(r'id="next" href="([^"]+)"', await reply.text())
+    assert found is not None
+    return html.unescape(found.group(1))
+
+
 async def _authorise(url: str, *, extra: str) -> str:
-    """Play the member's browser on Lichess's page: the callback URL Lichess redirects to."""
-    async with aiohttp.ClientSession() as http, http.get(url + extra, allow_redirects=False) as reply:
+    """Play the member's browser from /link's button through Lichess's page: the callback URL Lichess redirects to."""
+    lichess = await _lichess_url(url)
+    async with aiohttp.ClientSession() as http, http.get(lichess + extra, allow_redirects=False) as reply:
         assert reply.status == 302, await reply.text()
         return reply.headers["Location"]
 
@@ -41,14 +53,16 @@ def _dms(site: Site, who: Actor) -> list[str]:
 
 
 async def test_the_authorisation_url_asks_for_challenge_write_with_pkce(site: Site) -> None:
-    url = await site.director.start_oauth_link(ALICE)
+    start = await site.director.start_oauth_link(ALICE)
+    assert start.startswith(f"{site.web.local_url}/oauth/start?state=")
+    url = await _lichess_url(start)
     query = parse_qs(urlsplit(url).query)
     assert url.startswith(f"{site.sandbox.url}/oauth?")
     assert query["scope"] == ["challenge:write"]
     assert query["code_challenge_method"] == ["S256"]
     assert query["redirect_uri"] == [f"{site.web.local_url}/oauth/callback"]
     assert len(query["state"][0]) >= 32
-    other = parse_qs(urlsplit(await site.director.start_oauth_link(BOB)).query)
+    other = parse_qs(urlsplit(await _lichess_url(await site.director.start_oauth_link(BOB))).query)
     assert other["state"] != query["state"] and other["code_challenge"] != query["code_challenge"]
 
 
@@ -58,8 +72,9 @@ async def test_linking_stores_the_token_encrypted_and_tells_the_member(site: Sit
     assert callback.startswith(f"{site.web.local_url}/oauth/callback?")
     status, page = await _visit(callback)
     assert status == 200
-    assert "Your Lichess account Alice is linked" in page
-    assert _dms(site, ALICE) == ["Your Lichess account Alice is linked: your games will start by themselves."]
+    linked = "The Lichess account Alice is now linked to the Discord member alice-discord"
+    assert linked in page and "Not that Discord member?" in page
+    assert _dms(site, ALICE) == [f"{linked}: their games will start by themselves."]
     player = await storage_players.player_by_discord(site.db, ALICE.discord_id)
     assert player is not None and player.lichess_id == "alice"
     stored = await storage_oauth.tokens_of(site.db, [player.id])

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, WebConfig, parse_config
+from bot.assembly import discord_signin
+from bot.config import DISCORD_CLIENT_SECRET_ENV, ConfigError, WebConfig, load_secrets, parse_config
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -41,3 +42,21 @@ def test_the_example_documents_every_web_key() -> None:
     example = tomllib.loads((ROOT / "config.example.toml").read_text())
     assert set(example["web"]) == {"host", "port", "public_url"}
     assert not parse_config(example, ROOT).web.enabled
+
+
+def test_discord_sign_in_needs_the_application_id_and_its_secret_from_the_environment() -> None:
+    example = tomllib.loads((ROOT / "config.example.toml").read_text())
+    assert example["discord"]["oauth_client_id"] == 0
+    on = {"discord": {"oauth_client_id": 123}, "web": {"public_url": "https://swiss.example.org"}}
+    config = parse_config(on, ROOT)
+    assert config.discord.oauth_client_id == 123
+    assert discord_signin(config, None) is None and discord_signin(parse_config({}, ROOT), "s3cret") is None
+    signin = discord_signin(config, "s3cret")
+    assert signin is not None and signin.redirect_uri == "https://swiss.example.org/oauth/discord"
+    assert "s3cret" not in repr(signin)
+    environ = {"DISCORD_TOKEN": "d", "LICHESS_TOKEN": "l", DISCORD_CLIENT_SECRET_ENV: " s3cret "}
+    secrets = load_secrets(environ)
+    assert secrets.discord_client_secret == "s3cret" and "s3cret" not in repr(secrets)
+    assert load_secrets({"DISCORD_TOKEN": "d", "LICHESS_TOKEN": "l"}).discord_client_secret is None
+    with pytest.raises(ConfigError, match="oauth_client_id"):
+        parse_config({"discord": {"oauth_client_id": -1}}, ROOT)

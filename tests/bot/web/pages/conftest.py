@@ -10,6 +10,7 @@ import pytest
 from aiohttp import web
 
 from bot.config import ClubConfig
+from bot.web.app import Runner
 from bot.web.pages.site import make_pages_app
 from tests.bot.director.director_world import CHANNEL, GUILD, World, make_world
 
@@ -31,7 +32,7 @@ async def served(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterato
     http = request.node.get_closest_marker("lichess_http") is not None
     async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, http=http) as world:
         app = make_pages_app(world.director, CLUBS, refresh_seconds=0.3)
-        runner = web.AppRunner(app)
+        runner = Runner(app)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()

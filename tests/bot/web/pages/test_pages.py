@@ -101,12 +101,12 @@ async def test_a_private_clubs_event_is_404(served: Served) -> None:
     assert "Private" not in index
 
 
-async def test_downloads_are_the_exports(served: Served) -> None:
+async def test_downloads_are_the_public_exports(served: Served) -> None:
     event_id = await finished_event(served)
     for fmt in ("trf", "pgn", "json"):
         status, body, headers = await get(f"{served.url}/events/{event_id}.{fmt}")
         assert status == 200
-        assert body.encode() == await served.world.director.export(event_id, fmt)
+        assert body.encode() == await served.world.director.export(event_id, fmt, public=True)
         assert headers["Content-Disposition"].endswith(f'event-{event_id}.{fmt}"')
 
 
