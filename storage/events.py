@@ -70,6 +70,7 @@ def _columns(settings: EventSettings) -> dict[str, object]:
         "min_rated_games": settings.min_rated_games,
         "lichess_sb": int(settings.lichess_sb),
         "team_boards": settings.team_boards,
+        "pairing_review": settings.pairing_review,
     }
 
 
@@ -104,6 +105,7 @@ def event_from_row(row: Row) -> Event:
         min_rated_games=row["min_rated_games"],
         lichess_sb=bool(row["lichess_sb"]),
         team_boards=int(row["team_boards"]),
+        pairing_review=int(row["pairing_review"]),
     )
     return Event(
         id=int(row["id"]),

@@ -50,6 +50,9 @@ async def export_trf(db: Database, event_id: int) -> str:
     used = {summary.round.system for summary in history.rounds}
     if len(used) == 1 and (system := systems.SYSTEMS.get(used.pop())) is not None and system.trf_code is not None:
         header.append(f"192 {system.trf_code}")
+    manual = [s.round.number for s in history.rounds[: history.decided_rounds] if s.round.manual]
+    if manual:  # the rounds an organiser corrected: `swissbot check` holds them to the absolute criteria only
+        header.append(trf.manual_record(manual))
     if event.settings.pairing_system.team:  # the team records (192, 310, 320, ...) of pairing.team
         header[header.index("092 Individual: Swiss-System")] = "092 Team: Swiss-System"
         async with db.snapshot() as conn:

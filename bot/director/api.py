@@ -27,7 +27,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.director import endings, jobs, members, oauth, organiser, polling, queries, rounds, team_standings, teams
+from bot.director import (
+    arbiter,
+    endings,
+    jobs,
+    members,
+    oauth,
+    organiser,
+    polling,
+    queries,
+    rounds,
+    team_standings,
+    teams,
+)
+from bot.director.arbiter import CorrectionOutcome
 from bot.director.context import ChangeListener, Context
 from bot.director.lookups import get_event
 from bot.director.models import (
@@ -45,6 +58,7 @@ from bot.director.models import (
     TeamView,
 )
 from bot.settings import DirectorSettings
+from domain.corrections import CorrectionKind
 from domain.entry import Entry
 from domain.event import Event, EventStatus
 from domain.settings import EventSettings
@@ -193,6 +207,14 @@ class Director:
         self, actor: Actor, event_id: int, round_number: int, board: int, result: str, reason: str
     ) -> Correction:
         return await organiser.set_result(self.ctx, actor, event_id, round_number, board, result, reason)
+
+    async def correct_pairing(
+        self, actor: Actor, event_id: int, kind: CorrectionKind, players: tuple[str, ...], accept: bool = False
+    ) -> CorrectionOutcome:
+        return await arbiter.correct_pairing(self.ctx, actor, event_id, kind, players, accept)
+
+    async def confirm_pairing(self, actor: Actor, event_id: int) -> int:
+        return await arbiter.confirm_pairing(self.ctx, actor, event_id)
 
     async def forbid(self, actor: Actor, event_id: int, a: str, b: str) -> None:
         await organiser.forbid(self.ctx, actor, event_id, a, b)
