@@ -13,6 +13,7 @@ from bot.director.lookups import by_player, event_history, player_in_event
 from bot.director.models import Actor
 from bot.director.rounds import ensure_games
 from bot.errors import InvalidSetting, InvalidState, NotOrganiser
+from bot.lichess.errors import LichessError
 from domain import corrections
 from domain.corrections import CorrectionKind, CorrectionRefused, PairingCorrection
 from domain.event import EventStatus
@@ -23,6 +24,8 @@ from pairing.model import Board, Pairing, RecordKind
 from storage import errors as storage_errors
 from storage import rounds as storage_rounds
 from storage.history import History, build_tournament
+
+NOT_BEGUN = frozenset({"created", "started"})  # Lichess's statuses of a game nobody has finished (moves aside)
 
 
 @dataclass(frozen=True)
@@ -132,12 +135,20 @@ def _pairing(summary: RoundSummary, numbers: dict[int, int]) -> Pairing:
 
 
 async def _cancel_round_games(ctx: Context, history: History, number: int) -> None:
-    """Cancel the round's games on Lichess; InvalidState naming the boards whose game has started."""
+    """Cancel the round's games on Lichess once none of them has begun (InvalidState naming those that have,
+    before anything is cancelled)."""
     games = await open_games(ctx, history.event.id, number)
-    cancelled = {g.id for g in await cancel_games(ctx, games)}
-    started = [g.lichess_id for g in games if g.id not in cancelled]
-    if started:
+    try:
+        exported = await ctx.lichess.export_games([g.lichess_id for g in games if g.lichess_id])
+    except LichessError as exc:
+        raise InvalidState(f"Lichess cannot tell whether round {number}'s games have begun ({exc}).") from None
+    begun = sorted(g.id for g in exported if g.plies > 0 or g.status not in NOT_BEGUN)
+    if begun:
         raise InvalidState(
-            f"Round {number} has games in play on Lichess ({', '.join(str(s) for s in started)}): correct it board "
-            "by board through results (/swiss result)."
+            f"Round {number} has games in play on Lichess ({', '.join(begun)}): correct it board by board through "
+            "results (/swiss result)."
         )
+    cancelled = {g.id for g in await cancel_games(ctx, games)}
+    left = [str(g.lichess_id) for g in games if g.id not in cancelled]
+    if left:
+        raise InvalidState(f"Lichess did not cancel round {number}'s games {', '.join(left)}; try again.")
