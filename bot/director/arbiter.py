@@ -45,7 +45,8 @@ async def correct_pairing(
 ) -> CorrectionOutcome:
     """Correct the last round's pairing (players by Lichess name, Discord id or '#number'); applied when it breaks
     no absolute criterion or `accept` is given, else only shown. Games already created for the round are cancelled
-    on Lichess first; a game already started refuses the correction."""
+    on Lichess first; a game already begun refuses the correction. The new games are the round's poll job's (the
+    scheduler's, in the bot's process: a correction from the command line needs no Discord)."""
     if not actor.is_organiser:
         raise NotOrganiser()
     async with ctx.lock(event_id):
@@ -90,9 +91,7 @@ async def correct_pairing(
         except storage_errors.StorageError as exc:
             raise InvalidState(f"Round {number} cannot be corrected: {exc}.") from None
         await ctx.announcer.notice(history.event, f"Round {number}'s pairing was corrected by {actor.name}: {what}.")
-        if not current.round.held(ctx.clock.now()):
-            await ensure_games(ctx, history.event, by_player(history.entries), number)
-    ctx.changed()
+    ctx.changed()  # the round's poll job creates its games (at once, or when the hold ends) and announces them
     return outcome
 
 

@@ -139,6 +139,8 @@ async def test_a_round_without_a_hold_is_re_paired_and_its_games_cancelled(quiet
     assert repaired.applied and repaired.problems == () and repaired.held_until is None
     assert len(repaired.boards) == 2 and repaired.bye is not None
     assert all("player06" not in board for board in repaired.boards)
+    assert all(b.game_id is None for b in (await w.director.pairings(event_id)).boards)
+    await w.scheduler.run_due()  # the round's poll job creates the new games
     view = await w.director.pairings(event_id)
     assert all(b.game_id is not None and b.game_id not in games for b in view.boards)
     for game in games:  # the old challenges are gone from Lichess (nobody had accepted them)
