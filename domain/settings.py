@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from domain.fide import TrfHeader
 from pairing import acceleration, systems
 from pairing.model import Colour
 from pairing.tiebreaks.codes import DEFAULT_TIEBREAKS, parse_tiebreak
@@ -84,6 +85,8 @@ class EventSettings:
     min_rated_games: int | None = None  # rated games at the event's speed a player needs to join (None: any)
     lichess_sb: bool = False  # SB as Lichess computes it (unplayed rounds against a virtual opponent)
     team_boards: int = 4  # boards a match in a Team Swiss event
+    # The arbiter's report's TRF header; the event is FIDE-rated when it names a rating type.
+    trf_header: TrfHeader = field(default_factory=TrfHeader)
     pairing_review: int = 0  # minutes a round's pairing is held for organisers' corrections before its games (0: none)
 
     @property
@@ -138,6 +141,7 @@ class EventSettings:
             *self._entry_problems(),
             *self._game_problems(),
             *self._pairing_problems(),
+            *self.trf_header.problems(),
         ]
 
     def _name_and_rounds_problems(self) -> list[str]:

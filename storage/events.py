@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.event import EDITABLE, PAIRING_SETTINGS, TRANSITIONS, Event, EventStatus
+from domain.fide import TrfHeader
 from domain.settings import EarlyDrawPolicy, EventSettings
 from pairing.model import Colour
 from storage import audit
@@ -71,6 +72,7 @@ def _columns(settings: EventSettings) -> dict[str, object]:
         "lichess_sb": int(settings.lichess_sb),
         "team_boards": settings.team_boards,
         "pairing_review": settings.pairing_review,
+        "trf_header": json.dumps(settings.trf_header.as_json()),
     }
 
 
@@ -106,6 +108,7 @@ def event_from_row(row: Row) -> Event:
         lichess_sb=bool(row["lichess_sb"]),
         team_boards=int(row["team_boards"]),
         pairing_review=int(row["pairing_review"]),
+        trf_header=TrfHeader.from_json(json.loads(row["trf_header"])),
     )
     return Event(
         id=int(row["id"]),
