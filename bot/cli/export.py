@@ -73,6 +73,6 @@ async def _export(path: str, event_id: int | None, fmt: str, site: str) -> str:
                 raise NotFound(f"the database {path} holds no event yet")
         else:
             event = await get_event(db, event_id)
-        return await export_event(db, event.id, fmt, site=site)
+        return await export_event(db, event.id, fmt, site=site, private=True)
     finally:
         await db.close()

@@ -30,6 +30,7 @@ from datetime import datetime
 from bot.director import (
     arbiter,
     endings,
+    fide,
     jobs,
     members,
     oauth,
@@ -59,8 +60,9 @@ from bot.director.models import (
 )
 from bot.settings import DirectorSettings
 from domain.corrections import CorrectionKind
-from domain.entry import Entry
+from domain.entry import Entry, PlayerRow
 from domain.event import Event, EventStatus
+from domain.fide import FideProfile, TrfHeader
 from domain.settings import EventSettings
 from pairing.standings.crosstable import CrosstableCell
 
@@ -216,6 +218,12 @@ class Director:
     async def confirm_pairing(self, actor: Actor, event_id: int) -> int:
         return await arbiter.confirm_pairing(self.ctx, actor, event_id)
 
+    async def set_fide_profile(self, actor: Actor, profile: FideProfile, player: str | None = None) -> PlayerRow:
+        return await fide.set_fide_profile(self.ctx, actor, profile, player)
+
+    async def set_trf_header(self, actor: Actor, event_id: int, header: TrfHeader) -> Event:
+        return await fide.set_trf_header(self.ctx, actor, event_id, header)
+
     async def forbid(self, actor: Actor, event_id: int, a: str, b: str) -> None:
         await organiser.forbid(self.ctx, actor, event_id, a, b)
 
@@ -240,8 +248,8 @@ class Director:
     async def cancel(self, actor: Actor, event_id: int) -> Event:
         return await organiser.cancel(self.ctx, actor, event_id)
 
-    async def export(self, event_id: int, fmt: str) -> bytes:
-        return await organiser.export(self.ctx, event_id, fmt)
+    async def export(self, event_id: int, fmt: str, private: bool = False) -> bytes:
+        return await organiser.export(self.ctx, event_id, fmt, private)
 
     # -- Team Swiss events (bot.director.teams) ---------------------------------------------------------
 

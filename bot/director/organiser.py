@@ -380,11 +380,12 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
     return cancelled
 
 
-async def export(ctx: Context, event_id: int, fmt: str) -> bytes:
-    """The event as `trf`, `pgn` or `json` (storage's export; PGN links to the Lichess the games were played on)."""
+async def export(ctx: Context, event_id: int, fmt: str, private: bool = False) -> bytes:
+    """The event as `trf`, `pgn` or `json` (storage's export; PGN links to the Lichess the games were played on;
+    `private`: the organisers' TRF, with the players' FIDE profiles)."""
     await get_event(ctx.db, event_id)
     try:
-        return (await export_event(ctx.db, event_id, fmt, site=ctx.lichess.base_url)).encode()
+        return (await export_event(ctx.db, event_id, fmt, site=ctx.lichess.base_url, private=private)).encode()
     except ValueError:
         raise InvalidSetting(f"Unknown export format {fmt!r}: trf, pgn or json.") from None
 

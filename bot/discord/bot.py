@@ -18,6 +18,7 @@ from bot.director.context import BeforePairingHook
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.autocomplete import EventCache
 from bot.discord.cogs.arbiter import ArbiterCog
+from bot.discord.cogs.fide import FideCog
 from bot.discord.cogs.member import MemberCog
 from bot.discord.cogs.organiser import OrganiserCog
 from bot.discord.components import JoinButton
@@ -97,6 +98,8 @@ class SwissBot(commands.Bot):
             await self.add_cog(OrganiserCog(self))
         if self.get_cog("ArbiterCog") is None:
             await self.add_cog(ArbiterCog(self))
+        if self.get_cog("Fide") is None:
+            await self.add_cog(FideCog(self))
 
     async def build_app(self) -> App:
         """The application of `swissbot run`: the configured database and Lichess, the Discord announcer."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -18,10 +18,31 @@ from bot.discord.context import BotContext
 from bot.discord.mentions import player_key
 from domain.corrections import CorrectionKind
 from domain.event import Event
+from domain.fide import FideProfile, TrfHeader, normalised_profile
 
 Interaction = discord.Interaction[Any]
 PLAYER_HELP = "A player: @mention, Lichess name or #starting-number"
 ACCEPT_HELP = "Apply it even if it breaks FIDE criteria (you saw which)"
+Title = Literal["GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM"]  # domain.fide.TITLES
+RatingType = Literal["standard", "rapid", "blitz"]  # domain.fide.RATING_TYPES
+FIDE_HELP = {
+    "fide_id": "FIDE id (digits only)",
+    "federation": "Federation, three letters (e.g. NED)",
+    "title": "FIDE title",
+    "birth_year": "Year of birth",
+}
+FIDE_RENAMES = {"fide_id": "fide-id", "birth_year": "birth-year"}
+
+
+def profile_text(profile: FideProfile) -> str:
+    """A FIDE profile in one line."""
+    parts = [
+        f"FIDE id {profile.fide_id}" if profile.fide_id else "no FIDE id",
+        profile.federation or "no federation",
+        profile.title or "no title",
+        f"born {profile.birth_year}" if profile.birth_year else "no birth year",
+    ]
+    return ", ".join(parts)
 
 
 def outcome_text(event: Event, outcome: CorrectionOutcome) -> str:
@@ -127,3 +148,63 @@ class ArbiterCog(commands.GroupCog, group_name="arbiter", group_description="Cor
         self.bot.events.invalidate(interaction.guild_id)
         held = f"held {minutes} minutes for review" if minutes else "not held (the games are created at once)"
         await interaction.followup.send(f"**{edited.name}**: each round's pairing is {held}.", ephemeral=True)
+
+    @app_commands.command(name="fide", description="Record a player's FIDE profile for FIDE-rated events")
+    @app_commands.rename(**FIDE_RENAMES)
+    @app_commands.describe(player="A member: @mention or Lichess name", **FIDE_HELP)
+    async def fide(
+        self,
+        interaction: Interaction,
+        player: str,
+        fide_id: str | None = None,
+        federation: str | None = None,
+        title: Title | None = None,
+        birth_year: app_commands.Range[int, 1900, 2100] | None = None,
+    ) -> None:
+        """Record a member's FIDE profile for them."""
+        actor = require_organiser(self.bot.config, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        profile = normalised_profile(fide_id, federation, title, birth_year)
+        row = await self.bot.director.set_fide_profile(actor, profile, player_key(player))
+        await interaction.followup.send(f"{row.name}: {profile_text(row.fide)}.", ephemeral=True)
+
+    @app_commands.command(name="header", description="The TRF header of a FIDE-rated event's report")
+    @app_commands.rename(chief="chief-arbiter", deputies="deputy-arbiters", time_control="time-control")
+    @app_commands.rename(rating_type="rating-type")
+    @app_commands.describe(
+        event=EVENT_HELP,
+        rating_type="FIDE rating list the event is rated for (none: not FIDE-rated)",
+        city="City",
+        federation="Federation, three letters",
+        chief="Chief arbiter (name and FIDE id)",
+        deputies="Deputy arbiters, separated by ';'",
+        time_control="Time control as text",
+    )
+    @app_commands.autocomplete(event=organiser_event_autocomplete)
+    async def header(
+        self,
+        interaction: Interaction,
+        rating_type: RatingType | None = None,
+        city: str = "",
+        federation: str = "",
+        chief: str = "",
+        deputies: str = "",
+        time_control: str = "",
+        event: str | None = None,
+    ) -> None:
+        """Record the event's TRF header (every field at once)."""
+        actor, found = await self._begin(interaction, event)
+        header = TrfHeader(
+            city=city.strip(),
+            federation=federation.strip().upper(),
+            chief_arbiter=chief.strip(),
+            deputy_arbiters=tuple(d.strip() for d in deputies.split(";") if d.strip()),
+            time_control=time_control.strip(),
+            rating_type=rating_type,
+        )
+        edited = await self.bot.director.set_trf_header(actor, found.id, header)
+        self.bot.events.invalidate(interaction.guild_id)
+        rated = f"FIDE-rated ({rating_type})" if rating_type else "not FIDE-rated"
+        await interaction.followup.send(
+            f"**{edited.name}**: {rated}; the TRF export's header is recorded.", ephemeral=True
+        )

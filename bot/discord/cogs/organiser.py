@@ -412,7 +412,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     async def export(self, interaction: Interaction, format: ExportFormat = "trf", event: str | None = None) -> None:
         """Export an event."""
         _, found = await self._begin(interaction, event, any_status=True)
-        data = await self.bot.director.export(found.id, format)
+        data = await self.bot.director.export(found.id, format, private=True)
         file = bytes_file(f"event-{found.id}.{format}", data)
         await interaction.followup.send(f"**{found.name}** as {format.upper()}:", file=file, ephemeral=True)
 

@@ -14,13 +14,13 @@ from bot.discord.commands_payload import command_payloads
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 SUBCOMMAND, GROUP = 1, 2
-MEMBER_COMMANDS = {"link", "unlink", "join", "withdraw", "bye", "standings", "pairings", "mygame"}
+MEMBER_COMMANDS = {"link", "unlink", "join", "withdraw", "bye", "standings", "pairings", "mygame", "fide"}
 ORGANISER_SUBCOMMANDS = {
     "create", "edit", "open", "start", "pause", "resume", "next-round", "result",
     "forbid", "allow", "reinstate", "remove", "disqualify", "unban", "finish", "cancel", "export", "team",
 }  # fmt: skip
 TEAM_SUBCOMMANDS = {"add", "remove", "roster", "list"}
-ARBITER_SUBCOMMANDS = {"swap", "pair", "bye", "repair", "confirm", "review"}
+ARBITER_SUBCOMMANDS = {"swap", "pair", "bye", "repair", "confirm", "review", "fide", "header"}
 ORGANISER_GROUPS = {"swiss", "arbiter"}
 
 
