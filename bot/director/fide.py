@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from bot.director import organiser
 from bot.director.context import Context
-from bot.director.lookups import get_event, linked_player
+from bot.director.lookups import get_event, linked_player, sentence
 from bot.director.models import Actor
 from bot.errors import InvalidSetting, NotLinked, NotOrganiser
 from domain.entry import PlayerRow
@@ -26,7 +26,7 @@ async def set_fide_profile(ctx: Context, actor: Actor, profile: FideProfile, pla
         target = await _player(ctx, player)
     problems = profile.problems()
     if problems:
-        raise InvalidSetting("; ".join(problems).capitalize() + ".")
+        raise InvalidSetting(sentence("; ".join(problems)))
     try:
         return await storage_players.set_fide_profile(
             ctx.db, target.id, profile, at=ctx.clock.now(), actor=actor.audit_name
