@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from domain.event import STARTED, Event, match_of
+from domain.fide import FideProfile
 from pairing import acceleration
 from pairing.model import RecordKind
 
@@ -36,6 +37,7 @@ class PlayerRow:
     lichess_name: str | None
     linked_at: datetime | None
     created_at: datetime
+    fide: FideProfile = field(default_factory=FideProfile)  # shown only in the organisers' TRF export
 
     @property
     def name(self) -> str:

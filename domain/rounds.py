@@ -38,6 +38,12 @@ class RoundRow:
     pairings_announced_at: datetime | None = None
     results_announced_at: datetime | None = None
     system: str = "dutch"
+    review_until: datetime | None = None  # the pairing is held for organisers' corrections until then
+    manual: bool = False  # an organiser corrected the pairing
+
+    def held(self, now: datetime) -> bool:
+        """The round's games wait for the organisers' review of its pairing."""
+        return self.review_until is not None and now < self.review_until
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from domain.fide import TrfHeader
 from pairing import acceleration, systems
 from pairing.model import Colour
 from pairing.tiebreaks.codes import DEFAULT_TIEBREAKS, parse_tiebreak
@@ -37,6 +38,7 @@ TEAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,59}")  # the part after liches
 SHORT_CLOCK_LIMITS = frozenset({0, 15, 30, 45, 60, 90})  # seconds; above these Lichess takes whole minutes
 MAX_CLOCK_LIMIT = 180 * 60
 MAX_CLOCK_INCREMENT = 180
+MAX_PAIRING_REVIEW = 24 * 60  # minutes
 
 
 def lichess_takes_clock(limit: int, increment: int) -> bool:
@@ -83,6 +85,9 @@ class EventSettings:
     min_rated_games: int | None = None  # rated games at the event's speed a player needs to join (None: any)
     lichess_sb: bool = False  # SB as Lichess computes it (unplayed rounds against a virtual opponent)
     team_boards: int = 4  # boards a match in a Team Swiss event
+    # The arbiter's report's TRF header; the event is FIDE-rated when it names a rating type.
+    trf_header: TrfHeader = field(default_factory=TrfHeader)
+    pairing_review: int = 0  # minutes a round's pairing is held for organisers' corrections before its games (0: none)
 
     @property
     def schedule(self) -> Schedule:
@@ -136,6 +141,7 @@ class EventSettings:
             *self._entry_problems(),
             *self._game_problems(),
             *self._pairing_problems(),
+            *self.trf_header.problems(),
         ]
 
     def _name_and_rounds_problems(self) -> list[str]:
@@ -213,8 +219,12 @@ class EventSettings:
                 )
             if self.acceleration and not system.accelerable:
                 problems.append(f"acceleration is not available for {system.label} events")
+            if self.pairing_review and (system.two_game_matches or system.team):
+                problems.append(f"a {system.label} event's pairing cannot be held for corrections")
         if self.acceleration_method not in acceleration.METHODS:
             problems.append(f"unknown acceleration {self.acceleration_method!r}")
+        if not 0 <= self.pairing_review <= MAX_PAIRING_REVIEW:
+            problems.append(f"the pairing review lasts 0 to {MAX_PAIRING_REVIEW} minutes")
         if not 1 <= self.team_boards <= MAX_TEAM_BOARDS:
             problems.append(f"a team match has 1 to {MAX_TEAM_BOARDS} boards")
         for code in self.tiebreaks:

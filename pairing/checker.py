@@ -53,6 +53,7 @@ class Discrepancy:
     round: int
     kind: DiscrepancyKind
     message: str
+    players: tuple[int, ...] = ()  # the starting numbers it is about (for sentences that name them)
 
     def __str__(self) -> str:
         return f"round {self.round}: {self.kind.value}: {self.message}"
@@ -129,20 +130,23 @@ def _describe_colours(views: RoundViews, number: int) -> str:
 
 def _board_problems(
     views: RoundViews, board: Board, check_colours: bool, system: PairingSystem
-) -> list[tuple[DiscrepancyKind, str]]:
+) -> list[tuple[DiscrepancyKind, str, tuple[int, ...]]]:
     tournament = views.tournament
     white, black = board.white, board.black
-    problems: list[tuple[DiscrepancyKind, str]] = []
+    problems: list[tuple[DiscrepancyKind, str, tuple[int, ...]]] = []
+    pair = (white, black)
     if system.two_game_matches:
         problem = _match_problem(views, board)
         if problem is not None:
-            problems.append((DiscrepancyKind.REMATCH, problem))
+            problems.append((DiscrepancyKind.REMATCH, problem, pair))
     else:
         met = _met_in(views, white, black)
         if met is not None:
-            problems.append((DiscrepancyKind.REMATCH, f"{white}-{black} already played each other in round {met}"))
+            problems.append(
+                (DiscrepancyKind.REMATCH, f"{white}-{black} already played each other in round {met}", pair)
+            )
     if tournament.is_forbidden(white, black):
-        problems.append((DiscrepancyKind.FORBIDDEN_PAIR, f"{white}-{black} is a forbidden pairing"))
+        problems.append((DiscrepancyKind.FORBIDDEN_PAIR, f"{white}-{black} is a forbidden pairing", pair))
     if check_colours and not _colour_exempt(views, board, system.rules):
         for number, colour in ((white, Colour.WHITE), (black, Colour.BLACK)):
             name = "White" if colour is Colour.WHITE else "Black"
@@ -151,7 +155,8 @@ def _board_problems(
                 what = (
                     "colour difference beyond 2" if kind is DiscrepancyKind.COLOUR_DIFFERENCE else "third same colour"
                 )
-                problems.append((kind, f"{number} gets {name} on {white}-{black}: {what} (played colours {history})"))
+                message = f"{number} gets {name} on {white}-{black}: {what} (played colours {history})"
+                problems.append((kind, message, (number,)))
     return problems
 
 
@@ -165,8 +170,8 @@ def _check(
     views = tournament.views(round_number)
     found: list[Discrepancy] = []
 
-    def report(kind: DiscrepancyKind, message: str) -> None:
-        found.append(Discrepancy(round_number, kind, message))
+    def report(kind: DiscrepancyKind, message: str, *players: int) -> None:
+        found.append(Discrepancy(round_number, kind, message, players))
 
     to_pair = set(views.to_pair())
     known = tournament.by_number
@@ -178,14 +183,14 @@ def _check(
         seen[number] = seen.get(number, 0) + 1
     for number in sorted(seen):
         if number not in known:
-            report(DiscrepancyKind.UNKNOWN_PLAYER, f"{number} is not a player of this tournament")
+            report(DiscrepancyKind.UNKNOWN_PLAYER, f"{number} is not a player of this tournament", number)
         elif number not in to_pair:
             record = tournament.player(number).record(round_number).kind.value
-            report(DiscrepancyKind.NOT_TO_BE_PAIRED, f"{number} is placed but has a {record} record this round")
+            report(DiscrepancyKind.NOT_TO_BE_PAIRED, f"{number} is placed but has a {record} record this round", number)
         if seen[number] > 1:
-            report(DiscrepancyKind.PAIRED_TWICE, f"{number} is placed {seen[number]} times")
+            report(DiscrepancyKind.PAIRED_TWICE, f"{number} is placed {seen[number]} times", number)
     for number in sorted(to_pair - seen.keys()):
-        report(DiscrepancyKind.UNPAIRED, f"{number} is neither paired nor given the bye")
+        report(DiscrepancyKind.UNPAIRED, f"{number} is neither paired nor given the bye", number)
     if pairing.bye is not None and len(to_pair) % 2 == 0:
         report(DiscrepancyKind.BYE_COUNT, f"bye to {pairing.bye} although {len(to_pair)} players are to be paired")
     if pairing.bye is None and len(to_pair) % 2 == 1:
@@ -194,17 +199,17 @@ def _check(
         bye = pairing.bye
         earlier = [i for i, rec in enumerate(views.history(bye), start=1) if rec.kind is RecordKind.PAB]
         if earlier:
-            report(DiscrepancyKind.REPEATED_PAB, f"{bye} gets the bye again (already in round {earlier[0]})")
+            report(DiscrepancyKind.REPEATED_PAB, f"{bye} gets the bye again (already in round {earlier[0]})", bye)
         elif not system.rules.pab_eligible(views, bye):
-            report(DiscrepancyKind.PAB_INELIGIBLE, f"{bye} {system.rules.pab_reason}, no bye allowed")
+            report(DiscrepancyKind.PAB_INELIGIBLE, f"{bye} {system.rules.pab_reason}, no bye allowed", bye)
     for board in pairing.boards:
         if board.white not in known or board.black not in known:
             continue
         if board.white == board.black:
-            report(DiscrepancyKind.PAIRED_TWICE, f"{board.white} is paired with himself")
+            report(DiscrepancyKind.PAIRED_TWICE, f"{board.white} is paired with himself", board.white)
             continue
-        for kind, message in _board_problems(views, board, board not in colourless, system):
-            report(kind, message)
+        for kind, message, players in _board_problems(views, board, board not in colourless, system):
+            report(kind, message, *players)
     return found
 
 
@@ -377,12 +382,18 @@ def _engine_check(
 
 
 def check_tournament(
-    tournament: Tournament, system: str | None = "dutch", *, engine: Engine | None = None
+    tournament: Tournament,
+    system: str | None = "dutch",
+    *,
+    engine: Engine | None = None,
+    manual: frozenset[int] = frozenset(),
 ) -> list[Discrepancy]:
     """Rebuild a tournament round by round: check each played round, and re-pair it with the engine.
 
     Forfeited boards are compared as pairs, without colours, as the reference checker does.
-    `system=None` checks the (Dutch) absolute criteria only; `engine` replaces the system's engine.
+    `system=None` checks the (Dutch) absolute criteria only; `engine` replaces the system's engine; the rounds in
+    `manual` (an arbiter corrected their pairing, `pairing.trf.manual_rounds`) are held to the absolute criteria
+    only, not compared with the engine.
     """
     checked = _system(system)
     if checked.team:
@@ -394,7 +405,7 @@ def check_tournament(
         played = _played_round(tournament, round_number)
         absolute = [*played.problems, *_check(state, round_number, played.pairing, checked, played.colourless)]
         found.extend(absolute)
-        if pair is not None:
+        if pair is not None and round_number not in manual:
             mismatch = _engine_check(state, round_number, played, pair, not absolute, system or "dutch")
             if mismatch is not None:
                 found.append(mismatch)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Literal
@@ -33,6 +33,29 @@ _BYE_CODES = {
     "U": RecordKind.PAB,
     "Z": RecordKind.ZERO_BYE,
 }
+
+
+# An arbiter's manual pairing: "XXM r1 r2 ...", the rounds whose pairing an arbiter corrected by hand. TRF26 has no
+# record for it; like the engines' own XXR/XXC/XXS, an XX record is one pairing programs other than its writer
+# skip, and it is a header record, so this reader keeps it in `Tournament.header` and writes it back unchanged.
+MANUAL_TAG = "XXM"
+
+
+def manual_rounds(tournament: Tournament) -> frozenset[int]:
+    """The rounds the file's `XXM` records name as paired by hand (TrfError for a value that is not a round)."""
+    found: set[int] = set()
+    for line in tournament.header:
+        if line[:3] == MANUAL_TAG:
+            for word in line[4:].split():
+                if not word.isdigit() or int(word) < 1:
+                    raise TrfError(None, f"XXM takes round numbers, got {word!r}")
+                found.add(int(word))
+    return frozenset(found)
+
+
+def manual_record(rounds: Iterable[int]) -> str:
+    """The `XXM` record naming these rounds as paired by hand."""
+    return f"{MANUAL_TAG} " + " ".join(str(r) for r in sorted(set(rounds)))
 
 
 class TrfError(ValueError):

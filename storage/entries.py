@@ -43,7 +43,8 @@ from storage.players import load_player, player_from_row
 _ENTRY_SQL = (
     "SELECT e.*, p.id AS p_id, p.discord_id AS p_discord_id, p.display_name AS p_display_name,"
     " p.lichess_id AS p_lichess_id, p.lichess_name AS p_lichess_name, p.linked_at AS p_linked_at,"
-    " p.created_at AS p_created_at FROM entries e JOIN players p ON p.id = e.player_id"
+    " p.created_at AS p_created_at, p.fide_id AS p_fide_id, p.federation AS p_federation, p.title AS p_title,"
+    " p.birth_year AS p_birth_year FROM entries e JOIN players p ON p.id = e.player_id"
 )
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.event import EDITABLE, PAIRING_SETTINGS, TRANSITIONS, Event, EventStatus
+from domain.fide import TrfHeader
 from domain.settings import EarlyDrawPolicy, EventSettings
 from pairing.model import Colour
 from storage import audit
@@ -70,6 +71,8 @@ def _columns(settings: EventSettings) -> dict[str, object]:
         "min_rated_games": settings.min_rated_games,
         "lichess_sb": int(settings.lichess_sb),
         "team_boards": settings.team_boards,
+        "pairing_review": settings.pairing_review,
+        "trf_header": json.dumps(settings.trf_header.as_json()),
     }
 
 
@@ -104,6 +107,8 @@ def event_from_row(row: Row) -> Event:
         min_rated_games=row["min_rated_games"],
         lichess_sb=bool(row["lichess_sb"]),
         team_boards=int(row["team_boards"]),
+        pairing_review=int(row["pairing_review"]),
+        trf_header=TrfHeader.from_json(json.loads(row["trf_header"])),
     )
     return Event(
         id=int(row["id"]),

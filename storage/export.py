@@ -12,18 +12,19 @@ from typing import Any
 import chess
 import chess.pgn
 
-from domain.entry import Entry
+from domain.entry import Entry, EntryStatus
 from domain.result import GameRow, GameStatus, Result
 from domain.rounds import BoardRow, RoundSummary
 from pairing import systems, trf
 from pairing.model import RecordKind, Scoring, Tournament
+from pairing.standings.ranking import compute_standings
 from storage import teams
 from storage.audit import audit_log
 from storage.db import Connection, Database, fetchall, utc_text
 from storage.entries import entry_json
 from storage.events import settings_json
 from storage.games import game_from_row
-from storage.history import History, build_tournament, load_history
+from storage.history import History, build_tournament, load_history, results_tournament
 
 FORMATS = ("trf", "pgn", "json")
 
@@ -32,31 +33,86 @@ def _date(moment: datetime | None, sep: str = "/") -> str:
     return moment.astimezone(UTC).strftime(f"%Y{sep}%m{sep}%d") if moment else ""
 
 
-async def export_trf(db: Database, event_id: int) -> str:
-    """The event as a TRF file (decided rounds, plus the next round's fixed byes)."""
+async def export_trf(db: Database, event_id: int, *, private: bool = False) -> str:
+    """The event as a TRF file (decided rounds, plus the next round's fixed byes). `private` (the organisers'
+    export): the players' FIDE profiles fill their 001 fields; the public one leaves them blank."""
     async with db.snapshot() as conn:
         history = await load_history(conn, event_id)
     tournament = build_tournament(history)
     event = history.event
+    report = event.settings.trf_header
     header = [f"012 {event.settings.name}"]
+    header.extend(f"{tag} {text}" for tag, text in (("022", report.city), ("032", report.federation)) if text)
     if event.started_at:
         header.append(f"042 {_date(event.started_at)}")
     if event.finished_at:
         header.append(f"052 {_date(event.finished_at)}")
     header.append(f"062 {len(tournament.players)}")
+    if report.fide_rated:
+        rated = sum(1 for e in history.numbered.values() if e.player.fide.fide_id)
+        header.append(f"072 {rated}")
     header.append("092 Individual: Swiss-System")
+    if report.chief_arbiter:
+        header.append(f"102 {report.chief_arbiter}")
+    header.extend(f"112 {deputy}" for deputy in report.deputy_arbiters)
+    if report.time_control:
+        header.append(f"122 {report.time_control}")
+    if report.fide_rated:
+        header.append(_round_dates(history))
     # Record 192 when one system with a code paired every round (Fast Swiss, and a mix, have none; the JSON
     # export names each round's system).
     used = {summary.round.system for summary in history.rounds}
     if len(used) == 1 and (system := systems.SYSTEMS.get(used.pop())) is not None and system.trf_code is not None:
         header.append(f"192 {system.trf_code}")
+    if report.fide_rated:
+        header.append(f"222 {event.settings.clock_limit}+{event.settings.clock_increment}")
+    manual = [s.round.number for s in history.rounds[: history.decided_rounds] if s.round.manual]
+    if manual:  # the rounds an organiser corrected: `swissbot check` holds them to the absolute criteria only
+        header.append(trf.manual_record(manual))
     if event.settings.pairing_system.team:  # the team records (192, 310, 320, ...) of pairing.team
         header[header.index("092 Individual: Swiss-System")] = "092 Team: Swiss-System"
         async with db.snapshot() as conn:
             rows = await teams.load_teams(conn, event_id)
         tournament = teams.team_tournament(history, rows, replace(tournament, header=tuple(header)))
         return trf.dumps(tournament)
+    if report.fide_rated or private:
+        tournament = _report_players(history, tournament, private)
     return trf.dumps(replace(tournament, header=tuple(header)))
+
+
+def _round_dates(history: History) -> str:
+    """Record 132: each round's date (YY/MM/DD) in its round block's columns (92-99 for round 1, then every 10)."""
+    line = "132".ljust(91)
+    for summary in history.rounds[: history.decided_rounds]:
+        played = summary.round.started_at or summary.round.paired_at
+        line += f"{played.astimezone(UTC):%y/%m/%d}  "
+    return line.rstrip()
+
+
+def _report_players(history: History, tournament: Tournament, private: bool) -> Tournament:
+    """The players as an arbiter's report gives them: the rank field the place in the standings (of a FIDE-rated
+    event; disqualified players after the ranked ones), and with `private` their FIDE profiles."""
+    rank: dict[int, int] = {}
+    if history.event.settings.trf_header.fide_rated:
+        played = results_tournament(history)
+        out = [n for n, e in history.numbered.items() if e.status is EntryStatus.DISQUALIFIED]
+        settings = history.event.settings
+        rows = compute_standings(played, settings.tiebreaks, exclude=out, lichess_sb=settings.lichess_sb)
+        rank = {row.number: row.rank for row in rows}
+        rank.update({n: len(rows) + i for i, n in enumerate(sorted(out), start=1)})
+    players = []
+    for player in tournament.players:
+        fide = history.numbered[player.number].player.fide
+        if private:
+            player = replace(
+                player,
+                title=fide.title or "",
+                federation=fide.federation or "",
+                fide_id=fide.fide_id or "",
+                birth_date="" if fide.birth_year is None else str(fide.birth_year),
+            )
+        players.append(replace(player, rank=rank.get(player.number)))
+    return replace(tournament, players=tuple(players))
 
 
 LICHESS_URL = "https://lichess.org"
@@ -448,10 +504,11 @@ def _points(tournament: Tournament, number: int | None) -> str | None:
 
 
 async def export_event(db: Database, event_id: int, fmt: str, *, site: str = LICHESS_URL, public: bool = False) -> str:
-    """The event in one of FORMATS (`site`: the Lichess the games live on, for the PGN's links; `public`: the
-    JSON without what only organisers see)."""
+    """The event in one of FORMATS (`site`: the Lichess the games live on, for the PGN's links; `public`: what
+    the web pages may serve, the JSON without what only organisers see and the TRF without FIDE profiles; else the
+    organisers' export, the TRF with the players' FIDE profiles)."""
     if fmt == "trf":
-        return await export_trf(db, event_id)
+        return await export_trf(db, event_id, private=not public)
     if fmt == "pgn":
         return await export_pgn(db, event_id, site=site)
     if fmt == "json":

@@ -61,6 +61,8 @@ def round_from_row(row: Row) -> RoundRow:
         pairings_announced_at=parse_time(row["pairings_announced_at"]),
         results_announced_at=parse_time(row["results_announced_at"]),
         system=str(row["system"]),
+        review_until=parse_time(row["review_until"]),
+        manual=bool(row["manual"]),
     )
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from domain.entry import Ban, PlayerRow
+from domain.fide import FideProfile
 from storage import audit
 from storage.db import Connection, Database, Row, execute, execute_count, fetchone, need_time, parse_time, utc_text
 from storage.errors import AccountTaken, InvalidInput, NotFound
@@ -32,6 +33,12 @@ def player_from_row(row: Row, prefix: str = "") -> PlayerRow:
         lichess_name=row[prefix + "lichess_name"],
         linked_at=parse_time(row[prefix + "linked_at"]),
         created_at=need_time(row[prefix + "created_at"]),
+        fide=FideProfile(
+            fide_id=row[prefix + "fide_id"],
+            federation=row[prefix + "federation"],
+            title=row[prefix + "title"],
+            birth_year=row[prefix + "birth_year"],
+        ),
     )
 
 
@@ -58,6 +65,27 @@ async def ensure_player(db: Database, discord_id: int, display_name: str, *, at:
         if row["display_name"] != name:
             await execute(conn, "UPDATE players SET display_name = ? WHERE id = ?", (name, row["id"]))
         return await load_player(conn, int(row["id"]))
+
+
+async def set_fide_profile(
+    db: Database, player_id: int, profile: FideProfile, *, at: datetime, actor: str
+) -> PlayerRow:
+    """Record a player's FIDE profile (InvalidInput naming every problem), audited before → after."""
+    problems = profile.problems()
+    if problems:
+        raise InvalidInput("invalid FIDE profile: " + "; ".join(problems))
+    async with db.transaction() as conn:
+        before = await load_player(conn, player_id)
+        await execute(
+            conn,
+            "UPDATE players SET fide_id = ?, federation = ?, title = ?, birth_year = ? WHERE id = ?",
+            (profile.fide_id, profile.federation, profile.title, profile.birth_year, player_id),
+        )
+        await audit.append(
+            conn, at=at, actor=actor, action="player.fide", subject=f"player:{player_id}",
+            before=asdict(before.fide), after=asdict(profile),
+        )  # fmt: skip
+        return await load_player(conn, player_id)
 
 
 async def get_player(db: Database, player_id: int) -> PlayerRow:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from domain.event import EventStatus
@@ -56,9 +57,11 @@ async def store_pairing(
     at: datetime,
     actor: str,
     system: str = "dutch",
+    review_until: datetime | None = None,
 ) -> RoundSummary:
     """Store round `round_number`, paired by `system`: its boards in order, the pairing-allocated bye, and the
-    fixed records (requested half-point byes, zero-point byes of players not active), in one transaction.
+    fixed records (requested half-point byes, zero-point byes of players not active), in one transaction; its
+    games wait for the organisers' review until `review_until` (None: no hold).
 
     Storing the same pairing again returns the stored round (restart safety). Refused with
     RoundNotNext unless it is the next round of a running event, RoundIncomplete if
@@ -82,7 +85,119 @@ async def store_pairing(
         if pairing.bye is not None:
             byes[pairing.bye] = RecordKind.PAB
         boards = [(b.white, b.black) for b in pairing.boards]
-        return await insert_round(conn, history, round_number, boards, byes, at=at, actor=actor, system=system)
+        stored = await insert_round(conn, history, round_number, boards, byes, at=at, actor=actor, system=system)
+        if review_until is None:
+            return stored
+        await execute(
+            conn,
+            "UPDATE rounds SET review_until = ? WHERE event_id = ? AND number = ?",
+            (utc_text(review_until), event_id, round_number),
+        )
+        return await load_round(conn, event_id, round_number)
+
+
+async def _insert_boards(
+    conn: Connection,
+    history: History,
+    round_number: int,
+    boards: Sequence[tuple[int, int]],
+    byes: Mapping[int, RecordKind],
+) -> None:
+    """Write a round's boards (starting numbers, in board order) and its non-board records."""
+    event_id = history.event.id
+    ids = {n: e.player.id for n, e in history.numbered.items()}
+    await executemany(
+        conn,
+        "INSERT INTO boards (event_id, round, board_no, white_id, black_id) VALUES (?, ?, ?, ?, ?)",
+        [(event_id, round_number, index, ids[w], ids[b]) for index, (w, b) in enumerate(boards, start=1)],
+    )
+    await executemany(
+        conn,
+        "INSERT INTO round_byes (event_id, round, player_id, kind) VALUES (?, ?, ?, ?)",
+        [(event_id, round_number, ids[n], kind.value) for n, kind in sorted(byes.items())],
+    )
+
+
+async def replace_pairing(
+    db: Database,
+    event_id: int,
+    round_number: int,
+    pairing: Pairing,
+    *,
+    manual: bool,
+    at: datetime,
+    actor: str,
+    reason: str,
+) -> RoundSummary:
+    """Replace the pairing of the event's last round before any of its games was played, in one transaction: its
+    boards, its bye and its fixed records (as the entries and bye requests stand now), `manual` when an organiser
+    chose it (not the engine), the audit line with the pairing before and after. Its game attempts go (the
+    director cancelled them on Lichess first; the audit line keeps their ids) and it is paired again: not started,
+    not announced. WrongStatus unless the round is the last one, running, with no result and no live game."""
+    async with db.transaction() as conn:
+        history = await load_history(conn, event_id)
+        check_running(history)
+        if not history.rounds or history.rounds[-1].round.number != round_number:
+            raise WrongStatus(f"round {round_number} is not the last paired round")
+        current = history.rounds[-1]
+        if current.round.status is RoundStatus.FINISHED or any(b.result is not None for b in current.boards):
+            raise WrongStatus(f"round {round_number} already has results")
+        games = await fetchall(
+            conn,
+            "SELECT g.id, g.lichess_id, g.status FROM games g JOIN boards b ON b.id = g.board_id"
+            " WHERE b.event_id = ? AND b.round = ?",
+            (event_id, round_number),
+        )
+        live = [str(g["lichess_id"] or g["id"]) for g in games if g["status"] not in ("aborted", "failed")]
+        if live:
+            raise WrongStatus(f"round {round_number} has games on Lichess ({', '.join(live)})")
+        earlier = replace(history, rounds=history.rounds[:-1])
+        planned = fixed_records(earlier, round_number)
+        joined = {n for n, e in history.numbered.items() if e.joined_round <= round_number}
+        _check_pairing(pairing, joined - set(planned))
+        byes = dict(planned)
+        if pairing.bye is not None:
+            byes[pairing.bye] = RecordKind.PAB
+        ids = {e.player.id: n for n, e in history.numbered.items()}
+        before = {
+            "boards": [[b.white_number, b.black_number] for b in current.boards],
+            "byes": {str(ids[pid]): kind.value for pid, kind in sorted(current.byes.items())},
+            "games": [g["lichess_id"] for g in games if g["lichess_id"]],
+        }
+        game_ids = [(int(g["id"]),) for g in games]
+        await executemany(conn, "DELETE FROM bulk_games WHERE game_id = ?", game_ids)
+        await executemany(conn, "DELETE FROM games WHERE id = ?", game_ids)
+        for table in ("boards", "round_byes"):
+            await execute(conn, f"DELETE FROM {table} WHERE event_id = ? AND round = ?", (event_id, round_number))
+        boards = [(b.white, b.black) for b in pairing.boards]
+        await _insert_boards(conn, history, round_number, boards, byes)
+        await execute(
+            conn,
+            "UPDATE rounds SET status = 'paired', started_at = NULL, pairings_announced_at = NULL, manual = ?"
+            " WHERE event_id = ? AND number = ?",
+            (int(manual), event_id, round_number),
+        )
+        after = {"boards": [list(b) for b in boards], "byes": {str(n): k.value for n, k in sorted(byes.items())}}
+        await audit.append(
+            conn, at=at, actor=actor, action="round.correct", subject=f"round:{round_number}", event_id=event_id,
+            before=before, after=after, reason=reason,
+        )  # fmt: skip
+        return await load_round(conn, event_id, round_number)
+
+
+async def release_hold(db: Database, event_id: int, round_number: int, *, at: datetime, actor: str) -> RoundSummary:
+    """End the review hold of a round's pairing now (an organiser confirmed it); idempotent."""
+    async with db.transaction() as conn:
+        summary = await load_round(conn, event_id, round_number)
+        if summary.round.review_until is None:
+            return summary
+        await execute(
+            conn, "UPDATE rounds SET review_until = NULL WHERE event_id = ? AND number = ?", (event_id, round_number)
+        )
+        await audit.append(
+            conn, at=at, actor=actor, action="round.confirm", subject=f"round:{round_number}", event_id=event_id
+        )
+        return await load_round(conn, event_id, round_number)
 
 
 def check_running(history: History) -> None:
@@ -123,17 +238,7 @@ async def insert_round(
         "INSERT INTO rounds (event_id, number, status, paired_at, system) VALUES (?, ?, 'paired', ?, ?)",
         (event_id, round_number, utc_text(at), system),
     )
-    ids = {n: e.player.id for n, e in history.numbered.items()}
-    await executemany(
-        conn,
-        "INSERT INTO boards (event_id, round, board_no, white_id, black_id) VALUES (?, ?, ?, ?, ?)",
-        [(event_id, round_number, index, ids[w], ids[b]) for index, (w, b) in enumerate(boards, start=1)],
-    )
-    await executemany(
-        conn,
-        "INSERT INTO round_byes (event_id, round, player_id, kind) VALUES (?, ?, ?, ?)",
-        [(event_id, round_number, ids[n], kind.value) for n, kind in sorted(byes.items())],
-    )
+    await _insert_boards(conn, history, round_number, boards, byes)
     await audit.append(
         conn,
         at=at,

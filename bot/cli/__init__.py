@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "generate": "write a random tournament paired round by round by the engine (TRF)",
     "standings": "print the standings of a tournament file with FIDE tie-breaks",
     "export": "write an event from the database (TRF, PGN or JSON)",
+    "repair": "pair an event's last round again before its games began (its games on Lichess cancelled)",
     "sandbox": "run a local Lichess (sandbox) for development and the demo",
     "discord-sandbox": "run a local Discord that the bot logs into (development, tests, the demo)",
     "demo": "run a whole Swiss event on the local Lichess with simulated members",

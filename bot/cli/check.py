@@ -8,7 +8,7 @@ import sys
 from bot.cli import COMMANDS
 from bot.cli.exit_codes import ExitCode, describe
 from bot.cli.trf_files import TrfFileError, parse_trf, read_text
-from pairing import checker, systems
+from pairing import checker, systems, trf
 from pairing.errors import TeamError
 from pairing.team import check as team_check
 
@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["check"],
         description=(
             "Rebuild the tournament round by round, check each round against the absolute pairing criteria, "
-            "and compare it with the engine's pairing. Prints one line per discrepancy. " + describe(EXITS)
+            "and compare it with the engine's pairing (not the rounds an XXM record names as paired by an arbiter). "
+            "Prints one line per discrepancy, and one per manual round. " + describe(EXITS)
         ),
     )
     parser.add_argument(
@@ -57,10 +58,15 @@ def run(args: argparse.Namespace) -> ExitCode:
         )
     system = None if args.system == "none" else str(args.system)
     try:
+        manual = trf.manual_rounds(tournament)
+    except trf.TrfError as error:
+        print(f"{path}: {error}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    try:
         if system is not None and systems.of_choice(system).team:
             found = team_check.check_tournament(tournament)
         else:
-            found = checker.check_tournament(tournament, system)
+            found = checker.check_tournament(tournament, system, manual=manual)
     except TeamError as error:
         print(f"{path}: {error}", file=sys.stderr)
         return ExitCode.BAD_INPUT
@@ -69,6 +75,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         return ExitCode.ENGINE_MISSING
     for item in found:
         print(item)
+    for number in sorted(manual):
+        print(f"round {number}: manual: paired by an arbiter (XXM), held to the absolute criteria only")
     rounds = tournament.rounds_completed
     against = f" against the {system} engine" if system else ""
     verdict = f"{len(found)} discrepancies" if found else "no discrepancy"

@@ -27,7 +27,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.director import endings, jobs, members, oauth, organiser, polling, queries, rounds, team_standings, teams
+from bot.director import (
+    arbiter,
+    endings,
+    fide,
+    jobs,
+    members,
+    oauth,
+    organiser,
+    polling,
+    queries,
+    rounds,
+    team_standings,
+    teams,
+)
+from bot.director.arbiter import CorrectionOutcome
 from bot.director.context import ChangeListener, Context
 from bot.director.lookups import get_event
 from bot.director.models import (
@@ -45,8 +59,10 @@ from bot.director.models import (
     TeamView,
 )
 from bot.settings import DirectorSettings
-from domain.entry import Entry
+from domain.corrections import CorrectionKind
+from domain.entry import Entry, PlayerRow
 from domain.event import Event, EventStatus
+from domain.fide import FideProfile, TrfHeader
 from domain.settings import EventSettings
 from pairing.standings.crosstable import CrosstableCell
 
@@ -198,6 +214,20 @@ class Director:
         self, actor: Actor, event_id: int, round_number: int, board: int, result: str, reason: str
     ) -> Correction:
         return await organiser.set_result(self.ctx, actor, event_id, round_number, board, result, reason)
+
+    async def correct_pairing(
+        self, actor: Actor, event_id: int, kind: CorrectionKind, players: tuple[str, ...], accept: bool = False
+    ) -> CorrectionOutcome:
+        return await arbiter.correct_pairing(self.ctx, actor, event_id, kind, players, accept)
+
+    async def confirm_pairing(self, actor: Actor, event_id: int) -> int:
+        return await arbiter.confirm_pairing(self.ctx, actor, event_id)
+
+    async def set_fide_profile(self, actor: Actor, profile: FideProfile, player: str | None = None) -> PlayerRow:
+        return await fide.set_fide_profile(self.ctx, actor, profile, player)
+
+    async def set_trf_header(self, actor: Actor, event_id: int, header: TrfHeader) -> Event:
+        return await fide.set_trf_header(self.ctx, actor, event_id, header)
 
     async def forbid(self, actor: Actor, event_id: int, a: str, b: str) -> None:
         await organiser.forbid(self.ctx, actor, event_id, a, b)

@@ -61,6 +61,9 @@ async def due_jobs(ctx: Context, now: datetime | None) -> list[Job]:
                 continue  # the last round's results go out before anything else happens
             rounds = await storage_rounds.list_rounds(ctx.db, event.id)
             last = rounds[-1].round if rounds else None
+            if last is not None and last.review_until is not None and last.held(now):
+                jobs.append(Job(JobKind.POLL, event.id, last.number, last.review_until))  # the games after the hold
+                continue
             if last is not None and last.status is not RoundStatus.FINISHED:
                 jobs.append(Job(JobKind.POLL, event.id, last.number, now))
                 if last.started_at is not None:

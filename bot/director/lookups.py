@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.director.models import Actor
-from bot.errors import EventNotFound, NotLinked, RoundNotFound
+from bot.errors import EventNotFound, NotEntered, NotLinked, RoundNotFound
 from domain.entry import Entry, EntryStatus, PlayerRow
 from domain.event import Event, EventStatus
 from domain.result import GameRow
@@ -49,6 +49,15 @@ async def load_people(db: Database, event_id: int) -> dict[int, Entry]:
 def by_player(entries: Sequence[Entry]) -> dict[int, Entry]:
     """Entries by player id."""
     return {e.player_id: e for e in entries}
+
+
+async def player_in_event(db: Database, event_id: int, who: str) -> Entry:
+    """An entry found by Lichess name, Discord id or starting number ('#3'), or NotEntered."""
+    key = who.strip().lower()
+    for e in await storage_entries.list_entries(db, event_id):
+        if key in (e.lichess_id, e.name.lower(), str(e.discord_id)) or (e.number is not None and key == f"#{e.number}"):
+            return e
+    raise NotEntered(f"{who} is not in this event.")
 
 
 async def get_round(db: Database, event: Event, number: int) -> RoundSummary:

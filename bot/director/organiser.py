@@ -9,7 +9,7 @@ from dataclasses import replace
 from bot.director.challenges import cancel_games, open_games
 from bot.director.context import Context
 from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, show_results
-from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, sentence
+from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, player_in_event, sentence
 from bot.director.models import Actor, Correction, RoundView
 from bot.director.queries import pairings, standings
 from bot.director.rounds import set_next_round_at, start_round
@@ -245,8 +245,8 @@ async def forbid(ctx: Context, actor: Actor, event_id: int, a: str, b: str) -> N
     _organiser(actor)
     async with ctx.db.transaction():
         await get_event(ctx.db, event_id)
-        first = await _player_in_event(ctx, event_id, a)
-        second = await _player_in_event(ctx, event_id, b)
+        first = await player_in_event(ctx.db, event_id, a)
+        second = await player_in_event(ctx.db, event_id, b)
         if first.player_id == second.player_id:
             raise InvalidSetting("A player cannot be forbidden from playing themselves.")
         await storage_entries.add_forbidden_pair(
@@ -259,8 +259,8 @@ async def allow(ctx: Context, actor: Actor, event_id: int, a: str, b: str) -> No
     _organiser(actor)
     async with ctx.db.transaction():
         await get_event(ctx.db, event_id)
-        first = await _player_in_event(ctx, event_id, a)
-        second = await _player_in_event(ctx, event_id, b)
+        first = await player_in_event(ctx.db, event_id, a)
+        second = await player_in_event(ctx.db, event_id, b)
         lifted = await storage_entries.remove_forbidden_pair(
             ctx.db, event_id, first.player_id, second.player_id, at=ctx.clock.now(), actor=actor.audit_name
         )
@@ -274,7 +274,7 @@ async def reinstate(ctx: Context, actor: Actor, event_id: int, player: str) -> E
     event = await get_event(ctx.db, event_id)
     if event.status in OVER:
         raise InvalidState(f"{event.name} is {event.status.value}.")
-    entry = await _player_in_event(ctx, event_id, player)
+    entry = await player_in_event(ctx.db, event_id, player)
     if entry.status is EntryStatus.ACTIVE:
         raise InvalidState(f"{entry.name} is playing in {event.name} already.")
     if entry.status is EntryStatus.DISQUALIFIED:
@@ -382,7 +382,8 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
 
 async def export(ctx: Context, event_id: int, fmt: str, *, public: bool = False) -> bytes:
     """The event as `trf`, `pgn` or `json` (storage's export; PGN links to the Lichess the games were played on;
-    `public`: what the web pages may serve, the JSON without Discord ids, requested byes, forbidden pairs, audit)."""
+    `public`: what the web pages may serve, the JSON without Discord ids, requested byes, forbidden pairs, audit, the
+    TRF without FIDE profiles; else the organisers' export)."""
     await get_event(ctx.db, event_id)
     try:
         return (await export_event(ctx.db, event_id, fmt, site=ctx.lichess.base_url, public=public)).encode()
@@ -421,7 +422,7 @@ async def _set_entry(
 ) -> Entry:
     async with ctx.db.transaction():
         await get_event(ctx.db, event_id)
-        entry = await _player_in_event(ctx, event_id, player)
+        entry = await player_in_event(ctx.db, event_id, player)
         changed = await storage_entries.set_entry_status(
             ctx.db,
             event_id,
@@ -433,15 +434,6 @@ async def _set_entry(
         )
     ctx.changed()
     return changed
-
-
-async def _player_in_event(ctx: Context, event_id: int, who: str) -> Entry:
-    """An entry found by Lichess name, Discord id or starting number."""
-    key = who.strip().lower()
-    for e in await storage_entries.list_entries(ctx.db, event_id):
-        if key in (e.lichess_id, e.name.lower(), str(e.discord_id)) or (e.number is not None and key == f"#{e.number}"):
-            return e
-    raise NotEntered(f"{who} is not in this event.")
 
 
 def _organiser(actor: Actor) -> None:

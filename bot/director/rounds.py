@@ -89,11 +89,20 @@ async def _pair(ctx: Context, history: History, round_number: int) -> History | 
     if paired is None:
         return None
     system, pairing = paired
+    review = event.settings.pairing_review
+    held = now + timedelta(minutes=review) if review else None
     async with ctx.db.transaction():
         await storage_rounds.store_pairing(
-            ctx.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name, system=system
-        )
+            ctx.db, event_id, round_number, pairing, at=now, actor=SYSTEM_ACTOR.name, system=system,
+            review_until=held,
+        )  # fmt: skip
         stored = await storage_events.set_next_round_at(ctx.db, event_id, None)
+    if held is not None:
+        await ctx.announcer.notice(
+            event,
+            f"Round {round_number} is paired and held for review: its games are created at {held:%H:%M} UTC, or "
+            "when an organiser confirms it (/arbiter confirm); /arbiter swap|pair|bye|repair correct it.",
+        )
     ctx.changed()
     return replace(history, event=stored)
 
@@ -125,6 +134,8 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
     that board alone; trouble on Lichess's side, or a bulk pairing not confirmed yet, leaves the rest for the
     next attempt. `event` and `people` (the entries by player id) are the state the calling job read."""
     event_id = event.id
+    if (await get_round(ctx.db, event, round_number)).round.held(ctx.clock.now()):
+        return  # the organisers review the pairing; the hold's end (a poll job) or their confirmation goes on
     await _forfeit_gone(ctx, event, people, round_number)
     waiting = await ensure_bulk_games(ctx, event, people, round_number)  # bulk pairings first (bot.director.bulk)
     async with ctx.db.snapshot():

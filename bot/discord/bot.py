@@ -17,6 +17,8 @@ from bot.director.api import Director
 from bot.director.context import BeforePairingHook
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.autocomplete import EventCache
+from bot.discord.cogs.arbiter import ArbiterCog
+from bot.discord.cogs.fide import FideCog
 from bot.discord.cogs.member import MemberCog
 from bot.discord.cogs.organiser import OrganiserCog
 from bot.discord.components import JoinButton
@@ -102,11 +104,15 @@ class SwissBot(commands.Bot):
         return await self.director.list_events(guild_id)
 
     async def add_commands(self) -> None:
-        """Register the member commands and the /swiss group (no network: syncing is a separate step)."""
+        """Register the member commands, the /swiss and /arbiter groups (no network: syncing is a separate step)."""
         if self.get_cog("Members") is None:
             await self.add_cog(MemberCog(self))
         if self.get_cog("OrganiserCog") is None:
             await self.add_cog(OrganiserCog(self))
+        if self.get_cog("ArbiterCog") is None:
+            await self.add_cog(ArbiterCog(self))
+        if self.get_cog("Fide") is None:
+            await self.add_cog(FideCog(self))
 
     async def build_app(self) -> App:
         """The application of `swissbot run`: the configured database and Lichess, the Discord announcer."""

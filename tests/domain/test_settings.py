@@ -65,6 +65,9 @@ def test_good_settings_have_no_problem() -> None:
         ({"acceleration_method": "us-28r9"}, "unknown acceleration 'us-28r9'"),
         ({"team_boards": 0}, f"a team match has 1 to {MAX_TEAM_BOARDS} boards"),
         ({"team_boards": MAX_TEAM_BOARDS + 1}, f"a team match has 1 to {MAX_TEAM_BOARDS} boards"),
+        ({"pairing_review": -1}, "the pairing review lasts 0 to 1440 minutes"),
+        ({"pairing_review": 1441}, "the pairing review lasts 0 to 1440 minutes"),
+        ({"system": "team", "pairing_review": 5}, "a Team event's pairing cannot be held for corrections"),
     ],
 )
 def test_each_rule_is_one_sentence(changes: dict[str, Any], problem: str) -> None:

@@ -199,3 +199,14 @@ def test_negative_points_round_trip() -> None:
     t = trf.parse("XXS FL=-0.5\nXXR 2\n001    1      A                          0.0    1\n")
     assert t.scoring.forfeit_loss == Fraction(-1, 2)
     assert trf.parse(trf.dumps(t)).scoring == t.scoring
+
+
+def test_the_manual_round_record_round_trips_and_is_read_for_the_checker() -> None:
+    player = "001    1      A" + " " * 62 + "0.0    1"
+    text = f"012 Club\n{trf.manual_record([3, 1])}\n{player}\nXXR 3\n"
+    tournament = trf.parse(text)
+    assert trf.manual_record([3, 1]) == "XXM 1 3"
+    assert trf.manual_rounds(tournament) == frozenset({1, 3})
+    assert "XXM 1 3" in trf.dumps(tournament).splitlines()
+    with pytest.raises(trf.TrfError, match="XXM takes round numbers"):
+        trf.manual_rounds(trf.parse(text.replace("XXM 1 3", "XXM one")))

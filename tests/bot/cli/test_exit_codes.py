@@ -143,7 +143,7 @@ def test_check_returns_its_codes(
     _check("check", ExitCode.BAD_INPUT, [_bad(tmp_path / "bad.trf")])
     _check("check", ExitCode.UNREADABLE, [str(tmp_path / "missing.trf")])
 
-    def missing(*_: object) -> None:
+    def missing(*_: object, **__: object) -> None:
         raise ImportError("no engine")
 
     monkeypatch.setattr("pairing.checker.check_tournament", missing)

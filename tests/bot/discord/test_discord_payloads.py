@@ -14,12 +14,14 @@ from bot.discord.commands_payload import command_payloads
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 SUBCOMMAND, GROUP = 1, 2
-MEMBER_COMMANDS = {"link", "unlink", "join", "withdraw", "bye", "standings", "pairings", "mygame"}
+MEMBER_COMMANDS = {"link", "unlink", "join", "withdraw", "bye", "standings", "pairings", "mygame", "fide"}
 ORGANISER_SUBCOMMANDS = {
     "create", "edit", "open", "start", "pause", "resume", "next-round", "result",
     "forbid", "allow", "reinstate", "remove", "disqualify", "unban", "finish", "cancel", "export", "team",
 }  # fmt: skip
 TEAM_SUBCOMMANDS = {"add", "remove", "roster", "list"}
+ARBITER_SUBCOMMANDS = {"swap", "pair", "bye", "repair", "confirm", "review", "fide", "header"}
+ORGANISER_GROUPS = {"swiss", "arbiter"}
 
 
 @pytest.fixture(scope="module")
@@ -65,13 +67,16 @@ def test_every_command_is_within_discords_limits(payloads: list[dict[str, Any]])
 
 def test_the_expected_commands_exist(payloads: list[dict[str, Any]]) -> None:
     names = {c["name"] for c in payloads}
-    assert names == MEMBER_COMMANDS | {"swiss"}
+    assert names == MEMBER_COMMANDS | ORGANISER_GROUPS
     swiss = next(c for c in payloads if c["name"] == "swiss")
     assert {o["name"] for o in swiss["options"]} == ORGANISER_SUBCOMMANDS
     assert all(o["type"] == (GROUP if o["name"] == "team" else SUBCOMMAND) for o in swiss["options"])
     team = next(o for o in swiss["options"] if o["name"] == "team")
     assert {o["name"] for o in team["options"]} == TEAM_SUBCOMMANDS
     assert all(o["type"] == SUBCOMMAND for o in team["options"])
+    arbiter = next(c for c in payloads if c["name"] == "arbiter")
+    assert {o["name"] for o in arbiter["options"]} == ARBITER_SUBCOMMANDS
+    assert all(o["type"] == SUBCOMMAND for o in arbiter["options"])
 
 
 def test_commands_are_guild_only(payloads: list[dict[str, Any]]) -> None:
@@ -80,9 +85,10 @@ def test_commands_are_guild_only(payloads: list[dict[str, Any]]) -> None:
         assert command["contexts"] == [0], command["name"]  # 0: guild
 
 
-def test_only_the_organiser_group_carries_manage_events(payloads: list[dict[str, Any]]) -> None:
+def test_only_the_organiser_groups_carry_manage_events(payloads: list[dict[str, Any]]) -> None:
     by_name = {c["name"]: c for c in payloads}
-    assert int(by_name["swiss"]["default_member_permissions"]) == discord.Permissions(manage_events=True).value
+    for name in ORGANISER_GROUPS:
+        assert int(by_name[name]["default_member_permissions"]) == discord.Permissions(manage_events=True).value
     for name in MEMBER_COMMANDS:
         assert by_name[name]["default_member_permissions"] is None
 
@@ -127,4 +133,6 @@ def test_cli_prints_the_same_payloads_as_json(
     lines = capsys.readouterr().out.splitlines()
     assert "/swiss next-round  Pair and start the next round now" in lines
     assert "/swiss team add  Form a team from members in board order, or a role" in lines
-    assert len(lines) == len(MEMBER_COMMANDS) + 1 + len(ORGANISER_SUBCOMMANDS) - 1 + len(TEAM_SUBCOMMANDS)
+    assert "/arbiter repair  Pair the round again from scratch (games not begun)" in lines
+    groups = len(ORGANISER_SUBCOMMANDS) - 1 + len(TEAM_SUBCOMMANDS) + len(ARBITER_SUBCOMMANDS)
+    assert len(lines) == len(MEMBER_COMMANDS) + len(ORGANISER_GROUPS) + groups

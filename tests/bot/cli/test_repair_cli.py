@@ -1,0 +1,43 @@
+"""`swissbot repair`: the last round paired again from the command line, its games on the local Lichess cancelled;
+the running bot's poll creates the new ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.cli.exit_codes import ExitCode
+from bot.cli.repair import outcome_lines, repair
+from bot.config import Config, LichessConfig
+from bot.errors import InvalidState
+from tests.bot.director.director_world import make_world
+
+
+async def test_repair_re_pairs_the_last_round_after_a_late_withdrawal(tmp_path: Path) -> None:
+    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, http=True) as w:  # the CLI speaks HTTP
+        event_id, actors = await w.event(players=5, rounds=2)
+        await w.start(event_id)
+        old = [b.game_id for b in (await w.director.pairings(event_id)).boards]
+        withdrawn = next(b.white for b in (await w.director.pairings(event_id)).boards)
+        await w.director.withdraw(next(a for a in actors if a.discord_id == withdrawn.discord_id), event_id)
+        config = Config(database=Path(w.db.path), lichess=LichessConfig(base_url=w.sandbox.url))
+        outcome = await repair(config, w.sandbox.bot_token, None, accept=False)
+        assert outcome.applied and outcome.problems == ()
+        assert all(withdrawn.name not in board for board in outcome.boards) and len(outcome.boards) == 2
+        assert outcome_lines(outcome)[-1] == "applied"
+        assert all(game not in w.sandbox.state.games for game in old)
+        await w.scheduler.run_due()  # the bot's poll job creates the new games
+        view = await w.director.pairings(event_id)
+        assert all(b.game_id is not None and b.game_id not in old for b in view.boards)
+        await w.play(event_id, 1, "white")
+        with pytest.raises(InvalidState, match="games in play"):
+            await repair(config, w.sandbox.bot_token, event_id, accept=False)
+
+
+def test_repair_needs_the_lichess_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[bot]\ndatabase = "swiss.sqlite3"\n')
+    monkeypatch.delenv("LICHESS_TOKEN", raising=False)
+    assert main(["repair", "--config", str(config)]) == ExitCode.CONFIG
