@@ -25,9 +25,11 @@ class Served:
 
 
 @pytest.fixture
-async def served(tmp_path: Path) -> AsyncIterator[Served]:
-    """Autoplay off (tests play each game), pages refreshing every 0.3 s."""
-    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False) as world:
+async def served(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Served]:
+    """Autoplay off (tests play each game), pages refreshing every 0.3 s; the local Lichess over HTTP for a test
+    marked `lichess_http`."""
+    over_http = request.node.get_closest_marker("lichess_http") is not None
+    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, http=over_http) as world:
         app = make_pages_app(world.director, CLUBS, refresh_seconds=0.3)
         runner = web.AppRunner(app)
         await runner.setup()

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import pytest
 from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -19,6 +20,8 @@ from bot.cli import main as swissbot
 from tests.bot.pages.conftest import Served
 from tests.bot.pages.test_pages import finished_event
 from tests.support.browser import chromium, keep_screenshot, require_chromium
+
+pytestmark = pytest.mark.slow  # headless Chromium
 
 T = TypeVar("T")
 
@@ -46,6 +49,7 @@ def table_rows(browser: WebDriver, selector: str) -> list[list[str]]:
     return [[cell.text for cell in row.find_elements(By.CSS_SELECTOR, "th, td")] for row in rows]
 
 
+@pytest.mark.lichess_http  # the browser follows a game link to the local Lichess's game page
 async def test_a_finished_event_in_the_browser(served: Served, tmp_path: Path) -> None:
     require_chromium()
     event_id = await finished_event(served, players=8, rounds=3)
