@@ -46,7 +46,7 @@ def parallel(pytest_args: list[str]) -> list[str]:
     """pytest-xdist's options: one worker per core, unless the arguments choose (`-n 0` runs serially)."""
     if any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist" for arg in pytest_args):
         return []
-    return ["-n", "auto", "--dist", "loadgroup"]
+    return ["-n", "auto", "--dist", "worksteal"]
 
 
 if __name__ == "__main__":

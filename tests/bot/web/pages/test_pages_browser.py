@@ -21,6 +21,8 @@ from tests.bot.web.pages.conftest import Served
 from tests.bot.web.pages.test_pages import finished_event
 from tests.support.browser import chromium, keep_screenshot, require_chromium
 
+pytestmark = pytest.mark.slow  # headless Chromium
+
 T = TypeVar("T")
 
 
