@@ -95,12 +95,9 @@ class App:
         if self.scheduled:
             await self.scheduler.start()
 
-    async def close(self) -> None:
-        """Stop the scheduler (its running jobs finish), the web endpoint, the game stream, then close the services;
-        a second call does nothing."""
-        if self._closed:
-            return
-        self._closed = True
+    async def stop(self) -> None:
+        """Take no new work: stop the scheduler (its running jobs finish), the web endpoint and the game stream; the
+        services stay open, so the announcer can still post what a finishing job says. A second call does nothing."""
         await self.scheduler.shutdown()
         for part in reversed(self._started):
             try:
@@ -108,6 +105,13 @@ class App:
             except Exception:  # closing must not hide the reason we stop
                 log.exception("could not close %r", part)
         self._started.clear()
+
+    async def close(self) -> None:
+        """`stop`, then close the services; a second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        await self.stop()
         await self.services.close()
 
 

@@ -29,7 +29,7 @@ class StreamFeeder:
         self.ctx = ctx
         self.sync_interval = sync_interval
         self.stream = GameStream(
-            ctx.lichess.base_url, token, self.game_finished, lock=ctx.lichess.request_lock, backoff=backoff
+            ctx.lichess.base_url, token, self.game_finished, pause=ctx.lichess.pause, backoff=backoff
         )
         self.finished: list[str] = []  # the ids the stream reported finished, in order (the demo shows them)
         self._events: dict[str, int] = {}  # every game id seen live, with its event (never watched twice)

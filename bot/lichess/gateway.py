@@ -30,6 +30,7 @@ from bot.lichess.errors import (
     LichessUnavailable,
     LichessUserNotFound,
 )
+from bot.lichess.pause import SharedPause
 from bot.lichess.payloads import (
     AccessToken,
     BulkPairing,
@@ -49,6 +50,7 @@ from domain.settings import DEFAULT_RULES
 LOG = logging.getLogger(__name__)
 
 EXPORT_BATCH = 300  # POST /api/games/export/_ids silently drops ids past 300
+USERS_BATCH = 300  # POST /api/users reads at most 300 users a request
 TOKEN_TEST_BATCH = 1000  # POST /api/token/test answers the first 1000 tokens
 BULK_MAX_GAMES = 500  # POST /api/bulk-pairing: at most 1000 tokens
 
@@ -128,16 +130,11 @@ class LichessGateway:
         self._session = _Session(token, timeout)
         self._client = berserk.Client(session=self._session, base_url=base_url.rstrip("/"))
         self.base_url = base_url.rstrip("/")
-        self.rate_limit_pause = rate_limit_pause
-        self.max_rate_limit_pause = max_rate_limit_pause
         self.rate_limit_attempts = rate_limit_attempts
         self.retries = retries
         self.retry_backoff = retry_backoff
         self._sleep = sleep
-        self._clock = clock
-        self._lock = asyncio.Lock()
-        self._paused_until = 0.0
-        self._strikes = 0
+        self.pause = SharedPause(rate_limit_pause, max_rate_limit_pause, sleep=sleep, clock=clock)
 
     @classmethod
     def from_env(cls, base_url: str = LICHESS_URL, **kwargs: Any) -> LichessGateway:
@@ -147,11 +144,6 @@ class LichessGateway:
     def __repr__(self) -> str:
         return f"LichessGateway({self.base_url!r})"
 
-    @property
-    def request_lock(self) -> asyncio.Lock:
-        """The lock every request holds: the game stream takes it to open itself and to add ids."""
-        return self._lock
-
     async def close(self) -> None:
         """Close the HTTP session."""
         await asyncio.to_thread(self._session.close)
@@ -160,11 +152,7 @@ class LichessGateway:
 
     async def _once(self, what: str, call: Callable[[], T]) -> T:
         """One request, after any 429 pause, holding the lock so requests never overlap."""
-        async with self._lock:
-            wait = self._paused_until - self._clock()
-            if wait > 0:
-                LOG.info("Lichess: paused after HTTP 429, waiting %.1f s before %s", wait, what)
-                await self._sleep(wait)
+        async with self.pause.turn(what):
             request = asyncio.ensure_future(asyncio.to_thread(call))
             try:
                 try:
@@ -180,17 +168,13 @@ class LichessGateway:
             except ApiError as exc:
                 LOG.warning("Lichess: %s failed: %s", what, type(exc.error).__name__)
                 raise _Transient(f"{what}: {type(exc.error).__name__}") from None
-            self._strikes = 0
+            self.pause.answered()
             return result
 
     def _translate(self, what: str, exc: ResponseError) -> Exception:
         status = exc.status_code
         if status == 429:
-            self._strikes += 1
-            pause = min(self.rate_limit_pause * 2 ** (self._strikes - 1), self.max_rate_limit_pause)
-            pause = max(pause, self.rate_limit_pause)
-            self._paused_until = self._clock() + pause
-            LOG.warning("Lichess: HTTP 429 on %s; pausing every call for %.0f s", what, pause)
+            self.pause.limited(what)
             return _RateLimited()
         if status >= 500:
             LOG.warning("Lichess: HTTP %d on %s", status, what)
@@ -370,6 +354,21 @@ class LichessGateway:
         except _NotFound:
             raise LichessUserNotFound(username) from None
         return parse_user(data)
+
+    async def get_users(self, usernames: Collection[str]) -> dict[str, LichessUser]:
+        """Many users' public data by `POST /api/users`, 300 a request (Lichess allows 8,000 users per 10 minutes,
+        a single `GET /api/user` each would cost a request a player): by lower-case id; unknown names are absent."""
+        wanted = list(dict.fromkeys(name.lower() for name in usernames if valid_username(name)))
+        found: dict[str, LichessUser] = {}
+        for start in range(0, len(wanted), USERS_BATCH):
+            batch = wanted[start : start + USERS_BATCH]
+            reply = await self._read(
+                f"reading {len(batch)} users", partial(self._raw, "POST", "/api/users", data=",".join(batch))
+            )
+            for item in reply if isinstance(reply, list) else []:
+                user = parse_user(item)
+                found[user.id] = user
+        return found
 
     async def is_team_member(self, team_id: str, username: str) -> bool:
         """Whether `username` belongs to the team `team_id` (the bot should be a member too)."""

@@ -228,6 +228,30 @@ async def public_user(request: web.Request) -> web.Response:
     return web.json_response(user_json(user, base_url(request)))
 
 
+USERS_PER_CALL = 300
+USERS_PER_WINDOW = 8000  # users read per 10 minutes, per token (or per address without one)
+USERS_WINDOW = 600.0
+
+
+@routes.post("/api/users")
+async def users_by_id(request: web.Request) -> web.Response:
+    """`apiUsers`: up to 300 comma-separated names in a text body; unknown names are left out, the order kept.
+    Lichess's limit, kept here: 8,000 users per 10 minutes (then 429, nothing read)."""
+    state = state_of(request)
+    names = [n.strip().lower() for n in (await request.text()).split(",") if n.strip()]
+    if len(names) > USERS_PER_CALL:
+        return error(400, f"Too many ids: {len(names)}, expected up to {USERS_PER_CALL}")
+    user = me(request)
+    by = user.id if user is not None else (request.remote or "anonymous")
+    now = state.now()
+    state.user_reads = [r for r in state.user_reads if now - r[0] < USERS_WINDOW]
+    if sum(r[2] for r in state.user_reads if r[1] == by) + len(names) > USERS_PER_WINDOW:
+        return error(429, "Too many requests. Try again later.")
+    state.user_reads.append((now, by, len(names)))
+    found = (state.users.get(name) for name in names)
+    return web.json_response([user_json(u, base_url(request)) for u in found if u is not None])
+
+
 @routes.get("/api/account")
 async def account(request: web.Request) -> web.Response:
     """`accountMe`: the token owner."""
