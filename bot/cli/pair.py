@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["pair"],
         description="Pair the next round of a TRF file and print it: the number of pairs, then "
         "'white black' lines of starting numbers, the pairing-allocated bye as 'id 0' (with --system team: team "
-        "numbers, White being the first board's colour). " + describe(EXITS),
+        "numbers, White being the first board's colour). "
+        + describe(EXITS),
     )
     parser.add_argument(
         "--system",
