@@ -21,6 +21,7 @@ import requests
 from berserk.exceptions import ApiError, ResponseError
 
 from bot.lichess import LICHESS_URL, TOKEN_ENV
+from bot.lichess.budget import BulkLedger
 from bot.lichess.errors import (
     LichessAuthError,
     LichessBadRequest,
@@ -126,6 +127,7 @@ class LichessGateway:
         retry_backoff: float = 1.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self._session = _Session(token, timeout)
         self._client = berserk.Client(session=self._session, base_url=base_url.rstrip("/"))
@@ -135,6 +137,7 @@ class LichessGateway:
         self.retry_backoff = retry_backoff
         self._sleep = sleep
         self.pause = SharedPause(rate_limit_pause, max_rate_limit_pause, sleep=sleep, clock=clock)
+        self.bulk_ledger = BulkLedger(clock=wall_clock)  # the token's bulk pairing budget (`bot.lichess.budget`)
 
     @classmethod
     def from_env(cls, base_url: str = LICHESS_URL, **kwargs: Any) -> LichessGateway:
@@ -410,16 +413,18 @@ class LichessGateway:
             raise ResponseError(response)
         return response.json() if response.content else None
 
-    async def _write(self, what: str, call: Callable[[], T]) -> T:
-        """A request that changes something: 429 waits and tries again (Lichess did nothing); a transient
-        failure is not retried (its fate is unknown) but raised as `LichessUnavailable`."""
+    async def _write(self, what: str, call: Callable[[], T], *, rate_limit_attempts: int | None = None) -> T:
+        """A request that changes something: 429 waits and tries again (Lichess did nothing), at most
+        `rate_limit_attempts` times; a transient failure is not retried (its fate is unknown) but raised as
+        `LichessUnavailable`."""
+        attempts = self.rate_limit_attempts if rate_limit_attempts is None else rate_limit_attempts
         limited = 0
         while True:
             try:
                 return await self._once(what, call)
             except _RateLimited:
                 limited += 1
-                if limited >= self.rate_limit_attempts:
+                if limited >= attempts:
                     raise LichessRateLimited() from None
             except _Transient:
                 raise LichessUnavailable() from None
@@ -490,8 +495,9 @@ class LichessGateway:
 
         berserk 0.14's `bulk_pairings.create` passes `payload=` to requests and raises TypeError (reference
         §1): this is the one place the bot creates bulks, sending the spec's form itself. A 400 that names
-        tokens is `LichessTokensRefused`; a lost reply is `LichessUnavailable` and never retried here: the
-        caller looks the bulk up with `list_bulks` first.
+        tokens is `LichessTokensRefused`; a 429 is `LichessRateLimited` at once (the token's pause still
+        applies); a lost reply is `LichessUnavailable` and never retried here: the caller looks the bulk up with
+        `list_bulks` first. The caller plans what to send with `bulk_ledger`.
         """
         if not pairs or len(pairs) > BULK_MAX_GAMES:
             raise ValueError(f"a bulk pairing holds 1 to {BULK_MAX_GAMES} games, not {len(pairs)}")
@@ -507,7 +513,10 @@ class LichessGateway:
             }
         )
         what = f"creating a bulk pairing of {len(pairs)} games"
-        reply = await self._write(what, partial(self._raw, "POST", "/api/bulk-pairing", data=fields))
+        # a 429 is not waited out here: the caller's boards go to open challenges at once (`bot.director.bulk`)
+        reply = await self._write(
+            what, partial(self._raw, "POST", "/api/bulk-pairing", data=fields), rate_limit_attempts=1
+        )
         return parse_bulk(reply)
 
     async def list_bulks(self) -> list[BulkPairing]:
