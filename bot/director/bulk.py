@@ -15,7 +15,9 @@ Lichess's limits (500 games a bulk and per 10 minutes, 20 scheduled bulks and 10
 shared by every event of the bot) are planned ahead by the token's `bot.lichess.budget.BulkLedger`: the boards
 that do not fit now are open challenges at once, and the organisers are told once a round. A bulk Lichess
 refuses as a whole (a 429 nevertheless, a queue full) did nothing there: its boards get the open challenge at
-once. The bot's own token needs `challenge:bulk` (`ctx.bulk_pairing`, decided at start by `bot_may_bulk`).
+once. The bot's own token needs `challenge:bulk` (`ctx.bulk_pairing`, decided at start by `bot_may_bulk`), and
+so does a club's own token (`ctx.bulk_pairing_of`); a club with its own token pairs with it and keeps its own
+budget (`ctx.lichess_of`).
 """
 
 from __future__ import annotations
@@ -82,11 +84,11 @@ async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry]
     pending = [b for b in attempts if b.status == "creating"]
     if pending:
         try:
-            await _resolve(ctx, pending)
+            await _resolve(ctx, ctx.lichess_of(event.guild_id), pending)
         except LichessError as exc:
             LOG.warning("bulk pairing: could not look up %d unconfirmed bulk(s): %s", len(pending), exc)
             return {g.board_id for b in pending for g in b.games}
-    if not ctx.bulk_pairing or ctx.vault is None:
+    if not ctx.bulk_pairing_of(event.guild_id) or ctx.vault is None:
         return set()
     for _ in range(BULK_TRIES):
         boards = await _eligible(ctx, event, round_number)
@@ -103,9 +105,9 @@ async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry]
     return set()
 
 
-async def _resolve(ctx: Context, pending: Sequence[BulkAttempt]) -> None:
+async def _resolve(ctx: Context, lichess: LichessGateway, pending: Sequence[BulkAttempt]) -> None:
     """Find each unconfirmed bulk among the bot's bulks on Lichess (same players, same clock start)."""
-    listed = await ctx.lichess.list_bulks()
+    listed = await lichess.list_bulks()
     now = ctx.clock.now()
     for attempt in pending:
         found = next((b for b in listed if _same(attempt, b)), None)
@@ -165,9 +167,9 @@ async def _create(
 ) -> bool:
     """Send the boards the token's budget has room for in bulks (`bot.lichess.budget`); the others are left to the
     open challenges (the organisers are told once). True if Lichess refused some tokens (the caller retries)."""
-    ledger = ctx.lichess.bulk_ledger
+    ledger = ctx.lichess_of(event.guild_id).bulk_ledger
     if not ledger.seeded:  # not listed at start (`bot_may_bulk`): what the token spent before this process
-        ledger.seed(await ctx.lichess.list_bulks())
+        ledger.seed(await ctx.lichess_of(event.guild_id).list_bulks())
     decided, reservations = ledger.take(len(boards))
     if decided.fallback:
         await _tell_fallback(ctx, event, round_number, decided)
@@ -193,7 +195,7 @@ async def _tell_fallback(ctx: Context, event: Event, round_number: int, decided:
     subject = f"round {round_number}"
     if await storage_audit.logged(ctx.db, event_id=event.id, action=BUDGET_SPENT, subject=subject):
         return
-    limits = ctx.lichess.bulk_ledger.limits
+    limits = ctx.lichess_of(event.guild_id).bulk_ledger.limits
     again = (
         f" The budget has room again at {datetime.fromtimestamp(decided.room_again_at, UTC):%H:%M} UTC."
         if decided.room_again_at is not None
@@ -223,7 +225,8 @@ async def _send(
 ) -> bool:
     """One bulk of at most 500 games; True if Lichess refused some tokens (the room of the failed bulk comes back,
     as a failed bulk is free on Lichess)."""
-    ledger = ctx.lichess.bulk_ledger
+    lichess = ctx.lichess_of(event.guild_id)
+    ledger = lichess.bulk_ledger
     rows = []
     for board, _, _, attempt in chunk:
         white, black = people[board.white_id].lichess_id, people[board.black_id].lichess_id
@@ -235,7 +238,7 @@ async def _send(
         ctx.db, event.id, round_number, rows, start_clocks_at=start_clocks, at=ctx.clock.now()
     )
     try:
-        reply = await ctx.lichess.create_bulk(
+        reply = await lichess.create_bulk(
             [(w, b) for _, w, b, _ in chunk],
             clock_limit=event.settings.clock_limit,
             clock_increment=event.settings.clock_increment,

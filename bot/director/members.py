@@ -111,7 +111,7 @@ async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
         raise RatingOutOfRange(f"{refusal} for {event.name}.")
     if event.settings.team:
         try:
-            member = await ctx.lichess.is_team_member(event.settings.team, user.id)
+            member = await ctx.lichess_of(event.guild_id).is_team_member(event.settings.team, user.id)
         except LichessError as exc:
             raise LichessUnavailable() from exc
         if not member:
@@ -197,7 +197,7 @@ async def check_entries_at_start(ctx: Context, event_id: int) -> None:
     to_check = [e for e in entries if e.lichess_id is not None and e.number is None]
     unread: list[str] = []
     try:  # 300 accounts a request, not one request a player
-        users = await ctx.lichess.get_users([e.lichess_id or "" for e in to_check])
+        users = await ctx.lichess_of(event.guild_id).get_users([e.lichess_id or "" for e in to_check])
     except LichessError:  # Lichess in trouble must not hold the start: the ratings at entry stand
         users, unread, to_check = {}, [e.name for e in to_check], []
     for entry in to_check:

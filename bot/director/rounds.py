@@ -309,7 +309,7 @@ async def _create_game(
         await storage_games.game_created(ctx.db, row.id, found, at=now)
         return found
     try:
-        challenge = await ctx.lichess.create_game(
+        challenge = await ctx.lichess_of(event.guild_id).create_game(
             white,
             black,
             clock_limit=event.settings.clock_limit,
@@ -334,7 +334,7 @@ async def _find_created(ctx: Context, event: Event, game: GameRow, white: str, b
     clock = (event.settings.clock_limit, event.settings.clock_increment)
     skip: set[str] = set()
     for _ in range(FIND_TRIES):
-        found = await ctx.lichess.find_created_game(
+        found = await ctx.lichess_of(event.guild_id).find_created_game(
             white, black, name=game.challenge_name, since_ms=since_ms, clock=clock, exclude=skip
         )
         if found is None:
