@@ -19,7 +19,8 @@ loop's lag is measured alongside (a command's first answer, its defer, waits for
 round trip). Reported per round: rounds started late (paired more than 60 s after their time), the slowest
 round's games (last game created after pairing, on the manual clock: a 429's pause shows there), the wall time
 from the rounds' time until every game exists (the work itself: pairing, storing, creating), bulk games and open
-challenges, 429s met, Lichess requests, and the command latencies. The table goes to docs/benchmarks.md under '## Many clubs' (other sections are kept).
+challenges, 429s met, Lichess requests, and the command latencies. The table goes to docs/benchmarks.md under
+'## Many clubs' (other sections are kept).
 """
 
 from __future__ import annotations
@@ -336,9 +337,10 @@ def report(args: argparse.Namespace, samples: list[RoundSample]) -> str:
         answers = sorted(s.answers)
         lags = s.lags or [0.0]
         top = ", ".join(f"{name} {count}" for name, count in s.requests.most_common(4))
+        median = statistics.median(answers or [0.0])
         lines.append(
             f"| {s.number} | {s.boards} | {s.bulk_games} / {s.open_games} | {s.late} | {s.slowest_games:.0f} s"
-            f" | {s.ready_wall:.1f} s | {s.limited} | {sum(s.requests.values())} ({top}) | {statistics.median(answers or [0.0]):.2f} s /"
+            f" | {s.ready_wall:.1f} s | {s.limited} | {sum(s.requests.values())} ({top}) | {median:.2f} s /"
             f" {_p95(answers):.2f} s | {_p95(lags) * 1000:.0f} ms / {max(lags) * 1000:.0f} ms |"
         )
     return "\n".join(lines) + "\n"
