@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from bot.director import oauth
@@ -48,6 +49,7 @@ LOG = logging.getLogger(__name__)
 
 BULK_RULES = ("noAbort", "noRematch", "noGiveTime", "noClaimWin", "noEarlyDraw")
 BULK_TRIES = 2  # a board goes to at most two bulks (the retry after a refused token), then to the fallback
+ROUND_GAMES_WITHIN = 60.0  # seconds: a round's games exist this soon after its pairing, bulk or open challenge
 BUDGET_SPENT = "bulk.budget"  # audit action: the token's bulk budget sent some boards of a round to open challenges
 
 
@@ -76,9 +78,17 @@ async def bulk_game_rows(ctx: Context, event_id: int, round_number: int) -> set[
     return {g.game_row_id for b in await storage_bulks.bulks_of_round(ctx.db, event_id, round_number) for g in b.games}
 
 
-async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> set[int]:
-    """Resolve the round's unconfirmed bulks, then pair the eligible boards in bulks; the board ids still waiting
-    for an unconfirmed bulk (the open-challenge path must leave them alone). `people`: the entries by player id."""
+@dataclass(frozen=True)
+class BulkHold:
+    """The boards of a round the open-challenge path must leave alone for now (both are tried again next poll)."""
+
+    unconfirmed: frozenset[int] = frozenset()  # a bulk not confirmed yet holds them: looked up again
+    budget: frozenset[int] = frozenset()  # they wait seconds for the token's bulk budget (a staggered bulk)
+
+
+async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> BulkHold:
+    """Resolve the round's unconfirmed bulks, then pair the eligible boards in bulks; the boards held for now (the
+    open-challenge path must leave them alone). `people`: the entries by player id."""
     event_id = event.id
     attempts = await storage_bulks.bulks_of_round(ctx.db, event_id, round_number)
     pending = [b for b in attempts if b.status == "creating"]
@@ -87,22 +97,23 @@ async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry]
             await _resolve(ctx, ctx.lichess_of(event.guild_id), pending)
         except LichessError as exc:
             LOG.warning("bulk pairing: could not look up %d unconfirmed bulk(s): %s", len(pending), exc)
-            return {g.board_id for b in pending for g in b.games}
+            return BulkHold(unconfirmed=frozenset(g.board_id for b in pending for g in b.games))
     if not ctx.bulk_pairing_of(event.guild_id) or ctx.vault is None:
-        return set()
+        return BulkHold()
+    held: frozenset[int] = frozenset()
     for _ in range(BULK_TRIES):
         boards = await _eligible(ctx, event, round_number)
         if not boards:
-            return set()
+            break
         try:
-            refused = await _create(ctx, event, people, round_number, boards)
+            refused, held = await _create(ctx, event, people, round_number, boards)
         except LichessError as exc:
             LOG.warning("bulk pairing: round %d of event %d not confirmed: %s", round_number, event_id, exc)
             left = await storage_bulks.bulks_of_round(ctx.db, event_id, round_number)
-            return {g.board_id for b in left if b.status == "creating" for g in b.games}
+            return BulkHold(unconfirmed=frozenset(g.board_id for b in left if b.status == "creating" for g in b.games))
         if not refused:
-            return set()
-    return set()
+            break
+    return BulkHold(budget=held)
 
 
 async def _resolve(ctx: Context, lichess: LichessGateway, pending: Sequence[BulkAttempt]) -> None:
@@ -164,13 +175,16 @@ async def _create(
     people: dict[int, Entry],
     round_number: int,
     boards: Sequence[tuple[BoardRow, str, str, int]],
-) -> bool:
-    """Send the boards the token's budget has room for in bulks (`bot.lichess.budget`); the others are left to the
-    open challenges (the organisers are told once). True if Lichess refused some tokens (the caller retries)."""
+) -> tuple[bool, frozenset[int]]:
+    """Send the boards the token's budget has room for in bulks (`bot.lichess.budget`); the boards the window has
+    room for within `bulk_patience` wait for the next poll; the others are left to the open challenges (the
+    organisers are told once). Whether Lichess refused some tokens (the caller retries), and the boards waiting."""
     ledger = ctx.lichess_of(event.guild_id).bulk_ledger
     if not ledger.seeded:  # not listed at start (`bot_may_bulk`): what the token spent before this process
         ledger.seed(await ctx.lichess_of(event.guild_id).list_bulks())
-    decided, reservations = ledger.take(len(boards))
+    decided, reservations = ledger.take(len(boards), patience=bulk_patience(ctx))
+    sent = decided.bulked
+    waiting = frozenset(board.id for board, _, _, _ in boards[sent : sent + decided.waiting])
     if decided.fallback:
         await _tell_fallback(ctx, event, round_number, decided)
     summary = await get_round(ctx.db, event, round_number)
@@ -187,7 +201,13 @@ async def _create(
     finally:
         for reservation in unused:  # planned but never sent: the room comes back
             ledger.release(reservation)
-    return refused
+    return refused, waiting
+
+
+def bulk_patience(ctx: Context) -> float:
+    """How long boards may wait for the token's bulk budget: a round's games exist within a minute of its pairing
+    (the next poll sends them)."""
+    return max(0.0, ROUND_GAMES_WITHIN - ctx.settings.poll_interval)
 
 
 async def _tell_fallback(ctx: Context, event: Event, round_number: int, decided: BulkPlan) -> None:

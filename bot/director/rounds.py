@@ -126,7 +126,7 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
     next attempt. `event` and `people` (the entries by player id) are the state the calling job read."""
     event_id = event.id
     await _forfeit_gone(ctx, event, people, round_number)
-    waiting = await ensure_bulk_games(ctx, event, people, round_number)  # bulk pairings first (bot.director.bulk)
+    hold = await ensure_bulk_games(ctx, event, people, round_number)  # bulk pairings first (bot.director.bulk)
     async with ctx.db.snapshot():
         summary = await get_round(ctx.db, event, round_number)
         all_games = await storage_games.games_of_round(ctx.db, event_id, round_number)
@@ -140,8 +140,10 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
         game = latest.get(board.id)
         if game is not None and game.status in (GameStatus.CREATED, GameStatus.FINISHED):
             continue
-        if board.id in waiting:  # an unconfirmed bulk pairing holds it: looked up again next time
+        if board.id in hold.unconfirmed:  # an unconfirmed bulk pairing holds it: looked up again next time
             trouble = trouble or f"board {board.board_no}: its bulk pairing is not confirmed yet"
+            continue
+        if board.id in hold.budget:  # the token's bulk budget has room for it in seconds: the next poll sends it
             continue
         subject = board_subject(round_number, board.board_no)
         if (
@@ -174,6 +176,8 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
                 f"Lichess did not create every game of round {round_number} ({trouble}); retrying at every poll.",
             )
         return
+    if hold.budget:
+        return  # the round starts when its last games exist
     if summary.round.status is RoundStatus.PAIRED:
         await storage_rounds.mark_round_started(ctx.db, event_id, round_number, at=ctx.clock.now())
     await _announce_round(ctx, event, people, round_number)

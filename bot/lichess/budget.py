@@ -4,7 +4,8 @@ is found.
 Lichess allows one token 500 bulk-paired games every 10 minutes, 20 scheduled bulks and 1,000 scheduled games
 (`POST /api/bulk-pairing`; a failed bulk is free, a cancelled one is not refunded). Every club and event on the
 token share it, so the budget lives with the token's gateway. `plan` is the pure planner: of the games a round
-wants in bulks, how many fit now (in bulks of at most 500) and how many fall back to open challenges, which have
+wants in bulks, how many fit now (in bulks of at most 500), how many wait a few seconds for the room the window
+will have (a staggered bulk, within the caller's patience) and how many fall back to open challenges, which have
 no such limit. `BulkLedger` keeps what the token spent (seeded once from Lichess's own list, so a restart knows the
 bulks made before it) and reserves a plan's bulks in the same step as it plans them, so two events planning at
 once never both count the same room.
@@ -45,12 +46,15 @@ class SpentBulk:
 
 @dataclass(frozen=True)
 class BulkPlan:
-    """What to do with a round's bulk games now: the sizes of the bulks to send, the games that go to open
-    challenges instead, and when the 10-minute window has room for all of those again (None: nothing falls back)."""
+    """What to do with a round's bulk games now: the sizes of the bulks to send, the games that wait for the room
+    the window will have within the caller's patience (sent at the next look), the games that go to open challenges
+    instead, and when the 10-minute window has room for the games not sent (None: all fit now, or never in one
+    window)."""
 
     bulks: tuple[int, ...]
     fallback: int
     room_again_at: float | None
+    waiting: int = 0
 
     @property
     def bulked(self) -> int:
@@ -58,9 +62,17 @@ class BulkPlan:
         return sum(self.bulks)
 
 
-def plan(spent: Iterable[SpentBulk], games: int, now: float, limits: BulkLimits = LICHESS_BULK_LIMITS) -> BulkPlan:
+def plan(
+    spent: Iterable[SpentBulk],
+    games: int,
+    now: float,
+    limits: BulkLimits = LICHESS_BULK_LIMITS,
+    *,
+    patience: float = 0.0,
+) -> BulkPlan:
     """The plan for `games` more bulk games at `now`, given what the token spent: as many as every limit allows, in
-    bulks of at most `games_per_bulk`, the rest to open challenges."""
+    bulks of at most `games_per_bulk`; the rest wait when the window has room for them within `patience` seconds
+    (a staggered bulk), else go to open challenges."""
     spent = list(spent)
     in_window = sorted((s for s in spent if s.at > now - limits.window_seconds), key=lambda s: s.at)
     scheduled = [s for s in spent if s.pair_at > now]
@@ -74,8 +86,12 @@ def plan(spent: Iterable[SpentBulk], games: int, now: float, limits: BulkLimits 
         size = min(room, limits.games_per_bulk)
         bulks.append(size)
         room -= size
-    fallback = games - sum(bulks)
-    return BulkPlan(tuple(bulks), fallback, _room_again_at(in_window, fallback, limits) if fallback else None)
+    left = games - sum(bulks)
+    sent_now = [SpentBulk(now, sum(bulks), now)] if bulks else []
+    again = _room_again_at([*in_window, *sent_now], left, limits) if left else None
+    if again is not None and again - now <= patience and len(bulks) + len(scheduled) < limits.scheduled_bulks:
+        return BulkPlan(tuple(bulks), 0, again, waiting=left)
+    return BulkPlan(tuple(bulks), left, again)
 
 
 def _room_again_at(in_window: Sequence[SpentBulk], wanted: int, limits: BulkLimits) -> float | None:
@@ -114,11 +130,11 @@ class BulkLedger:
             pair_at = _seconds(bulk.raw.get("pairAt")) or at
             self._spent.append(SpentBulk(at, len(bulk.games), at if bulk.paired_at is not None else pair_at))
 
-    def take(self, games: int) -> tuple[BulkPlan, list[SpentBulk]]:
+    def take(self, games: int, *, patience: float = 0.0) -> tuple[BulkPlan, list[SpentBulk]]:
         """Plan `games` bulk games now and reserve the plan's bulks (one reservation each, in order)."""
         now = self.clock()
         self._spent = [s for s in self._spent if s.at > now - self.limits.window_seconds or s.pair_at > now]
-        decided = plan(self._spent, games, now, self.limits)
+        decided = plan(self._spent, games, now, self.limits, patience=patience)
         reserved = [SpentBulk(now, size, now) for size in decided.bulks]
         self._spent.extend(reserved)
         return decided, reserved

@@ -200,6 +200,29 @@ async def test_the_boards_the_budget_has_no_room_for_are_open_challenges_and_the
     assert len([t for _, t in world.announcer.of("notice") if "bulk-paired games every 10 minutes" in t]) == 1
 
 
+async def test_boards_the_window_has_room_for_within_seconds_wait_for_the_next_poll(bulk_world: World) -> None:
+    """A staggered bulk: 499 games were sent 570 s before the round; 30 s later the window has room again."""
+    world = bulk_world
+    event_id = await six_player_event(world)
+    world.gateway.bulk_ledger.take(499)
+    world.clock.advance(570)
+    await world.start(event_id)
+    paired = world.clock.now()
+    view = await world.director.pairings(event_id, 1)
+    assert [b.game_id is not None for b in view.boards] == [True, False, True]  # board 2 waits
+    for _ in range(3):
+        world.clock.advance(20)
+        await world.scheduler.run_due()
+    view = await world.director.pairings(event_id, 1)
+    games = {g["id"]: g for g in await sandbox_games(world)}
+    assert [games[b.game_id]["source"] for b in view.boards if b.game_id] == ["api", "api", "friend"]
+    assert len(world.sandbox.state.bulks) == 2
+    created = max(g.created_at for g in world.sandbox.state.games.values())
+    assert created - paired.timestamp() <= 60
+    assert not [t for _, t in world.announcer.of("notice") if "bulk-paired games every 10 minutes" in t]
+    assert any(args[1].number == 1 for args in world.announcer.of("round_paired"))
+
+
 async def test_a_429_nobody_foresaw_sends_the_boards_to_open_challenges_at_once(bulk_world: World) -> None:
     """Another program spent the token's budget: one 429, no waiting it out, no second try for 10 minutes."""
     world = bulk_world

@@ -16,7 +16,14 @@ def test_what_the_window_has_no_room_for_falls_back_and_says_when_room_comes_bac
     spent = [SpentBulk(T0 - 300, 300, T0 - 300), SpentBulk(T0 - 100, 100, T0 - 100)]
     decided = plan(spent, 403, T0)
     assert (decided.bulks, decided.fallback) == ((100,), 303)
-    assert decided.room_again_at == T0 - 300 + 600  # the 300-game bulk ages out: room for 400
+    # the 100 sent now count too: the 300-game bulk aging out frees 300, the next one makes it 400 >= 303
+    assert decided.room_again_at == T0 - 100 + 600
+
+
+def test_games_the_window_has_room_for_within_the_patience_wait_instead_of_falling_back() -> None:
+    spent = [SpentBulk(T0 - 570, 450, T0 - 570), SpentBulk(T0 - 100, 40, T0 - 100)]
+    assert plan(spent, 100, T0, patience=40) == BulkPlan((10,), 0, T0 + 30, waiting=90)
+    assert plan(spent, 100, T0, patience=20) == BulkPlan((10,), 90, T0 + 30)
 
 
 def test_ten_minutes_later_the_window_is_free_again() -> None:
