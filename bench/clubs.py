@@ -20,7 +20,7 @@ round trip). Reported per round: rounds started late (paired more than 60 s afte
 round's games (last game created after pairing, on the manual clock: a 429's pause shows there), the wall time
 from the rounds' time until every game exists (the work itself: pairing, storing, creating), bulk games and open
 challenges, 429s met, Lichess requests, and the command latencies. The table goes to docs/benchmarks.md under
-'## Many clubs' (other sections are kept).
+'## Many clubs', in the subsection of its configuration (other sections and configurations are kept).
 """
 
 from __future__ import annotations
@@ -317,17 +317,35 @@ def _p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20)[-1] if len(values) >= 2 else (values[0] if values else 0.0)
 
 
+INTRO = (
+    "`bench/clubs.py`: N clubs x M events x P players on one bot process, every event starting at the same time"
+    " with its rounds at fixed times, against the local Lichess with lichess.org's limits (bulk pairing and"
+    " `POST /api/users`) on the benchmark's clock: a 429's pause (a minute, doubling) passes in virtual time and"
+    " shows as games created late. *Last game after pairing* is on that clock; *all games, wall time* is the work"
+    " itself (pairing, storing, creating every event's games) from the rounds' time. While the rounds start, the"
+    " members ask for the standings, the pairings or their game at once (the work after a command's defer); the"
+    " event loop's lag is what a command's first answer, its defer, waits before it goes out."
+)
+
+
+def title(args: argparse.Namespace) -> str:
+    """The subsection's title: the configuration."""
+    tokens = "a token per club" if args.own_tokens else "one token"
+    return (
+        f"{args.clubs} club(s) x {args.events} event(s) x {args.players} players, {tokens},"
+        f" rounds every {args.interval:g} minutes"
+    )
+
+
 def report(args: argparse.Namespace, samples: list[RoundSample]) -> str:
-    """The Markdown section."""
-    tokens = f"{args.clubs} tokens (one per club)" if args.own_tokens else "one token"
+    """The Markdown subsection."""
     lines = [
-        HEADING,
+        f"### {title(args)}",
         "",
         f"`bench/clubs.py --clubs {args.clubs} --events {args.events} --players {args.players} --rounds {args.rounds}"
-        f" --interval {args.interval}{' --own-tokens' if args.own_tokens else ''} --members {args.members}`"
-        f" ({platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs): "
-        f"{args.clubs * args.events} events of {args.players} players on {tokens}, rounds every {args.interval}"
-        " minutes, the local Lichess with lichess.org's limits on the benchmark's clock.",
+        f" --interval {args.interval:g}{' --own-tokens' if args.own_tokens else ''} --members {args.members}`"
+        f" ({platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"{min(args.members, args.clubs * args.events * args.players)} members typing).",
         "",
         "| round | boards | bulk / open | rounds late | last game after pairing | all games, wall time | 429s"
         " | Lichess requests | member commands p50 / p95 | loop lag p95 / max |",
@@ -346,16 +364,22 @@ def report(args: argparse.Namespace, samples: list[RoundSample]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str) -> None:
-    """Replace (or append) the section in docs/benchmarks.md."""
-    old = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    start = old.find(HEADING + "\n")
-    if start < 0:
-        DOC.write_text(old.rstrip("\n") + "\n\n" + text, encoding="utf-8")
-        return
-    end = old.find("\n## ", start + len(HEADING))
-    rest = "" if end < 0 else old[end:]
-    DOC.write_text(old[:start] + text.rstrip("\n") + "\n" + rest, encoding="utf-8")
+def write_section(text: str, heading: str) -> None:
+    """Replace (or add) the configuration's subsection under '## Many clubs' in docs/benchmarks.md."""
+    doc = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    if HEADING + "\n" not in doc:
+        doc = doc.rstrip("\n") + f"\n\n{HEADING}\n\n{INTRO}\n"
+    start = doc.index(HEADING + "\n")
+    end = doc.find("\n## ", start + len(HEADING))
+    section, rest = (doc[start:], "") if end < 0 else (doc[start:end], doc[end:])
+    mark = f"### {heading}\n"
+    if mark in section:
+        at = section.index(mark)
+        after = section.find("\n### ", at + len(mark))
+        section = section[:at] + text + ("" if after < 0 else section[after:])
+    else:
+        section = section.rstrip("\n") + "\n\n" + text
+    DOC.write_text(doc[:start] + section.rstrip("\n") + "\n" + rest, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -376,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(args, asyncio.run(bench(args)))
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, title(args))
     return 0
 
 
