@@ -198,6 +198,7 @@ async def start_round(
     finally:
         stop.set()
         await lagger
+    await asyncio.sleep(0.3)  # the local Lichess creates a bulk's games at its next tick (every 0.1 s)
     for event_id in events:
         last = await storage_rounds.last_round(director.ctx.db, event_id)
         assert last is not None and last.round.number == number, f"event {event_id}: round {number} not paired"
