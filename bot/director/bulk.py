@@ -16,9 +16,9 @@ shared by every event of the bot) are planned ahead by the token's `bot.lichess.
 the window has room for within seconds wait for the next poll (a staggered bulk: a round's games still exist
 within a minute of its pairing), the others that do not fit are open challenges at once, and the organisers are
 told once a round. A bulk Lichess refuses as a whole (a 429 nevertheless, a queue full) did nothing there: its
-boards get the open challenge at once. The bot's own token needs `challenge:bulk` (`ctx.bulk_pairing`, decided at start by `bot_may_bulk`), and
-so does a club's own token (`ctx.bulk_pairing_of`); a club with its own token pairs with it and keeps its own
-budget (`ctx.lichess_of`).
+boards get the open challenge at once. The bot's own token needs `challenge:bulk` (`ctx.bulk_pairing`, decided at
+start by `bot_may_bulk`), and so does a club's own token (`ctx.bulk_pairing_of`); a club with its own token pairs
+with it and keeps its own budget (`ctx.lichess_of`).
 """
 
 from __future__ import annotations
