@@ -10,7 +10,7 @@ the vault, whether the bot's token may create bulk pairings), so nothing patches
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from bot.clock import Clock
@@ -33,9 +33,18 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class OwnLichess:
+    """A club's own Lichess account: its token's gateway (the token's own limits and pause) and the token."""
+
+    gateway: LichessGateway
+    token: str = field(repr=False)
+
+
+@dataclass(frozen=True)
 class Services:
     """What the application talks to; `vault` None stores no member token, `bot_token` None opens no game stream
-    and creates no bulk pairing."""
+    and creates no bulk pairing; `club_lichess`: the clubs that bring their own Lichess account, by guild id (clubs
+    naming the same token share one gateway)."""
 
     db: Database
     lichess: LichessPort
@@ -43,9 +52,12 @@ class Services:
     vault: TokenVault | None = None
     bot_token: str | None = field(default=None, repr=False)
     discord_client_secret: str | None = field(default=None, repr=False)  # /link's sign-in with Discord
+    club_lichess: Mapping[int, OwnLichess] = field(default_factory=dict)
 
     async def close(self) -> None:
-        """Close the gateway, then the database."""
+        """Close the gateways, then the database."""
+        for gateway in {id(own.gateway): own.gateway for own in self.club_lichess.values()}.values():
+            await gateway.close()
         await self.lichess.close()
         await self.db.close()
 
@@ -66,13 +78,33 @@ async def open_services(config: Config, secrets: Secrets, announcer: Callable[[D
     elif config.web.public_url is None:
         log.warning("[web] public_url is not set: /link uses the bio code (no OAuth callback to come back to)")
     db = await open_database(config.database)
-    lichess = LichessGateway(
-        config.lichess.base_url,
+    gateways: dict[str, LichessGateway] = {}
+
+    def gateway(token: str) -> LichessGateway:  # one per token: Lichess keeps its limits per token
+        if token not in gateways:
+            gateways[token] = LichessGateway(
+                config.lichess.base_url,
+                token,
+                timeout=config.lichess.timeout_seconds,
+                rate_limit_pause=config.director.lichess_pause,
+            )
+        return gateways[token]
+
+    lichess = gateway(secrets.lichess_token)
+    own = {
+        guild_id: OwnLichess(gateway(token), token)
+        for guild_id, token in secrets.club_tokens.items()
+        if token != secrets.lichess_token
+    }
+    return Services(
+        db,
+        lichess,
+        announcer(db),
+        vault,
         secrets.lichess_token,
-        timeout=config.lichess.timeout_seconds,
-        rate_limit_pause=config.director.lichess_pause,
+        discord_client_secret=secrets.discord_client_secret,
+        club_lichess=own,
     )
-    return Services(db, lichess, announcer(db), vault, secrets.lichess_token, secrets.discord_client_secret)
 
 
 @dataclass
@@ -98,12 +130,9 @@ class App:
         if self.scheduled:
             await self.scheduler.start()
 
-    async def close(self) -> None:
-        """Stop the scheduler (its running jobs finish), the web endpoint, the game stream, then close the services;
-        a second call does nothing."""
-        if self._closed:
-            return
-        self._closed = True
+    async def stop(self) -> None:
+        """Take no new work: stop the scheduler (its running jobs finish), the web endpoint and the game stream; the
+        services stay open, so the announcer can still post what a finishing job says. A second call does nothing."""
         await self.scheduler.shutdown()
         for part in reversed(self._started):
             try:
@@ -111,6 +140,13 @@ class App:
             except Exception:  # closing must not hide the reason we stop
                 log.exception("could not close %r", part)
         self._started.clear()
+
+    async def close(self) -> None:
+        """`stop`, then close the services; a second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        await self.stop()
         await self.services.close()
 
 
@@ -131,6 +167,15 @@ async def build(
         if problem:
             log.warning("bulk pairing is off: %s", problem)
         bulk_pairing = problem is None
+    club_bulk_pairing: set[int] = set()
+    checked: dict[str, str | None] = {}
+    for guild_id, own in services.club_lichess.items() if services.vault is not None else ():
+        if own.token not in checked:
+            checked[own.token] = await bot_may_bulk(own.gateway, own.token)
+        if checked[own.token]:
+            log.warning("bulk pairing is off for the club %d: %s", guild_id, checked[own.token])
+        else:
+            club_bulk_pairing.add(guild_id)
     ctx = Context(
         services.db,
         services.lichess,
@@ -141,6 +186,8 @@ async def build(
         public_url=config.web.public_url,
         vault=services.vault,
         bulk_pairing=bulk_pairing,
+        club_lichess={guild_id: own.gateway for guild_id, own in services.club_lichess.items()},
+        club_bulk_pairing=frozenset(club_bulk_pairing),
     )
     director = Director(ctx)
     scheduler = Scheduler(director, clock)

@@ -39,6 +39,7 @@ class ClubConfig:
     channel_id: int
     name: str = ""
     public: bool = False
+    lichess_token_env: str = ""  # the environment variable of the club's own Lichess token ("": the bot's)
 
     def is_organiser_role(self, role_id: int, role_name: str) -> bool:
         """True when a role (by id or by name) is this club's organiser role."""
@@ -97,14 +98,19 @@ class Config:
 
 @dataclass(frozen=True)
 class Secrets:
-    """The tokens read from the environment; never printed."""
+    """The tokens read from the environment; never printed. `club_tokens`: the own Lichess token of each club that
+    brings one, by guild id."""
 
     discord_token: str = field(repr=False)
     lichess_token: str = field(repr=False)
     discord_client_secret: str | None = field(default=None, repr=False)  # the OAuth2 application's, optional
+    club_tokens: Mapping[int, str] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:
-        return "Secrets(discord_token=<hidden>, lichess_token=<hidden>, discord_oauth=<hidden>)"
+        return (
+            "Secrets(discord_token=<hidden>, lichess_token=<hidden>, discord_oauth=<hidden>, "
+            f"{len(self.club_tokens)} club token(s))"
+        )
 
 
 class _Table:
@@ -175,9 +181,12 @@ def _read_club(table: _Table) -> ClubConfig:
         channel_id=_positive_id(table, "channel_id"),
         name=table.get("name", str, "").strip(),
         public=table.get("public", bool, False),
+        lichess_token_env=table.get("lichess_token_env", str, "").strip(),
     )
     if not club.organiser_role:
         raise ConfigError(f"'{table._path('organiser_role')}' must name a role (its name or its id)")
+    if club.lichess_token_env and not club.lichess_token_env.replace("_", "A").isalnum():
+        raise ConfigError(f"'{table._path('lichess_token_env')}' must name an environment variable, not hold a token")
     table.finish()
     return club
 
@@ -293,14 +302,22 @@ def load_config(path: Path) -> Config:
         raise ConfigError(f"{path}: {error}") from None
 
 
-def load_secrets(environ: Mapping[str, str] | None = None) -> Secrets:
-    """Read the Discord and Lichess tokens from the environment."""
+def load_secrets(environ: Mapping[str, str] | None = None, clubs: tuple[ClubConfig, ...] = ()) -> Secrets:
+    """Read the Discord and Lichess tokens from the environment, and the own Lichess token of every club that
+    names one (`lichess_token_env`)."""
     env = os.environ if environ is None else environ
-    missing = [name for name in (DISCORD_TOKEN_ENV, LICHESS_TOKEN_ENV) if not env.get(name, "").strip()]
+    names = [DISCORD_TOKEN_ENV, LICHESS_TOKEN_ENV, *(c.lichess_token_env for c in clubs if c.lichess_token_env)]
+    missing = list(dict.fromkeys(name for name in names if not env.get(name, "").strip()))
     if missing:
         raise ConfigError(f"environment variable {' and '.join(missing)} is not set (tokens never go in the file)")
     client_secret = env.get(DISCORD_CLIENT_SECRET_ENV, "").strip() or None
-    return Secrets(env[DISCORD_TOKEN_ENV].strip(), env[LICHESS_TOKEN_ENV].strip(), client_secret)
+    club_tokens = {c.guild_id: env[c.lichess_token_env].strip() for c in clubs if c.lichess_token_env}
+    return Secrets(
+        env[DISCORD_TOKEN_ENV].strip(),
+        env[LICHESS_TOKEN_ENV].strip(),
+        discord_client_secret=client_secret,
+        club_tokens=club_tokens,
+    )
 
 
 def load_discord_token(environ: Mapping[str, str] | None = None) -> str:

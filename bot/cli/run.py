@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     """Load the configuration, then run the bot."""
     try:
         config = load_config(args.config)
-        secrets = load_secrets()
+        secrets = load_secrets(clubs=config.clubs)
     except ConfigError as error:
         print(f"swissbot run: {error}", file=sys.stderr)
         return ExitCode.CONFIG

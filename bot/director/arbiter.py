@@ -147,7 +147,7 @@ async def _cancel_round_games(ctx: Context, history: History, number: int) -> No
             f"Round {number} has games in play on Lichess ({', '.join(begun)}): correct it board by board through "
             "results (/swiss result)."
         )
-    cancelled = {g.id for g in await cancel_games(ctx, games)}
+    cancelled = {g.id for g in await cancel_games(ctx, history.event.guild_id, games)}
     left = [str(g.lichess_id) for g in games if g.id not in cancelled]
     if left:
         raise InvalidState(f"Lichess did not cancel round {number}'s games {', '.join(left)}; try again.")

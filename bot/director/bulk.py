@@ -11,30 +11,37 @@ request, the bulk's id and game ids in one transaction after it. A bulk still 'c
 reply) is looked for among the bot's bulks on Lichess by its players and clock start, and is created again
 only when Lichess has none.
 
-Lichess's limits, respected here: at most 500 games a bulk (`BULK_MAX_GAMES`); 500 games per 10 minutes,
-20 scheduled bulks and 1000 scheduled games per account. A bulk Lichess refuses as a whole (a 429 after the
-gateway's pauses, a queue full) did nothing there: its boards get the open challenge. The bot's own token
-needs `challenge:bulk` (`ctx.bulk_pairing`, decided at start by `bot_may_bulk`).
+Lichess's limits (500 games a bulk and per 10 minutes, 20 scheduled bulks and 1000 scheduled games per token,
+shared by every event of the bot) are planned ahead by the token's `bot.lichess.budget.BulkLedger`: the boards
+the window has room for within seconds wait for the next poll (a staggered bulk: a round's games still exist
+within a minute of its pairing), the others that do not fit are open challenges at once, and the organisers are
+told once a round. A bulk Lichess refuses as a whole (a 429 nevertheless, a queue full) did nothing there: its
+boards get the open challenge at once. The bot's own token needs `challenge:bulk` (`ctx.bulk_pairing`, decided at
+start by `bot_may_bulk`), and so does a club's own token (`ctx.bulk_pairing_of`); a club with its own token pairs
+with it and keeps its own budget (`ctx.lichess_of`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from bot.director import oauth
 from bot.director.context import Context
 from bot.director.lichess_port import LichessPort
 from bot.director.lookups import get_round
+from bot.director.models import SYSTEM_ACTOR
 from bot.errors import InvalidState
+from bot.lichess.budget import BulkPlan, SpentBulk
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessRateLimited, LichessTokensRefused
-from bot.lichess.gateway import BULK_MAX_GAMES
 from bot.lichess.payloads import BulkPairing, TokenInfo
 from domain.entry import Entry
 from domain.event import Event
 from domain.result import GameRow, GameStatus
 from domain.rounds import BoardRow
+from storage import audit as storage_audit
 from storage import bulks as storage_bulks
 from storage import games as storage_games
 from storage.bulks import BulkAttempt, BulkBoard
@@ -43,6 +50,8 @@ LOG = logging.getLogger(__name__)
 
 BULK_RULES = ("noAbort", "noRematch", "noGiveTime", "noClaimWin", "noEarlyDraw")
 BULK_TRIES = 2  # a board goes to at most two bulks (the retry after a refused token), then to the fallback
+ROUND_GAMES_WITHIN = 60.0  # seconds: a round's games exist this soon after its pairing, bulk or open challenge
+BUDGET_SPENT = "bulk.budget"  # audit action: the token's bulk budget sent some boards of a round to open challenges
 
 
 async def bot_may_bulk(lichess: LichessPort, bot_token: str) -> str | None:
@@ -53,6 +62,10 @@ async def bot_may_bulk(lichess: LichessPort, bot_token: str) -> str | None:
         return f"could not check the bot's token ({exc}); every board is an open challenge"
     if info is None or "challenge:bulk" not in info.scopes:
         return "the bot's Lichess token lacks the challenge:bulk scope: every board is an open challenge"
+    try:  # the token's budget starts with what it spent before this process (else at the first bulk)
+        lichess.bulk_ledger.seed(await lichess.list_bulks())
+    except LichessError as exc:
+        LOG.warning("bulk pairing: could not list the bot's bulks at start (%s)", exc)
     return None
 
 
@@ -66,38 +79,47 @@ async def bulk_game_rows(ctx: Context, event_id: int, round_number: int) -> set[
     return {g.game_row_id for b in await storage_bulks.bulks_of_round(ctx.db, event_id, round_number) for g in b.games}
 
 
-async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> set[int]:
-    """Resolve the round's unconfirmed bulks, then pair the eligible boards in bulks; the board ids still waiting
-    for an unconfirmed bulk (the open-challenge path must leave them alone). `people`: the entries by player id."""
+@dataclass(frozen=True)
+class BulkHold:
+    """The boards of a round the open-challenge path must leave alone for now (both are tried again next poll)."""
+
+    unconfirmed: frozenset[int] = frozenset()  # a bulk not confirmed yet holds them: looked up again
+    budget: frozenset[int] = frozenset()  # they wait seconds for the token's bulk budget (a staggered bulk)
+
+
+async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> BulkHold:
+    """Resolve the round's unconfirmed bulks, then pair the eligible boards in bulks; the boards held for now (the
+    open-challenge path must leave them alone). `people`: the entries by player id."""
     event_id = event.id
     attempts = await storage_bulks.bulks_of_round(ctx.db, event_id, round_number)
     pending = [b for b in attempts if b.status == "creating"]
     if pending:
         try:
-            await _resolve(ctx, pending)
+            await _resolve(ctx, ctx.lichess_of(event.guild_id), pending)
         except LichessError as exc:
             LOG.warning("bulk pairing: could not look up %d unconfirmed bulk(s): %s", len(pending), exc)
-            return {g.board_id for b in pending for g in b.games}
-    if not ctx.bulk_pairing or ctx.vault is None:
-        return set()
+            return BulkHold(unconfirmed=frozenset(g.board_id for b in pending for g in b.games))
+    if not ctx.bulk_pairing_of(event.guild_id) or ctx.vault is None:
+        return BulkHold()
+    held: frozenset[int] = frozenset()
     for _ in range(BULK_TRIES):
         boards = await _eligible(ctx, event, round_number)
         if not boards:
-            return set()
+            break
         try:
-            refused = await _create(ctx, event, people, round_number, boards)
+            refused, held = await _create(ctx, event, people, round_number, boards)
         except LichessError as exc:
             LOG.warning("bulk pairing: round %d of event %d not confirmed: %s", round_number, event_id, exc)
             left = await storage_bulks.bulks_of_round(ctx.db, event_id, round_number)
-            return {g.board_id for b in left if b.status == "creating" for g in b.games}
+            return BulkHold(unconfirmed=frozenset(g.board_id for b in left if b.status == "creating" for g in b.games))
         if not refused:
-            return set()
-    return set()
+            break
+    return BulkHold(budget=held)
 
 
-async def _resolve(ctx: Context, pending: Sequence[BulkAttempt]) -> None:
+async def _resolve(ctx: Context, lichess: LichessPort, pending: Sequence[BulkAttempt]) -> None:
     """Find each unconfirmed bulk among the bot's bulks on Lichess (same players, same clock start)."""
-    listed = await ctx.lichess.list_bulks()
+    listed = await lichess.list_bulks()
     now = ctx.clock.now()
     for attempt in pending:
         found = next((b for b in listed if _same(attempt, b)), None)
@@ -154,56 +176,122 @@ async def _create(
     people: dict[int, Entry],
     round_number: int,
     boards: Sequence[tuple[BoardRow, str, str, int]],
-) -> bool:
-    """Send the boards in bulks of at most 500 games; True if Lichess refused some tokens (the caller retries)."""
+) -> tuple[bool, frozenset[int]]:
+    """Send the boards the token's budget has room for in bulks (`bot.lichess.budget`); the boards the window has
+    room for within `bulk_patience` wait for the next poll; the others are left to the open challenges (the
+    organisers are told once). Whether Lichess refused some tokens (the caller retries), and the boards waiting."""
+    ledger = ctx.lichess_of(event.guild_id).bulk_ledger
+    if not ledger.seeded:  # not listed at start (`bot_may_bulk`): what the token spent before this process
+        ledger.seed(await ctx.lichess_of(event.guild_id).list_bulks())
+    decided, reservations = ledger.take(len(boards), patience=bulk_patience(ctx))
+    sent = decided.bulked
+    waiting = frozenset(board.id for board, _, _, _ in boards[sent : sent + decided.waiting])
+    if decided.fallback:
+        await _tell_fallback(ctx, event, round_number, decided)
     summary = await get_round(ctx.db, event, round_number)
     begin = summary.round.started_at or summary.round.paired_at
     start_clocks = max(begin, ctx.clock.now()) + timedelta(seconds=event.settings.no_show_seconds)
     refused = False
-    for start in range(0, len(boards), BULK_MAX_GAMES):
-        chunk = boards[start : start + BULK_MAX_GAMES]
-        rows = []
-        for board, _, _, attempt in chunk:
-            white, black = people[board.white_id].lichess_id, people[board.black_id].lichess_id
-            if white is None or black is None:
-                raise InvalidState("a paired player has no linked Lichess account")
-            name = bulk_game_name(event, round_number, board.board_no, attempt)
-            rows.append(BulkBoard(board.id, name, white, black))
-        now = ctx.clock.now()
-        attempt_row = await storage_bulks.begin_bulk(
-            ctx.db, event.id, round_number, rows, start_clocks_at=start_clocks, at=now
+    unused = list(reservations)
+    try:
+        offset = 0
+        for size, reservation in zip(decided.bulks, reservations, strict=True):
+            unused.remove(reservation)
+            chunk, offset = boards[offset : offset + size], offset + size
+            refused |= await _send(ctx, event, people, round_number, chunk, start_clocks, reservation)
+    finally:
+        for reservation in unused:  # planned but never sent: the room comes back
+            ledger.release(reservation)
+    return refused, waiting
+
+
+def bulk_patience(ctx: Context) -> float:
+    """How long boards may wait for the token's bulk budget: a round's games exist within a minute of its pairing
+    (the next poll sends them)."""
+    return max(0.0, ROUND_GAMES_WITHIN - ctx.settings.poll_interval)
+
+
+async def _tell_fallback(ctx: Context, event: Event, round_number: int, decided: BulkPlan) -> None:
+    """Tell the organisers, once a round, that some boards are open challenges because the budget is spent."""
+    subject = f"round {round_number}"
+    if await storage_audit.logged(ctx.db, event_id=event.id, action=BUDGET_SPENT, subject=subject):
+        return
+    limits = ctx.lichess_of(event.guild_id).bulk_ledger.limits
+    again = (
+        f" The budget has room again at {datetime.fromtimestamp(decided.room_again_at, UTC):%H:%M} UTC."
+        if decided.room_again_at is not None
+        else ""
+    )
+    text = (
+        f"Round {round_number}: Lichess allows a bot account {limits.games_per_window} bulk-paired games every"
+        f" {limits.window_seconds / 60:.0f} minutes ({limits.scheduled_bulks} bulks and {limits.scheduled_games} games"
+        f" scheduled), shared by every event of the bot: {decided.bulked} board(s) are bulk pairings and"
+        f" {decided.fallback} are open challenges, which the players accept on Lichess.{again}"
+    )
+    await storage_audit.record_action(
+        ctx.db, at=ctx.clock.now(), actor=SYSTEM_ACTOR.name, action=BUDGET_SPENT, subject=subject,
+        event_id=event.id, reason=f"{decided.bulked} bulk, {decided.fallback} open",
+    )  # fmt: skip
+    await ctx.announcer.notice(event, text)
+
+
+async def _send(
+    ctx: Context,
+    event: Event,
+    people: dict[int, Entry],
+    round_number: int,
+    chunk: Sequence[tuple[BoardRow, str, str, int]],
+    start_clocks: datetime,
+    reservation: SpentBulk,
+) -> bool:
+    """One bulk of at most 500 games; True if Lichess refused some tokens (the room of the failed bulk comes back,
+    as a failed bulk is free on Lichess)."""
+    lichess = ctx.lichess_of(event.guild_id)
+    ledger = lichess.bulk_ledger
+    rows = []
+    for board, _, _, attempt in chunk:
+        white, black = people[board.white_id].lichess_id, people[board.black_id].lichess_id
+        if white is None or black is None:
+            raise InvalidState("a paired player has no linked Lichess account")
+        name = bulk_game_name(event, round_number, board.board_no, attempt)
+        rows.append(BulkBoard(board.id, name, white, black))
+    attempt_row = await storage_bulks.begin_bulk(
+        ctx.db, event.id, round_number, rows, start_clocks_at=start_clocks, at=ctx.clock.now()
+    )
+    try:
+        reply = await lichess.create_bulk(
+            [(w, b) for _, w, b, _ in chunk],
+            clock_limit=event.settings.clock_limit,
+            clock_increment=event.settings.clock_increment,
+            rated=event.settings.rated,
+            rules=BULK_RULES,
+            start_clocks_at_ms=round(start_clocks.timestamp() * 1000),
+            message=(
+                f"{event.name[:100]} round {round_number}: your game with {{opponent}} is ready: {{game}}"
+                f" (the clocks start by themselves at {start_clocks:%H:%M} UTC)."
+            ),
         )
-        try:
-            reply = await ctx.lichess.create_bulk(
-                [(w, b) for _, w, b, _ in chunk],
-                clock_limit=event.settings.clock_limit,
-                clock_increment=event.settings.clock_increment,
-                rated=event.settings.rated,
-                rules=BULK_RULES,
-                start_clocks_at_ms=round(start_clocks.timestamp() * 1000),
-                message=(
-                    f"{event.name[:100]} round {round_number}: your game with {{opponent}} is ready: {{game}}"
-                    f" (the clocks start by themselves at {start_clocks:%H:%M} UTC)."
-                ),
-            )
-        except LichessTokensRefused as exc:
-            await storage_bulks.bulk_failed(ctx.db, attempt_row.id, at=ctx.clock.now())
-            bad = {
-                pid
-                for board, w, b, _ in chunk
-                for pid, token in ((board.white_id, w), (board.black_id, b))
-                if token in exc.tokens
-            }
-            await oauth.invalidate(ctx, bad, context=f"{event.name} round {round_number}")
-            refused = True
-            continue
-        except (LichessRateLimited, LichessBadRequest) as exc:
-            # Lichess did nothing: a 429 is tried again at the next poll; a refusal (a queue full) goes to
-            # the open challenge once both tries are used
-            await storage_bulks.bulk_failed(ctx.db, attempt_row.id, at=ctx.clock.now())
-            await ctx.announcer.notice(event, f"Round {round_number}: Lichess refused a bulk pairing ({exc}).")
-            raise
-        await storage_bulks.bulk_created(
-            ctx.db, attempt_row.id, reply.id, _game_ids(attempt_row, reply), at=ctx.clock.now()
-        )
-    return refused
+    except LichessTokensRefused as exc:
+        ledger.release(reservation)
+        await storage_bulks.bulk_failed(ctx.db, attempt_row.id, at=ctx.clock.now())
+        bad = {
+            pid
+            for board, w, b, _ in chunk
+            for pid, token in ((board.white_id, w), (board.black_id, b))
+            if token in exc.tokens
+        }
+        await oauth.invalidate(ctx, bad, context=f"{event.name} round {round_number}")
+        return True
+    except (LichessRateLimited, LichessBadRequest) as exc:
+        # Lichess did nothing: the boards go to the open challenges at once. A 429 the ledger did not foresee
+        # (another user of the token) counts the window as full.
+        ledger.release(reservation)
+        if isinstance(exc, LichessRateLimited):
+            ledger.exhausted()
+        await storage_bulks.bulk_failed(ctx.db, attempt_row.id, at=ctx.clock.now())
+        await ctx.announcer.notice(event, f"Round {round_number}: Lichess refused a bulk pairing ({exc}).")
+        raise
+    await storage_bulks.bulk_created(
+        ctx.db, attempt_row.id, reply.id, _game_ids(attempt_row, reply), at=ctx.clock.now()
+    )
+    return False

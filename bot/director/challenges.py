@@ -27,15 +27,16 @@ async def open_games(
     ]
 
 
-async def cancel_games(ctx: Context, games: Iterable[GameRow]) -> list[GameRow]:
-    """Cancel these attempts' challenges on Lichess (a game nobody has moved in is aborted); the ones Lichess
-    cancelled are marked aborted and returned. A game in play, or Lichess in trouble, is left as it is."""
+async def cancel_games(ctx: Context, guild_id: int, games: Iterable[GameRow]) -> list[GameRow]:
+    """Cancel these attempts' challenges on Lichess, with the token of the club (`guild_id`) that made them (a game
+    nobody has moved in is aborted); the ones Lichess cancelled are marked aborted and returned. A game in play, or
+    Lichess in trouble, is left as it is."""
     cancelled = []
     for game in games:
         if game.status is not GameStatus.CREATED or game.lichess_id is None:
             continue
         try:
-            done = await ctx.lichess.cancel_challenge(game.lichess_id)
+            done = await ctx.lichess_of(guild_id).cancel_challenge(game.lichess_id)
         except LichessError as exc:
             LOG.info("Lichess: could not cancel %s: %s", game.lichess_id, exc)
             continue

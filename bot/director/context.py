@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -39,10 +39,22 @@ class Context:
     public_url: str | None = None
     vault: TokenVault | None = None
     bulk_pairing: bool = False
+    # clubs with their own Lichess account (`[[clubs]] lichess_token_env`): their gateway by guild id (one per
+    # token, so each token keeps its own limits), and the guilds whose own token may create bulk pairings
+    club_lichess: Mapping[int, LichessPort] = field(default_factory=dict)
+    club_bulk_pairing: frozenset[int] = frozenset()
     listeners: list[ChangeListener] = field(default_factory=list, repr=False)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
     _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
     stale_results: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (event, round) not yet shown
+
+    def lichess_of(self, guild_id: int) -> LichessPort:
+        """The gateway of the club's own Lichess token, else the bot's."""
+        return self.club_lichess.get(guild_id, self.lichess)
+
+    def bulk_pairing_of(self, guild_id: int) -> bool:
+        """Whether the club's events may create bulk pairings (with the club's own token when it has one)."""
+        return guild_id in self.club_bulk_pairing if guild_id in self.club_lichess else self.bulk_pairing
 
     def lock(self, event_id: int) -> asyncio.Lock:
         """The event's lock: the use cases that change its rounds run one at a time."""

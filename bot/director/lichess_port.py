@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from typing import Protocol
 
+from bot.lichess.budget import BulkLedger
 from bot.lichess.payloads import AccessToken, BulkPairing, Challenge, GameData, LichessUser, TokenInfo
 from domain.settings import DEFAULT_RULES
 
@@ -33,6 +34,8 @@ class GameStreamPort(Protocol):
 
 class LichessPort(Protocol):
     """The Lichess calls the use cases make (`Context.lichess`)."""
+
+    bulk_ledger: BulkLedger  # the token's bulk pairing budget (`bot.lichess.budget`)
 
     async def close(self) -> None:
         """Release what the client holds (its session, its worker)."""
@@ -82,6 +85,10 @@ class LichessPort(Protocol):
 
     async def get_user(self, username: str) -> LichessUser:
         """A user's public data; `LichessUserNotFound` if there is no such account."""
+        ...
+
+    async def get_users(self, usernames: Collection[str]) -> dict[str, LichessUser]:
+        """Many users' public data (`POST /api/users`, 300 a request), by lower-case id; unknown names are absent."""
         ...
 
     async def is_team_member(self, team_id: str, username: str) -> bool:

@@ -111,7 +111,7 @@ async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
         raise RatingOutOfRange(f"{refusal} for {event.name}.")
     if event.settings.team:
         try:
-            member = await ctx.lichess.is_team_member(event.settings.team, user.id)
+            member = await ctx.lichess_of(event.guild_id).is_team_member(event.settings.team, user.id)
         except LichessError as exc:
             raise LichessUnavailable() from exc
         if not member:
@@ -194,17 +194,14 @@ async def check_entries_at_start(ctx: Context, event_id: int) -> None:
         event = await get_event(ctx.db, event_id)
         entries = [e for e in await storage_entries.list_entries(ctx.db, event_id) if e.status is EntryStatus.ACTIVE]
     now = ctx.clock.now()
+    to_check = [e for e in entries if e.lichess_id is not None and e.number is None]
     unread: list[str] = []
-    for entry in entries:
-        if entry.lichess_id is None or entry.number is not None:
-            continue
-        try:
-            user = await ctx.lichess.get_user(entry.lichess_id)
-        except LichessUserNotFound:
-            user = None
-        except LichessError:  # Lichess in trouble must not hold the start: the rating at entry stands
-            unread.append(entry.name)
-            continue
+    try:  # 300 accounts a request, not one request a player
+        users = await ctx.lichess_of(event.guild_id).get_users([e.lichess_id or "" for e in to_check])
+    except LichessError:  # Lichess in trouble must not hold the start: the ratings at entry stand
+        users, unread, to_check = {}, [e.name for e in to_check], []
+    for entry in to_check:
+        user = users.get((entry.lichess_id or "").lower())
         refusal: str | None
         if user is None or user.disabled or user.tos_violation:
             refusal, rating = "The Lichess account is closed or flagged", entry.rating

@@ -218,7 +218,7 @@ async def set_result(
             else:
                 await storage_results.correct_result(ctx.db, row.id, new, at=now, actor=actor.audit_name, reason=reason)
         if first:  # the board is decided: its challenge, if nobody has played it, can no longer count
-            await cancel_games(ctx, await open_games(ctx, event_id, round_number, [row.id]))
+            await cancel_games(ctx, event.guild_id, await open_games(ctx, event_id, round_number, [row.id]))
         later = round_number + 1 if round_number < event.current_round else None
         correction = Correction(event_id, round_number, board, row.result, new, later)
         if correction.later_round_paired is not None:
@@ -304,7 +304,7 @@ async def _forfeit_unplayed(ctx: Context, actor: Actor, event_id: int, entry: En
     board = await storage_rounds.board_of_player(ctx.db, event_id, event.current_round, entry.player_id)
     if board is None or board.result is not None:
         return
-    if not await cancel_games(ctx, await open_games(ctx, event_id, board.round, [board.id])):
+    if not await cancel_games(ctx, event.guild_id, await open_games(ctx, event_id, board.round, [board.id])):
         return
     result = Result.BLACK_WINS_FORFEIT if board.white_id == entry.player_id else Result.WHITE_WINS_FORFEIT
     await storage_results.record_result(
@@ -361,7 +361,7 @@ async def finish(ctx: Context, actor: Actor, event_id: int) -> Event:
     async with ctx.lock(event_id):
         await finish_event(ctx, event_id, "finished by an organiser", actor)
         if event.current_round >= 1:  # the round in play no longer counts: its open challenges go
-            await cancel_games(ctx, await open_games(ctx, event_id, event.current_round))
+            await cancel_games(ctx, event.guild_id, await open_games(ctx, event_id, event.current_round))
     return await get_event(ctx.db, event_id)
 
 
@@ -373,7 +373,7 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
     async with ctx.lock(event_id):
         cancelled = await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
         if cancelled.current_round >= 1:
-            await cancel_games(ctx, await open_games(ctx, event_id, cancelled.current_round))
+            await cancel_games(ctx, cancelled.guild_id, await open_games(ctx, event_id, cancelled.current_round))
     if was is not EventStatus.DRAFT:  # a draft was never shown in the channel
         played = f" after {cancelled.current_round} round(s)" if cancelled.current_round else ""
         await ctx.announcer.bulletin(cancelled, f"the event is cancelled by the organisers{played}.")

@@ -58,7 +58,9 @@ async def _poll(ctx: Context, event_id: int, only: frozenset[str] | None = None)
         live = {board_id: game for board_id, game in live.items() if game.lichess_id in only}
     if rnd.started_at is not None and live:
         try:
-            exported = await ctx.lichess.export_games([g.lichess_id for g in live.values() if g.lichess_id])
+            exported = await ctx.lichess_of(event.guild_id).export_games(
+                [g.lichess_id for g in live.values() if g.lichess_id]
+            )
         except LichessError as exc:
             await ctx.announcer.notice(event, f"Could not read the games of round {number} ({exc}); retrying.")
             return
@@ -159,7 +161,7 @@ async def _apply(
     for discord_id, text in dms:
         await ctx.announcer.dm(discord_id, text)
     unplayed = [g for _, g, o, raw in decisions if _scored(o) and (raw or {}).get("status") == "started"]
-    await cancel_games(ctx, unplayed)  # a forfeit on a game nobody moved in: abort it on Lichess
+    await cancel_games(ctx, event.guild_id, unplayed)  # a forfeit on a game nobody moved in: abort it on Lichess
     if replays:
         await ensure_games(ctx, event, people, decisions[0][0].round)
     if any(_scored(o) for _, _, o, _ in decisions):

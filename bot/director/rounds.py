@@ -137,7 +137,7 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
     if (await get_round(ctx.db, event, round_number)).round.held(ctx.clock.now()):
         return  # the organisers review the pairing; the hold's end (a poll job) or their confirmation goes on
     await _forfeit_gone(ctx, event, people, round_number)
-    waiting = await ensure_bulk_games(ctx, event, people, round_number)  # bulk pairings first (bot.director.bulk)
+    hold = await ensure_bulk_games(ctx, event, people, round_number)  # bulk pairings first (bot.director.bulk)
     async with ctx.db.snapshot():
         summary = await get_round(ctx.db, event, round_number)
         all_games = await storage_games.games_of_round(ctx.db, event_id, round_number)
@@ -151,8 +151,10 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
         game = latest.get(board.id)
         if game is not None and game.status in (GameStatus.CREATED, GameStatus.FINISHED):
             continue
-        if board.id in waiting:  # an unconfirmed bulk pairing holds it: looked up again next time
+        if board.id in hold.unconfirmed:  # an unconfirmed bulk pairing holds it: looked up again next time
             trouble = trouble or f"board {board.board_no}: its bulk pairing is not confirmed yet"
+            continue
+        if board.id in hold.budget:  # the token's bulk budget has room for it in seconds: the next poll sends it
             continue
         subject = board_subject(round_number, board.board_no)
         if (
@@ -185,6 +187,8 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
                 f"Lichess did not create every game of round {round_number} ({trouble}); retrying at every poll.",
             )
         return
+    if hold.budget:
+        return  # the round starts when its last games exist
     if summary.round.status is RoundStatus.PAIRED:
         await storage_rounds.mark_round_started(ctx.db, event_id, round_number, at=ctx.clock.now())
     await _announce_round(ctx, event, people, round_number)
@@ -320,7 +324,7 @@ async def _create_game(
         await storage_games.game_created(ctx.db, row.id, found, at=now)
         return found
     try:
-        challenge = await ctx.lichess.create_game(
+        challenge = await ctx.lichess_of(event.guild_id).create_game(
             white,
             black,
             clock_limit=event.settings.clock_limit,
@@ -345,7 +349,7 @@ async def _find_created(ctx: Context, event: Event, game: GameRow, white: str, b
     clock = (event.settings.clock_limit, event.settings.clock_increment)
     skip: set[str] = set()
     for _ in range(FIND_TRIES):
-        found = await ctx.lichess.find_created_game(
+        found = await ctx.lichess_of(event.guild_id).find_created_game(
             white, black, name=game.challenge_name, since_ms=since_ms, clock=clock, exclude=skip
         )
         if found is None:

@@ -158,7 +158,10 @@ class SwissBot(commands.Bot):
         log.info("ready as %s in %d server(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
-        """Close Discord, then the application (the scheduler, the web endpoint, the game stream, the services)."""
+        """A graceful stop: no new work and the running jobs finish (`App.stop`), then Discord closes, then the
+        services (Lichess, the database): a job still posting a notice never meets a closed Discord session."""
+        if self._app is not None:
+            await self._app.stop()
         await super().close()
         if self._app is not None:
             await self._app.close()

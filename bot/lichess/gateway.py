@@ -21,6 +21,7 @@ import requests
 from berserk.exceptions import ApiError, ResponseError
 
 from bot.lichess import LICHESS_URL, TOKEN_ENV
+from bot.lichess.budget import BulkLedger
 from bot.lichess.errors import (
     LichessAuthError,
     LichessBadRequest,
@@ -37,6 +38,7 @@ from bot.lichess.forms import (
     recorded_game,
     refusal,
 )
+from bot.lichess.pause import SharedPause
 from bot.lichess.payloads import (
     AccessToken,
     BulkPairing,
@@ -57,6 +59,7 @@ from domain.settings import DEFAULT_RULES
 LOG = logging.getLogger(__name__)
 
 EXPORT_BATCH = 300  # POST /api/games/export/_ids silently drops ids past 300
+USERS_BATCH = 300  # POST /api/users reads at most 300 users a request
 TOKEN_TEST_BATCH = 1000  # POST /api/token/test answers the first 1000 tokens
 BULK_MAX_GAMES = 500  # POST /api/bulk-pairing: at most 1000 tokens
 
@@ -122,20 +125,17 @@ class LichessGateway:
         retry_backoff: float = 1.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self._session = _Session(token, timeout)
         self._client = berserk.Client(session=self._session, base_url=base_url.rstrip("/"))
         self.base_url = base_url.rstrip("/")
-        self.rate_limit_pause = rate_limit_pause
-        self.max_rate_limit_pause = max_rate_limit_pause
         self.rate_limit_attempts = rate_limit_attempts
         self.retries = retries
         self.retry_backoff = retry_backoff
         self._sleep = sleep
-        self._clock = clock
-        self._lock = asyncio.Lock()
-        self._paused_until = 0.0
-        self._strikes = 0
+        self.pause = SharedPause(rate_limit_pause, max_rate_limit_pause, sleep=sleep, clock=clock)
+        self.bulk_ledger = BulkLedger(clock=wall_clock)  # the token's bulk pairing budget (`bot.lichess.budget`)
 
     @classmethod
     def from_env(cls, base_url: str = LICHESS_URL, **kwargs: Any) -> LichessGateway:
@@ -145,11 +145,6 @@ class LichessGateway:
     def __repr__(self) -> str:
         return f"LichessGateway({self.base_url!r})"
 
-    @property
-    def request_lock(self) -> asyncio.Lock:
-        """The lock every request holds: the game stream takes it to open itself and to add ids."""
-        return self._lock
-
     async def close(self) -> None:
         """Close the HTTP session."""
         await asyncio.to_thread(self._session.close)
@@ -158,17 +153,13 @@ class LichessGateway:
         self, token: str | None, on_finished: Callable[[str], Awaitable[None]], *, backoff: float = 1.0
     ) -> GameStream:
         """The bot's game stream (`POST /api/stream/games/{id}`); opening it and each `/add` take the request lock."""
-        return GameStream(self.base_url, token, on_finished, lock=self._lock, backoff=backoff)
+        return GameStream(self.base_url, token, on_finished, pause=self.pause, backoff=backoff)
 
     # --- the one place requests are made --------------------------------------------------------
 
     async def _once(self, what: str, call: Callable[[], T]) -> T:
         """One request, after any 429 pause, holding the lock so requests never overlap."""
-        async with self._lock:
-            wait = self._paused_until - self._clock()
-            if wait > 0:
-                LOG.info("Lichess: paused after HTTP 429, waiting %.1f s before %s", wait, what)
-                await self._sleep(wait)
+        async with self.pause.turn(what):
             request = asyncio.ensure_future(asyncio.to_thread(call))
             try:
                 try:
@@ -184,17 +175,13 @@ class LichessGateway:
             except ApiError as exc:
                 LOG.warning("Lichess: %s failed: %s", what, type(exc.error).__name__)
                 raise _Transient(f"{what}: {type(exc.error).__name__}") from None
-            self._strikes = 0
+            self.pause.answered()
             return result
 
     def _translate(self, what: str, exc: ResponseError) -> Exception:
         status = exc.status_code
         if status == 429:
-            self._strikes += 1
-            pause = min(self.rate_limit_pause * 2 ** (self._strikes - 1), self.max_rate_limit_pause)
-            pause = max(pause, self.rate_limit_pause)
-            self._paused_until = self._clock() + pause
-            LOG.warning("Lichess: HTTP 429 on %s; pausing every call for %.0f s", what, pause)
+            self.pause.limited(what)
             return _RateLimited()
         if status >= 500:
             LOG.warning("Lichess: HTTP %d on %s", status, what)
@@ -357,6 +344,21 @@ class LichessGateway:
             raise LichessUserNotFound(username) from None
         return parse_user(data)
 
+    async def get_users(self, usernames: Collection[str]) -> dict[str, LichessUser]:
+        """Many users' public data by `POST /api/users`, 300 a request (Lichess allows 8,000 users per 10 minutes,
+        a single `GET /api/user` each would cost a request a player): by lower-case id; unknown names are absent."""
+        wanted = list(dict.fromkeys(name.lower() for name in usernames if valid_username(name)))
+        found: dict[str, LichessUser] = {}
+        for start in range(0, len(wanted), USERS_BATCH):
+            batch = wanted[start : start + USERS_BATCH]
+            reply = await self._read(
+                f"reading {len(batch)} users", partial(self._raw, "POST", "/api/users", data=",".join(batch))
+            )
+            for item in reply if isinstance(reply, list) else []:
+                user = parse_user(item)
+                found[user.id] = user
+        return found
+
     async def is_team_member(self, team_id: str, username: str) -> bool:
         """Whether `username` belongs to the team `team_id` (the bot should be a member too)."""
         if not valid_username(username):
@@ -406,16 +408,18 @@ class LichessGateway:
             raise ResponseError(response)
         return response.json() if response.content else None
 
-    async def _write(self, what: str, call: Callable[[], T]) -> T:
-        """A request that changes something: 429 waits and tries again (Lichess did nothing); a transient
-        failure is not retried (its fate is unknown) but raised as `LichessUnavailable`."""
+    async def _write(self, what: str, call: Callable[[], T], *, rate_limit_attempts: int | None = None) -> T:
+        """A request that changes something: 429 waits and tries again (Lichess did nothing), at most
+        `rate_limit_attempts` times; a transient failure is not retried (its fate is unknown) but raised as
+        `LichessUnavailable`."""
+        attempts = self.rate_limit_attempts if rate_limit_attempts is None else rate_limit_attempts
         limited = 0
         while True:
             try:
                 return await self._once(what, call)
             except _RateLimited:
                 limited += 1
-                if limited >= self.rate_limit_attempts:
+                if limited >= attempts:
                     raise LichessRateLimited() from None
             except _Transient:
                 raise LichessUnavailable() from None
@@ -488,8 +492,9 @@ class LichessGateway:
 
         berserk 0.14's `bulk_pairings.create` passes `payload=` to requests and raises TypeError (reference
         §1): this is the one place the bot creates bulks, sending the spec's form itself. A 400 that names
-        tokens is `LichessTokensRefused`; a lost reply is `LichessUnavailable` and never retried here: the
-        caller looks the bulk up with `list_bulks` first.
+        tokens is `LichessTokensRefused`; a 429 is `LichessRateLimited` at once (the token's pause still
+        applies); a lost reply is `LichessUnavailable` and never retried here: the caller looks the bulk up with
+        `list_bulks` first. The caller plans what to send with `bulk_ledger`.
         """
         if not pairs or len(pairs) > BULK_MAX_GAMES:
             raise ValueError(f"a bulk pairing holds 1 to {BULK_MAX_GAMES} games, not {len(pairs)}")
@@ -503,7 +508,10 @@ class LichessGateway:
             message=message,
         )
         what = f"creating a bulk pairing of {len(pairs)} games"
-        reply = await self._write(what, partial(self._raw, "POST", "/api/bulk-pairing", data=fields))
+        # a 429 is not waited out here: the caller's boards go to open challenges at once (`bot.director.bulk`)
+        reply = await self._write(
+            what, partial(self._raw, "POST", "/api/bulk-pairing", data=fields), rate_limit_attempts=1
+        )
         return parse_bulk(reply)
 
     async def list_bulks(self) -> list[BulkPairing]:

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
+from bot.lichess.budget import BulkLedger
 from bot.lichess.errors import (
     LichessAuthError,
     LichessBadRequest,
@@ -86,6 +87,7 @@ class MemoryLichess:
         self.autoplay = AutoplaySettings(enabled=autoplay, delay=autoplay_delay)
         self.token = token
         self._base_url = base_url
+        self.bulk_ledger = BulkLedger(clock=self.state.now)  # the token's bulk budget, on the local Lichess's time
 
     def __repr__(self) -> str:
         return f"MemoryLichess({self._base_url!r}, {len(self.state.games)} games)"
@@ -290,6 +292,23 @@ class MemoryLichess:
             return parse_user(self._call(f"reading the user {username!r}", f"GET /api/user/{username}", work))
         except _Missing:
             raise LichessUserNotFound(username) from None
+
+    async def get_users(self, usernames: Collection[str]) -> dict[str, LichessUser]:
+        """Many users' public data, 300 a request as `POST /api/users` reads them: by lower-case id."""
+        wanted = list(dict.fromkeys(name.lower() for name in usernames if valid_username(name)))
+        by = self.state.user_for_token(self.token or "")
+        found: dict[str, LichessUser] = {}
+        for start in range(0, len(wanted), api.USERS_PER_CALL):
+            batch = wanted[start : start + api.USERS_PER_CALL]
+            users = self._call(
+                f"reading {len(batch)} users",
+                "POST /api/users",
+                partial(api.read_users, self.state, batch, by.id if by is not None else "anonymous"),
+            )
+            for user in users:
+                parsed = parse_user(user_json(user, self.base_url))
+                found[parsed.id] = parsed
+        return found
 
     async def is_team_member(self, team_id: str, username: str) -> bool:
         """Whether `username` belongs to the team `team_id`."""

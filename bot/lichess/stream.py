@@ -7,8 +7,9 @@ backoff (doubling up to `max_backoff`) and Lichess sends the current state of ev
 
 "One request at a time": the stream is one long-lived connection, which Lichess's API guidelines allow
 beside the other calls (as for its other streams). Opening it and every `/add` are short requests and take
-the gateway's lock (`lock`) like every other call, so they never overlap another request; only the open
-body of the stream runs alongside them.
+the token's turn (`pause`, the gateway's `SharedPause`) like every other call, so they never overlap another
+request and never go out during a 429 pause; a 429 on either pauses every call of the token, and the stream
+reconnects only when the pause is over. Only the open body of the stream runs alongside other requests.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import secrets
 from collections.abc import Awaitable, Callable, Iterable
 
 import aiohttp
+
+from bot.lichess.pause import SharedPause
 
 LOG = logging.getLogger(__name__)
 
@@ -37,7 +40,7 @@ class GameStream:
         token: str | None,
         on_finished: Callable[[str], Awaitable[None]],
         *,
-        lock: asyncio.Lock | None = None,
+        pause: SharedPause | None = None,
         stream_id: str | None = None,
         backoff: float = 1.0,
         max_backoff: float = 60.0,
@@ -45,7 +48,7 @@ class GameStream:
         self.base_url = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.on_finished = on_finished
-        self.lock = lock or asyncio.Lock()
+        self.pause = pause or SharedPause()
         self.stream_id = stream_id or "swissbot-" + secrets.token_hex(6)
         self.backoff = backoff
         self.max_backoff = max_backoff
@@ -86,10 +89,20 @@ class GameStream:
             self.watching.pop(next(iter(self.watching)))
         if self.connected.is_set() and self._http is not None:
             try:
-                async with self.lock, self._http.post(self._url("/add"), data=",".join(new), headers=self._headers):
-                    pass
+                async with (
+                    self.pause.turn("adding ids to the game stream"),
+                    self._http.post(self._url("/add"), data=",".join(new), headers=self._headers) as reply,
+                ):
+                    self._answered("adding ids to the game stream", reply.status)
             except aiohttp.ClientError as exc:
                 LOG.info("Lichess stream: /add failed (%s); the ids go with the next connection", type(exc).__name__)
+
+    def _answered(self, what: str, status: int) -> None:
+        """A 429 pauses every call of the token (this stream's reconnection too); a success ends the doubling."""
+        if status == 429:
+            self.pause.limited(what)
+        elif status < 400:
+            self.pause.answered()
 
     def _url(self, suffix: str = "") -> str:
         return f"{self.base_url}/api/stream/games/{self.stream_id}{suffix}"
@@ -112,9 +125,10 @@ class GameStream:
     async def _connect(self) -> None:
         assert self._http is not None
         ids = ",".join(self.watching)
-        async with self.lock:  # the opening request is one request among the others
+        async with self.pause.turn("opening the game stream"):  # one request among the others
             reply = await self._http.post(self._url(), data=ids, headers=self._headers)
         async with reply:
+            self._answered("opening the game stream", reply.status)
             if reply.status != 200:
                 raise aiohttp.ClientResponseError(reply.request_info, (), status=reply.status, message="stream refused")
             self.connections += 1

@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
+from sandbox.lichess import bulk
 from sandbox.lichess.autoplay_runner import on_challenge_created
 from sandbox.lichess.http import (
     BadRequest,
@@ -267,6 +268,38 @@ async def public_user(request: web.Request) -> web.Response:
     if user is None:
         return not_found()
     return web.json_response(user_json(user, base_url(request)))
+
+
+USERS_PER_CALL = 300
+USERS_PER_WINDOW = 8000  # users read per 10 minutes, per token (or per address without one)
+USERS_WINDOW = 600.0
+
+
+def read_users(state: SandboxState, names: list[str], by: str) -> list[User]:
+    """`POST /api/users`'s answer: the accounts of up to 300 lower-case names, unknown ones left out, the order kept;
+    `bulk.Refused` 400 past 300 names and 429 past 8,000 users per 10 minutes for `by` (nothing read)."""
+    if len(names) > USERS_PER_CALL:
+        raise bulk.Refused(400, {"error": f"Too many ids: {len(names)}, expected up to {USERS_PER_CALL}"})
+    now = state.now()
+    state.user_reads = [r for r in state.user_reads if now - r[0] < USERS_WINDOW]
+    if sum(r[2] for r in state.user_reads if r[1] == by) + len(names) > USERS_PER_WINDOW:
+        raise bulk.Refused(429, {"error": "Too many requests. Try again later."})
+    state.user_reads.append((now, by, len(names)))
+    return [u for u in (state.users.get(name) for name in names) if u is not None]
+
+
+@routes.post("/api/users")
+async def users_by_id(request: web.Request) -> web.Response:
+    """`apiUsers`: up to 300 comma-separated names in a text body (`read_users`)."""
+    state = state_of(request)
+    names = [n.strip().lower() for n in (await request.text()).split(",") if n.strip()]
+    user = me(request)
+    by = user.id if user is not None else (request.remote or "anonymous")
+    try:
+        found = read_users(state, names, by)
+    except bulk.Refused as exc:
+        return web.json_response(exc.body, status=exc.status)
+    return web.json_response([user_json(u, base_url(request)) for u in found])
 
 
 @routes.get("/api/account")

@@ -190,6 +190,7 @@ class SandboxState:
         self.oauth_decisions: list[tuple[str | None, str | None]] = []  # (state or None, user or None: deny)
         self.bulks: dict[str, Bulk] = {}
         self.bulk_costs: list[tuple[float, str, int]] = []  # (when, by, cost) for the 10-minute limit
+        self.user_reads: list[tuple[float, str, int]] = []  # (when, by, users) of `POST /api/users`, per 10 minutes
         self.messages: list[Message] = []
         self.public_url = "https://lichess.org"
         self.changed = asyncio.Event()

@@ -37,7 +37,10 @@ async def bulk_world(tmp_path: Path) -> AsyncIterator[World]:
     clock = ManualClock()
     async with run_sandbox(seed=5, autoplay=False, clock=lambda: clock.now().timestamp()) as sandbox:
         db = await open_database(tmp_path / "swiss.sqlite3")
-        gateway = LichessGateway(sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
+        gateway = LichessGateway(
+            sandbox.url, sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0,
+            wall_clock=lambda: clock.now().timestamp(),
+        )  # fmt: skip
         announcer = RecordingAnnouncer()
         config = Config(
             database=tmp_path / "swiss.sqlite3",
@@ -177,6 +180,66 @@ async def test_a_token_lichess_still_refuses_moves_its_board_to_the_fallback(
     assert sorted(games[b.game_id]["source"] for b in view.boards if b.game_id) == ["api", "friend", "friend"]
     player = next(a for a in await world.director.entries(event_id) if a.lichess_id == owner)
     assert any("run /link again" in text for who, text in world.announcer.of("dm") if who == player.discord_id)
+
+
+async def test_the_boards_the_budget_has_no_room_for_are_open_challenges_and_the_organisers_told_once(
+    bulk_world: World,
+) -> None:
+    """Other events of the bot spent 499 of the token's 500 games of these 10 minutes: one board fits."""
+    world = bulk_world
+    event_id = await six_player_event(world)
+    world.gateway.bulk_ledger.take(499)
+    await world.start(event_id)
+    view = await world.director.pairings(event_id, 1)
+    assert all(b.game_id for b in view.boards)
+    games = {g["id"]: g for g in await sandbox_games(world)}
+    assert [games[b.game_id]["source"] for b in view.boards if b.game_id] == ["api", "friend", "friend"]
+    (bulk,) = world.sandbox.state.bulks.values()
+    assert len(bulk.games) == 1
+    assert [r.status for r in world.sandbox.state.requests if r.status == 429] == []
+    told = [text for _, text in world.announcer.of("notice") if "bulk-paired games every 10 minutes" in text]
+    assert len(told) == 1 and "1 board(s) are bulk pairings and 1 are open challenges" in told[0]
+    world.clock.advance(20)
+    await world.scheduler.run_due()
+    assert len([t for _, t in world.announcer.of("notice") if "bulk-paired games every 10 minutes" in t]) == 1
+
+
+async def test_boards_the_window_has_room_for_within_seconds_wait_for_the_next_poll(bulk_world: World) -> None:
+    """A staggered bulk: 499 games were sent 570 s before the round; 30 s later the window has room again."""
+    world = bulk_world
+    event_id = await six_player_event(world)
+    world.gateway.bulk_ledger.take(499)
+    world.clock.advance(570)
+    await world.start(event_id)
+    paired = world.clock.now()
+    view = await world.director.pairings(event_id, 1)
+    assert [b.game_id is not None for b in view.boards] == [True, False, True]  # board 2 waits
+    for _ in range(3):
+        world.clock.advance(20)
+        await world.scheduler.run_due()
+    view = await world.director.pairings(event_id, 1)
+    games = {g["id"]: g for g in await sandbox_games(world)}
+    assert [games[b.game_id]["source"] for b in view.boards if b.game_id] == ["api", "api", "friend"]
+    assert len(world.sandbox.state.bulks) == 2
+    created = max(g.created_at for g in world.sandbox.state.games.values())
+    assert created - paired.timestamp() <= 60
+    assert not [t for _, t in world.announcer.of("notice") if "bulk-paired games every 10 minutes" in t]
+    assert any(args[1].number == 1 for args in world.announcer.of("round_paired"))
+
+
+async def test_a_429_nobody_foresaw_sends_the_boards_to_open_challenges_at_once(bulk_world: World) -> None:
+    """Another program spent the token's budget: one 429, no waiting it out, no second try for 10 minutes."""
+    world = bulk_world
+    event_id = await six_player_event(world)
+    world.sandbox.state.bulk_costs.append((world.sandbox.state.now(), "swissbot", 1500))
+    await world.start(event_id)
+    view = await world.director.pairings(event_id, 1)
+    games = {g["id"]: g for g in await sandbox_games(world)}
+    assert [games[b.game_id]["source"] for b in view.boards if b.game_id] == ["friend", "friend", "friend"]
+    assert await requests_to(world, "POST", "/api/bulk-pairing") == 1
+    assert isinstance(world.gateway, LichessGateway)  # the bulk world speaks HTTP
+    assert world.gateway.pause.limited_count == 1
+    assert world.gateway.bulk_ledger.take(1)[0].fallback == 1  # the window counts as full
 
 
 async def test_a_lost_reply_is_found_again_and_never_created_twice(bulk_world: World) -> None:

@@ -124,6 +124,7 @@ def test_unknown_key_is_an_error_naming_it(tmp_path: Path, text: str, key: str) 
         ("[lichess]\nbase_url = 'lichess.org'\n", "http"),
         ("[director]\npoll_interval = -3\n", "negative"),
         ("[bot\n", "not valid TOML"),
+        (MINIMAL + "lichess_token_env = 'lip_abc123:x'\n", "must name an environment variable"),
     ],
 )
 def test_bad_values_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:
@@ -154,6 +155,22 @@ def test_tokens_come_from_the_environment_and_are_never_shown() -> None:
 def test_missing_token_is_a_clear_error(env: dict[str, str], missing: str) -> None:
     with pytest.raises(ConfigError, match=f"environment variable {missing} is not set"):
         load_secrets(env)
+
+
+def test_a_club_may_bring_its_own_lichess_token_from_the_environment() -> None:
+    clubs = (
+        ClubConfig(1, "TD", 2, lichess_token_env="CLUB_A_LICHESS"),
+        ClubConfig(3, "TD", 4),
+        ClubConfig(5, "TD", 6, lichess_token_env="CLUB_A_LICHESS"),
+    )
+    env = {"DISCORD_TOKEN": "d", "LICHESS_TOKEN": "l", "CLUB_A_LICHESS": " club-secret "}
+    secrets = load_secrets(env, clubs)
+    assert secrets.club_tokens == {1: "club-secret", 5: "club-secret"}
+    assert "club-secret" not in repr(secrets)
+    with pytest.raises(ConfigError, match="environment variable CLUB_A_LICHESS is not set"):
+        load_secrets({"DISCORD_TOKEN": "d", "LICHESS_TOKEN": "l"}, clubs)
+    config = parse_config(tomllib.loads(MINIMAL + "lichess_token_env = 'CLUB_A_LICHESS'\n"), ROOT)
+    assert config.clubs[0].lichess_token_env == "CLUB_A_LICHESS"
 
 
 def test_a_token_in_the_file_is_refused() -> None:

@@ -135,6 +135,32 @@ async def test_get_user_reads_ratings_bio_and_flags(sandbox: Sandbox, gateway: L
     assert gone.disabled and gone.ratings == {}
 
 
+async def test_get_users_reads_300_accounts_a_request(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    names = [f"Member{i:03d}" for i in range(650)]
+    for i, name in enumerate(names):
+        sandbox.add_user(name, rating=1200 + i)
+    sandbox.add_user("Gone", disabled=True)
+
+    users = await gateway.get_users([*names, "gone", "no-such-player", "not a name!"])
+
+    assert len(users) == 651 and users["member649"].ratings["blitz"] == 1849 and users["gone"].disabled
+    assert "no-such-player" not in users
+    assert [r.status for r in requests_to(sandbox, "/api/users")] == [200, 200, 200]
+    assert requests_to(sandbox, "/api/user/") == []
+
+
+async def test_the_local_lichess_keeps_the_8000_users_per_10_minutes_limit(sandbox: Sandbox) -> None:
+    names = ",".join(f"u{i}" for i in range(300))
+    async with aiohttp.ClientSession() as http:
+        statuses = []
+        for _ in range(27):  # 26 x 300 = 7,800 users fit, the 27th call would make 8,100
+            async with http.post(sandbox.url + "/api/users", data=names) as reply:
+                statuses.append(reply.status)
+        async with http.post(sandbox.url + "/api/users", data=",".join(f"u{i}" for i in range(301))) as reply:
+            too_many = reply.status
+    assert statuses == [200] * 26 + [429] and too_many == 400
+
+
 async def test_unknown_user_raises_a_typed_error(gateway: LichessGateway) -> None:
     with pytest.raises(LichessUserNotFound) as info:
         await gateway.get_user("no-such-player")

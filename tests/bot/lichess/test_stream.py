@@ -47,7 +47,7 @@ async def test_the_stream_reports_each_finished_game_once_and_takes_new_ids(
 ) -> None:
     first = await new_game(gateway, "alice", "bob", "S R1 B1")
     done = Finished()
-    stream = GameStream(sandbox.url, sandbox.bot_token, done, lock=gateway.request_lock, backoff=0.05)
+    stream = GameStream(sandbox.url, sandbox.bot_token, done, pause=gateway.pause, backoff=0.05)
     await stream.watch([first])
     await stream.start()
     try:
@@ -67,7 +67,7 @@ async def test_the_stream_reports_each_finished_game_once_and_takes_new_ids(
 async def test_the_stream_reconnects_after_a_cut_and_misses_nothing(sandbox: Sandbox, gateway: LichessGateway) -> None:
     game = await new_game(gateway, "alice", "bob", "S R2 B1")
     done = Finished()
-    stream = GameStream(sandbox.url, sandbox.bot_token, done, lock=gateway.request_lock, backoff=0.05)
+    stream = GameStream(sandbox.url, sandbox.bot_token, done, pause=gateway.pause, backoff=0.05)
     await stream.watch([game])
     await stream.start()
     try:
@@ -84,7 +84,7 @@ async def test_the_stream_reconnects_after_a_cut_and_misses_nothing(sandbox: San
 async def test_a_refused_stream_is_retried_with_backoff(sandbox: Sandbox, gateway: LichessGateway) -> None:
     await control(sandbox, "/sandbox/faults", {"path": "/api/stream/games/", "status": 429, "count": 2})
     done = Finished()
-    stream = GameStream(sandbox.url, sandbox.bot_token, done, lock=gateway.request_lock, backoff=0.05)
+    stream = GameStream(sandbox.url, sandbox.bot_token, done, pause=gateway.pause, backoff=0.05)
     await stream.start()
     try:
         await asyncio.wait_for(stream.connected.wait(), 10)
@@ -93,3 +93,23 @@ async def test_a_refused_stream_is_retried_with_backoff(sandbox: Sandbox, gatewa
         assert refused == [429, 429]  # the open stream is logged once it ends
     finally:
         await stream.close()
+
+
+async def test_a_429_on_the_stream_pauses_every_call_of_the_token(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    """The README's promise: after a 429 nothing goes to Lichess for the pause, the stream's reconnection included."""
+    await control(sandbox, "/sandbox/faults", {"path": "/api/stream/games/", "status": 429, "count": 1})
+    done = Finished()
+    stream = GameStream(sandbox.url, sandbox.bot_token, done, pause=gateway.pause, backoff=0.01)
+    await stream.start()
+    try:
+        while not [r for r in sandbox.state.requests if r.status == 429]:
+            await asyncio.sleep(0.01)
+        me = await gateway.whoami()  # asked during the pause: it waits
+        await asyncio.wait_for(stream.connected.wait(), 10)
+    finally:
+        await stream.close()
+    limited = next(r for r in sandbox.state.requests if r.status == 429)
+    after = [r for r in sandbox.state.requests if r.started > limited.at]
+    assert me.id == "swissbot" and gateway.pause.limited_count == 1
+    assert {r.path for r in after} >= {"/api/account"}
+    assert all(r.started - limited.at >= gateway.pause.base * 0.95 for r in after)
