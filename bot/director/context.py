@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from bot.clock import Clock
 from bot.director.announcer import AnnouncementFailed, Announcer
+from bot.director.tables import TablesCache
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
@@ -43,6 +44,7 @@ class Context:
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
     _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
     stale_results: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (event, round) not yet shown
+    tables: TablesCache = field(default_factory=TablesCache, repr=False)  # standings and crosstables by version
 
     def lock(self, event_id: int) -> asyncio.Lock:
         """The event's lock: the use cases that change its rounds run one at a time."""

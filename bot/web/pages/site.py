@@ -8,6 +8,7 @@ asks for the same URL with `X-Swissbot-Fragment: 1` and swaps the content only w
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -18,6 +19,7 @@ from typing import Any
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
+from markupsafe import Markup
 
 from bot.config import ClubConfig
 from bot.director.api import Director
@@ -54,12 +56,12 @@ OUTCOME_TEXT = {Outcome.WIN: "won", Outcome.DRAW: "drew", Outcome.LOSS: "lost"}
 @dataclass(frozen=True)
 class Site:
     """What the pages read: the director, the clubs (only public ones are shown) and the live refresh period;
-    `cache` keeps finished events' pages until their audit log moves (a correction)."""
+    `cache` keeps each event page (by path) rendered for the event's content version it was rendered at."""
 
     director: Director
     clubs: tuple[ClubConfig, ...]
     refresh_seconds: float = 10.0
-    cache: dict[tuple[str, bool, int], tuple[str, str, int]] = field(default_factory=dict, repr=False)
+    cache: dict[str, tuple[str, asyncio.Future[Rendered]]] = field(default_factory=dict, repr=False)
     winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
 
     async def winner(self, event_id: int) -> str | None:
@@ -98,7 +100,7 @@ def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -
         )
         environment.filters["points"] = format_points
         app.middlewares.append(_errors)
-        app.router.add_get("/", index)
+        app.router.add_get("/", _uncached(index))
         app.router.add_get(r"/events/{id:\d+}", _cached(event_page))
         app.router.add_get(r"/events/{id:\d+}/rounds/{number:\d+}", _cached(round_page))
         app.router.add_get(r"/events/{id:\d+}/crosstable", _cached(crosstable_page))
@@ -124,58 +126,116 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except (web.HTTPNotFound, web.HTTPMethodNotAllowed, SwissbotError):
-        return _page(request, "not_found.html", {"title": "Not found"}, status=404)
+        return await _respond(request, View("not_found.html", {"title": "Not found"}, status=404))
     except web.HTTPException:
         raise
     except Exception:
         log.exception("page %s failed", request.path)
-        return _page(request, "error.html", {"title": "Something went wrong"}, status=500)
+        return await _respond(request, View("error.html", {"title": "Something went wrong"}, status=500))
 
 
 CACHE_SIZE = 512
+PageHandler = Callable[[web.Request], Awaitable["View"]]
 
 
-def _cached(handler: Callable[[web.Request], Awaitable[web.Response]]) -> Handler:
-    """A finished event's page is rendered once per state of its audit log (a correction renders it anew)."""
+@dataclass(frozen=True)
+class View:
+    """A page to render: its template, the template's context and the HTTP status."""
+
+    template: str
+    context: dict[str, Any]
+    status: int = 200
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered page: its `<main>` content (what the live script swaps in), the whole page, the content's
+    version and the HTTP status."""
+
+    main: str
+    page: str
+    version: str
+    status: int
+
+
+def render(environment: jinja2.Environment, view: View, refresh_ms: int) -> Rendered:
+    """Render a view's `<main>` once and the page around it (pure; runs in a worker thread, off the event loop)."""
+    template = environment.get_template(view.template)
+    context = {"live": False, "event": None, **view.context, "refresh_ms": refresh_ms}
+    main = template.render({**context, "fragment": True})
+    version = hashlib.sha1(main.encode()).hexdigest()[:16]
+    page = template.render({**context, "fragment": False, "version": version, "main_html": Markup(main)})
+    return Rendered(main, page, version, view.status)
+
+
+async def _rendered(request: web.Request, handler: PageHandler) -> Rendered:
+    site = request.app[SITE]
+    view = await handler(request)
+    return await asyncio.to_thread(render, request.app[TEMPLATES], view, round(site.refresh_seconds * 1000))
+
+
+def _answer(request: web.Request, rendered: Rendered) -> web.Response:
+    """The page, or only its `<main>` content when the live script asks for it, with its version."""
+    fragment = request.headers.get(FRAGMENT_HEADER) == "1"
+    return web.Response(
+        text=rendered.main if fragment else rendered.page,
+        content_type="text/html",
+        status=rendered.status,
+        headers={VERSION_HEADER: rendered.version, "Cache-Control": "no-cache"},
+    )
+
+
+async def _respond(request: web.Request, view: View) -> web.Response:
+    """A view rendered off the event loop, answered."""
+    return _answer(request, await _rendered(request, lambda _: _ready(view)))
+
+
+async def _ready(view: View) -> View:
+    return view
+
+
+def _uncached(handler: PageHandler) -> Handler:
+    """A page rendered for every request (the events list: it spans events)."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
-        site = request.app[SITE]
-        event = await _public_event(request)
-        if event.status is not EventStatus.FINISHED:
-            return await handler(request)
-        key = (request.path, request.headers.get(FRAGMENT_HEADER) == "1", await site.director.last_change(event.id))
-        if (hit := site.cache.get(key)) is None:
-            response = await handler(request)
-            hit = (response.text or "", response.headers[VERSION_HEADER], response.status)
-            while len(site.cache) >= CACHE_SIZE:
-                site.cache.pop(next(iter(site.cache)))
-            site.cache[key] = hit
-        text, version, status = hit
-        return web.Response(
-            text=text,
-            content_type="text/html",
-            status=status,
-            headers={VERSION_HEADER: version, "Cache-Control": "no-cache"},
-        )
+        return _answer(request, await _rendered(request, handler))
 
     return serve
 
 
-def _page(request: web.Request, template: str, context: dict[str, Any], *, status: int = 200) -> web.Response:
-    """A page, or only its `<main>` content (with its version) when the live script asks for it."""
-    site = request.app[SITE]
-    fragment = request.headers.get(FRAGMENT_HEADER) == "1"
-    context = {"live": False, "event": None, **context, "refresh_ms": round(site.refresh_seconds * 1000)}
-    main = aiohttp_jinja2.render_string(template, request, {**context, "fragment": True}, app_key=TEMPLATES)
-    version = hashlib.sha1(main.encode()).hexdigest()[:16]
-    if fragment:
-        response = web.Response(text=main, content_type="text/html", status=status)
-    else:
-        context = {**context, "fragment": False, "version": version}
-        response = aiohttp_jinja2.render_template(template, request, context, status=status, app_key=TEMPLATES)
-    response.headers[VERSION_HEADER] = version
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+def _cached(handler: PageHandler) -> Handler:
+    """An event's page is rendered once per content version of the event (`Director.content_version`: a result,
+    a correction, a new round or game link renders it anew); requests that arrive while it renders wait for that
+    one rendering, and the rendering runs off the event loop."""
+
+    async def serve(request: web.Request) -> web.StreamResponse:
+        site = request.app[SITE]
+        event = await _public_event(request)
+        version = await site.director.content_version(event.id)  # read before the page's data: never newer
+        known = site.cache.get(request.path)
+        if known is None or known[0] != version:
+            task = asyncio.ensure_future(_rendered(request, handler))
+            task.add_done_callback(_retrieved)
+            known = (version, task)
+            site.cache.pop(request.path, None)
+            while len(site.cache) >= CACHE_SIZE:
+                site.cache.pop(next(iter(site.cache)))
+            site.cache[request.path] = known
+        try:
+            rendered = await asyncio.shield(known[1])
+        except Exception:
+            if site.cache.get(request.path) is known:
+                del site.cache[request.path]  # a refusal (404) or a failure is not kept
+            raise
+        return _answer(request, rendered)
+
+    return serve
+
+
+def _retrieved(future: asyncio.Future[Rendered]) -> None:
+    """Mark a rendering's failure as seen: its waiters may all have gone (their clients disconnected)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _number(request: web.Request, key: str) -> int:
@@ -273,7 +333,7 @@ def _scores(cells: Sequence[CrosstableCell]) -> tuple[Fraction, ...]:
     return tuple(out)
 
 
-async def index(request: web.Request) -> web.Response:
+async def index(request: web.Request) -> View:
     """The public clubs' events: upcoming, running, finished (with the winner)."""
     site = request.app[SITE]
     clubs = []
@@ -286,10 +346,10 @@ async def index(request: web.Request) -> web.Response:
             winner = await site.winner(event.id) if event.status is EventStatus.FINISHED else None
             listed.append({"event": event, "settings": _settings_line(event), "winner": winner})
         clubs.append({"name": club.name or "Club events", "events": listed})
-    return _page(request, "index.html", {"title": "Events", "clubs": clubs})
+    return View("index.html", {"title": "Events", "clubs": clubs})
 
 
-async def event_page(request: web.Request) -> web.Response:
+async def event_page(request: web.Request) -> View:
     """The event: settings, standings with every tie-break, the current round, the leaders' chart."""
     site = request.app[SITE]
     event = await _public_event(request)
@@ -331,10 +391,10 @@ async def event_page(request: web.Request) -> web.Response:
         "lichess": site.lichess_url,
         "live": event.status in LIVE,
     }
-    return _page(request, "event.html", context)
+    return View("event.html", context)
 
 
-async def round_page(request: web.Request) -> web.Response:
+async def round_page(request: web.Request) -> View:
     """One round's pairings, results and byes."""
     site = request.app[SITE]
     event = await _public_event(request)
@@ -353,10 +413,10 @@ async def round_page(request: web.Request) -> web.Response:
         "lichess": site.lichess_url,
         "live": event.status in LIVE and number == event.current_round,
     }
-    return _page(request, "round.html", context)
+    return View("round.html", context)
 
 
-async def crosstable_page(request: web.Request) -> web.Response:
+async def crosstable_page(request: web.Request) -> View:
     """The FIDE-style crosstable: each round's opponent, colour and result, byes and forfeits as in TRF."""
     site = request.app[SITE]
     event = await _public_event(request)
@@ -383,7 +443,7 @@ async def crosstable_page(request: web.Request) -> web.Response:
         "lichess": site.lichess_url,
         "live": event.status in LIVE,
     }
-    return _page(request, "crosstable.html", context)
+    return View("crosstable.html", context)
 
 
 def _cell(cell: CrosstableCell, rank_of: dict[int, int | None]) -> dict[str, str]:
@@ -400,7 +460,7 @@ def _cell(cell: CrosstableCell, rank_of: dict[int, int | None]) -> dict[str, str
     return {"text": shown, "title": title}
 
 
-async def player_page(request: web.Request) -> web.Response:
+async def player_page(request: web.Request) -> View:
     """A player's games with links and colours, opponents' ratings, the score after each round, byes and
     forfeits with their reasons, and the event's tie-break figures."""
     site = request.app[SITE]
@@ -444,7 +504,7 @@ async def player_page(request: web.Request) -> web.Response:
         "lichess": site.lichess_url,
         "live": event.status in LIVE,
     }
-    return _page(request, "player.html", context)
+    return View("player.html", context)
 
 
 def _outcome(cell: CrosstableCell) -> str:
