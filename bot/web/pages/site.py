@@ -143,7 +143,7 @@ class View:
     """A page to render: its template, the template's context and the HTTP status."""
 
     template: str
-    context: dict[str, Any]
+    context: dict[str, Any] | Callable[[], dict[str, Any]]  # a function: built in the rendering's thread
     status: int = 200
 
 
@@ -161,7 +161,8 @@ class Rendered:
 def render(environment: jinja2.Environment, view: View, refresh_ms: int) -> Rendered:
     """Render a view's `<main>` once and the page around it (pure; runs in a worker thread, off the event loop)."""
     template = environment.get_template(view.template)
-    context = {"live": False, "event": None, **view.context, "refresh_ms": refresh_ms}
+    values = view.context() if callable(view.context) else view.context
+    context = {"live": False, "event": None, **values, "refresh_ms": refresh_ms}
     main = template.render({**context, "fragment": True})
     version = hashlib.sha1(main.encode()).hexdigest()[:16]
     page = template.render({**context, "fragment": False, "version": version, "main_html": Markup(main)})
@@ -355,42 +356,45 @@ async def event_page(request: web.Request) -> View:
     event = await _public_event(request)
     players = _players(await site.director.entries(event.id))
     rows = await site.director.standings(event.id)
-    current = None
-    if event.current_round:
-        view = await site.director.pairings(event.id, event.current_round)
-        current = {"number": view.number, "boards": _boards(view, players), "byes": _byes(view, players)}
-    chart = ""
+    view = await site.director.pairings(event.id, event.current_round) if event.current_round else None
     records = await site.director.records(event.id)
-    if records and event.current_round:
-        leaders = [row for row in rows if row.rank is not None][:LEADERS]
-        series = [Series(row.player.name, _scores(records.get(row.player.number, ()))) for row in leaders]
-        chart = score_chart(series, max(len(s.scores) for s in series) if series else 0)
     teams = await site.director.team_standings(event.id) if event.settings.pairing_system.team else []
-    context = {
-        "title": event.name,
-        "event": event,
-        "settings": _settings_line(event),
-        "team_codes": list(teams[0].tiebreaks) if teams else [],
-        "teams": [
-            {
-                "rank": t.rank,
-                "name": t.name,
-                "mp": format_points(t.match_points),
-                "gp": format_points(t.game_points),
-                "tiebreaks": [format_tiebreak(code.split(":")[0], value) for code, value in t.tiebreaks.items()],
-                "players": ", ".join(f"{p.player.name} {format_points(p.points)}" for p in t.players),
-            }
-            for t in teams
-        ],
-        "codes": event.settings.tiebreaks,
-        "standings": _standings_table(rows, event),
-        "players": players,
-        "current": current,
-        "rounds": range(1, event.current_round + 1),
-        "chart": chart,
-        "lichess": site.lichess_url,
-        "live": event.status in LIVE,
-    }
+
+    def context() -> dict[str, Any]:
+        current = None
+        if view is not None:
+            current = {"number": view.number, "boards": _boards(view, players), "byes": _byes(view, players)}
+        chart = ""
+        if records and event.current_round:
+            leaders = [row for row in rows if row.rank is not None][:LEADERS]
+            series = [Series(row.player.name, _scores(records.get(row.player.number, ()))) for row in leaders]
+            chart = score_chart(series, max(len(s.scores) for s in series) if series else 0)
+        return {
+            "title": event.name,
+            "event": event,
+            "settings": _settings_line(event),
+            "team_codes": list(teams[0].tiebreaks) if teams else [],
+            "teams": [
+                {
+                    "rank": t.rank,
+                    "name": t.name,
+                    "mp": format_points(t.match_points),
+                    "gp": format_points(t.game_points),
+                    "tiebreaks": [format_tiebreak(code.split(":")[0], value) for code, value in t.tiebreaks.items()],
+                    "players": ", ".join(f"{p.player.name} {format_points(p.points)}" for p in t.players),
+                }
+                for t in teams
+            ],
+            "codes": event.settings.tiebreaks,
+            "standings": _standings_table(rows, event),
+            "players": players,
+            "current": current,
+            "rounds": range(1, event.current_round + 1),
+            "chart": chart,
+            "lichess": site.lichess_url,
+            "live": event.status in LIVE,
+        }
+
     return View("event.html", context)
 
 
@@ -423,26 +427,31 @@ async def crosstable_page(request: web.Request) -> View:
     players = _players(await site.director.entries(event.id))
     rows = await site.director.standings(event.id)
     records = await site.director.records(event.id)
-    rank_of = {row.player.number: row.rank for row in rows}
-    cells = {row.player.number: [_cell(cell, rank_of) for cell in records.get(row.player.number, ())] for row in rows}
-    table = [
-        {
-            "rank": row.rank if row.rank is not None else "",
-            "player": players.get(row.player.number),
-            "points": format_points(row.points),
-            "cells": cells[row.player.number],
+
+    def context() -> dict[str, Any]:
+        rank_of = {row.player.number: row.rank for row in rows}
+        cells = {
+            row.player.number: [_cell(cell, rank_of) for cell in records.get(row.player.number, ())] for row in rows
         }
-        for row in rows
-    ]
-    rounds = max((len(c) for c in cells.values()), default=0)
-    context = {
-        "title": f"{event.name}: crosstable",
-        "event": event,
-        "table": table,
-        "rounds": range(1, rounds + 1),
-        "lichess": site.lichess_url,
-        "live": event.status in LIVE,
-    }
+        table = [
+            {
+                "rank": row.rank if row.rank is not None else "",
+                "player": players.get(row.player.number),
+                "points": format_points(row.points),
+                "cells": cells[row.player.number],
+            }
+            for row in rows
+        ]
+        rounds = max((len(c) for c in cells.values()), default=0)
+        return {
+            "title": f"{event.name}: crosstable",
+            "event": event,
+            "table": table,
+            "rounds": range(1, rounds + 1),
+            "lichess": site.lichess_url,
+            "live": event.status in LIVE,
+        }
+
     return View("crosstable.html", context)
 
 
