@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import platform
 import random
@@ -46,7 +47,7 @@ import aiohttp  # noqa: E402
 import bot.director.lookups  # noqa: E402
 import pairing.systems  # noqa: E402
 import storage.rounds  # noqa: E402
-from bench.loop_lag import LoopLag, loop_lag  # noqa: E402
+from bench.loop_lag import LoopLag, idle_loop_lag, loop_lag  # noqa: E402
 from bot.assembly import Services, build  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.director.api import Director  # noqa: E402
@@ -262,6 +263,8 @@ class Sample:
     requests: Counter[str]
     engine: str  # the pairing system the round used (`auto` picks one by size)
     stall: float  # the event loop's longest stall in the stretch, seconds
+    stretches: list[tuple[float, float]]
+    idle_stall: float = 0.0  # an idle loop's longest stall in another process meanwhile: the machine's share
 
     @property
     def total(self) -> float:
@@ -384,6 +387,7 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
     """One event: round 1 started, then each round played and the next one paired; a sample per round."""
     samples: list[Sample] = []
     async with AsyncExitStack() as stack:
+        idle: LoopLag = await stack.enter_async_context(idle_loop_lag())
         lag: LoopLag = await stack.enter_async_context(loop_lag())
         url = await stack.enter_async_context(local_lichess(seed, args.in_process))
         folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="swissbot-bench-"))
@@ -421,13 +425,20 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
                 raise RuntimeError(f"round {number} was announced without every game")
             calls = Counter(endpoint(r["method"], r["path"]) for r in log)
             engine = ", ".join(sorted({e.removeprefix(ENGINE) for e in engines})) or "none"
-            samples.append(Sample(number, len(view.boards), phases(timeline, stretches), calls, engine, stall))
+            samples.append(
+                Sample(number, len(view.boards), phases(timeline, stretches), calls, engine, stall, stretches)
+            )
             print(
                 f"  round {number}: {len(view.boards)} boards, {engine}, {samples[-1].total:.2f} s,"
                 f" longest loop stall {stall * 1000:.0f} ms",
                 flush=True,
             )
-    return samples
+    return [
+        dataclasses.replace(
+            sample, idle_stall=max(idle.longest(start, end + 2 * idle.interval) for start, end in sample.stretches)
+        )
+        for sample in samples
+    ]
 
 
 # --- the report --------------------------------------------------------------------------------------
@@ -448,6 +459,7 @@ class RoundRow:
     low: float
     high: float
     stall: float
+    idle_stall: float
 
 
 def median_by_round(runs: list[list[Sample]]) -> list[RoundRow]:
@@ -458,9 +470,8 @@ def median_by_round(runs: list[list[Sample]]) -> list[RoundRow]:
         med = {name: statistics.median(s.phases[name] for s in same) for name in (*PHASES, "total")}
         engines = ", ".join(sorted({s.engine for s in same}))
         totals = [s.total for s in same]
-        rows.append(
-            RoundRow(first.round, first.boards, engines, med, min(totals), max(totals), max(s.stall for s in same))
-        )
+        stall, idle = max(s.stall for s in same), max(s.idle_stall for s in same)
+        rows.append(RoundRow(first.round, first.boards, engines, med, min(totals), max(totals), stall, idle))
     return rows
 
 
@@ -500,7 +511,9 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         " deriving the jobs from the database (`due_jobs`) and any other job. *Longest loop stall*: a task on the"
         " bot's event loop sleeps 10 ms again and again (`bench/loop_lag.py`) and the largest delay of its"
         f" wake-ups during the stretch is shown, the worst of the events; the target is under"
-        f" {STALL_TARGET * 1000:.0f} ms (the loop then answers Discord's interactions and the pages meanwhile).",
+        f" {STALL_TARGET * 1000:.0f} ms (the loop then answers Discord's interactions and the pages meanwhile)."
+        " *Idle loop* is the same probe meanwhile in another process whose loop does nothing else: on a shared"
+        " machine the operating system delays whole processes too, and that share is the machine's, not the bot's.",
         "",
         f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}); "
@@ -510,15 +523,17 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
     if missing:
         lines += [f"Not measured separately (the director no longer calls them): {', '.join(missing)}.", ""]
     lines += [
-        "| round | boards | engine | " + " | ".join(PHASES) + " | total (min to max) | longest loop stall (ms) |",
-        "|---|---:|---|" + "---:|" * len(PHASES) + "---:|---:|",
+        "| round | boards | engine | "
+        + " | ".join(PHASES)
+        + " | total (min to max) | longest loop stall (ms) | idle loop (ms) |",
+        "|---|---:|---|" + "---:|" * len(PHASES) + "---:|---:|---:|",
     ]
     for row in median_by_round(runs):
         cells = " | ".join(f"{row.med[name]:.3f}" for name in PHASES)
         verdict = "✓" if row.stall < STALL_TARGET else "✗"
         lines.append(
             f"| {label(row.round)} | {row.boards} | {row.engine} | {cells} | **{row.med['total']:.2f}**"
-            f" ({row.low:.2f} to {row.high:.2f}) | {row.stall * 1000:.0f} {verdict} |"
+            f" ({row.low:.2f} to {row.high:.2f}) | {row.stall * 1000:.0f} {verdict} | {row.idle_stall * 1000:.0f} |"
         )
     endpoints = sorted({name for sample in runs[0] for name in sample.requests})
     lines += [
