@@ -155,12 +155,14 @@ async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Ti
                     cold, rendered, warm, size = [], [], [], 0
                     for _ in range(repeats):
                         site.cache.clear()
+                        site.shown.clear()
                         site.winners.clear()
                         director.ctx.tables.latest.clear()
                         seconds, size = await timed(path)
                         cold.append(seconds)
                     for _ in range(repeats):
                         site.cache.clear()
+                        site.shown.clear()
                         site.winners.clear()
                         rendered.append((await timed(path))[0])
                     for _ in range(repeats):
@@ -263,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--clients", type=int, default=20, help="concurrent readers under load (0: none)")
-    parser.add_argument("--change-every", type=float, default=0.1, help="seconds between two results under load")
+    parser.add_argument("--change-every", type=float, default=1.0, help="seconds between two results under load")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the load")
     args = parser.parse_args(argv)
     rows = asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed))

@@ -56,12 +56,14 @@ OUTCOME_TEXT = {Outcome.WIN: "won", Outcome.DRAW: "drew", Outcome.LOSS: "lost"}
 @dataclass(frozen=True)
 class Site:
     """What the pages read: the director, the clubs (only public ones are shown) and the live refresh period;
-    `cache` keeps each event page (by path) rendered for the event's content version it was rendered at."""
+    `cache` holds each event page's (by path) latest rendering, started for a content version of the event, and
+    `shown` its last finished one."""
 
     director: Director
     clubs: tuple[ClubConfig, ...]
     refresh_seconds: float = 10.0
     cache: dict[str, tuple[str, asyncio.Future[Rendered]]] = field(default_factory=dict, repr=False)
+    shown: dict[str, Rendered] = field(default_factory=dict, repr=False)
     winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
 
     async def winner(self, event_id: int) -> str | None:
@@ -206,37 +208,54 @@ def _uncached(handler: PageHandler) -> Handler:
 
 def _cached(handler: PageHandler) -> Handler:
     """An event's page is rendered once per content version of the event (`Director.content_version`: a result,
-    a correction, a new round or game link renders it anew); requests that arrive while it renders wait for that
-    one rendering, and the rendering runs off the event loop."""
+    a correction, a new round or game link renders it anew), off the event loop; requests that arrive while it
+    renders wait for it when the page was never rendered before. At most one rendering of a page runs at a time:
+    while one runs, other requests are answered the last finished page at once (a live page asks again at its next
+    refresh), so a burst of results costs one rendering at a time, not one per request, and no reader waits for a
+    rendering another reader started. The request that starts a rendering waits for it: a reader who reloads after
+    a change sees it."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
         site = request.app[SITE]
+        path = request.path
         event = await _public_event(request)
         version = await site.director.content_version(event.id)  # read before the page's data: never newer
-        known = site.cache.get(request.path)
+        known = site.cache.get(path)
+        if known is not None and not known[1].done() and path in site.shown:
+            return _answer(request, site.shown[path])
         if known is None or known[0] != version:
-            task = asyncio.ensure_future(_rendered(request, handler))
-            task.add_done_callback(_retrieved)
-            known = (version, task)
-            site.cache.pop(request.path, None)
-            while len(site.cache) >= CACHE_SIZE:
-                site.cache.pop(next(iter(site.cache)))
-            site.cache[request.path] = known
+            known = _render_for(site, path, version, _rendered(request, handler))
         try:
             rendered = await asyncio.shield(known[1])
         except Exception:
-            if site.cache.get(request.path) is known:
-                del site.cache[request.path]  # a refusal (404) or a failure is not kept
+            if site.cache.get(path) is known:
+                del site.cache[path]  # a refusal (404) or a failure is not kept
             raise
         return _answer(request, rendered)
 
     return serve
 
 
-def _retrieved(future: asyncio.Future[Rendered]) -> None:
-    """Mark a rendering's failure as seen: its waiters may all have gone (their clients disconnected)."""
-    if not future.cancelled():
-        future.exception()
+def _render_for(
+    site: Site, path: str, version: str, rendering: Awaitable[Rendered]
+) -> tuple[str, asyncio.Future[Rendered]]:
+    """Start a page's rendering for a version, kept as its latest; once finished, it is the page shown meanwhile
+    (a failure is marked retrieved: its waiters may all have gone, their clients disconnected)."""
+    task = asyncio.ensure_future(rendering)
+
+    def finished(future: asyncio.Future[Rendered]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            site.shown.pop(path, None)
+            site.shown[path] = future.result()
+            while len(site.shown) > CACHE_SIZE:
+                site.shown.pop(next(iter(site.shown)))
+
+    task.add_done_callback(finished)
+    site.cache.pop(path, None)
+    while len(site.cache) >= CACHE_SIZE:
+        site.cache.pop(next(iter(site.cache)))
+    site.cache[path] = (version, task)
+    return site.cache[path]
 
 
 def _number(request: web.Request, key: str) -> int:
