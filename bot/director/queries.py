@@ -145,7 +145,7 @@ def _board_view(ctx: Context, b: BoardRow, people: dict[int, Entry], game: GameR
 
 
 async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, BoardView]:
-    """A player's board in each round they were paired in, by round number (one read of the rounds)."""
+    """A player's board in each round they were paired in, by round number (one read of their boards)."""
     async with ctx.db.snapshot():
         entries = await storage_entries.list_entries(ctx.db, event_id)
         people = {e.player_id: e for e in entries}
@@ -153,11 +153,9 @@ async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, B
         found: dict[int, BoardView] = {}
         if player is None:
             return found
-        for summary in await storage_rounds.list_rounds(ctx.db, event_id):
-            board = next((b for b in summary.boards if player in (b.white_id, b.black_id)), None)
-            if board is not None:
-                game = latest_games(await storage_games.games_of_board(ctx.db, board.id)).get(board.id)
-                found[summary.round.number] = _board_view(ctx, board, people, game)
+        for board in await storage_rounds.boards_of_player(ctx.db, event_id, player):
+            game = latest_games(await storage_games.games_of_board(ctx.db, board.id)).get(board.id)
+            found[board.round] = _board_view(ctx, board, people, game)
         return found
 
 

@@ -73,7 +73,9 @@ def _required(method: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, Cor
     return wrapper
 
 
-def _standings_media(event: Event, rows: Sequence[StandingRow], final: bool) -> tuple[list[MessagePage], bytes, list[str]]:
+def _standings_media(
+    event: Event, rows: Sequence[StandingRow], final: bool
+) -> tuple[list[MessagePage], bytes, list[str]]:
     """The standings' message pages, PNG and (when they take more than one page) text file; pure, for a thread."""
     pages = standings_embeds(event, rows, final=final)
     lines = standings_lines(rows, event.settings.tiebreaks) if len(pages) > 1 else []
