@@ -11,8 +11,11 @@ games, adjudicate, store the results, standings), then the start job (load the h
 every game, announce). Between the two the manual clock jumps to the round's start time: waits that are
 configuration, not work (the poll interval, the round interval), are left out. The phases come from wrapping
 the storage and pairing functions the director calls, the gateway's calls, the scheduler's jobs and the
-announcer; the Lichess requests come from the sandbox's request log. The table goes to docs/benchmarks.md
-under '## A round end to end' (other sections are kept).
+announcer (the pairing: `pairing.systems.pair`, the engine each round used, which `auto` picks by size); the
+Lichess requests come from the sandbox's request log. A loop-lag probe (`bench/loop_lag.py`) on the bot's event
+loop gives each round change's longest stall (target < 100 ms), beside the same probe on an idle loop in another
+process (the machine's own delays). The table goes to docs/benchmarks.md under '## A round end to end' (other
+sections are kept).
 """
 
 from __future__ import annotations
@@ -488,7 +491,8 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         HEADING,
         "",
         f"A {args.players}-player, {args.rounds}-round event against the local Lichess on loopback ({mode}),"
-        " with the real director, scheduler, SQLite storage (a temporary file), Dutch engine and gateway, a"
+        " with the real director, scheduler, SQLite storage (a temporary file), pairing engines (`auto`) and"
+        " gateway, a"
         " manual clock and a recording announcer (`python bench/round.py`, seeds"
         f" {args.seed}..{args.seed + args.repeats - 1}, one event each). Every game of round N is played to a"
         " normal result (win, loss, or a draw after move 30) through the sandbox's control API. The clock starts"
