@@ -82,24 +82,21 @@ class TablesCache:
     computed: int = 0  # how many times the tables were computed (tests observe the reuse)
 
     async def get(self, key: TablesKey, version: int, load: Callable[[], Awaitable[History]]) -> EventTables:
-        """The tables of `key` at `version`: cached, or loaded and computed in a worker thread."""
+        """The tables of `key` at `version`: cached, or loaded and computed in a worker thread (a task of its own,
+        so a reader that goes away cancels nobody else's answer)."""
         known = self.latest.get(key)
-        if known is not None and known[0] == version and not known[1].cancelled():
-            return await asyncio.shield(known[1])
-        future: asyncio.Future[EventTables] = asyncio.get_running_loop().create_future()
-        self.latest[key] = (version, future)
+        if known is None or known[0] != version:
+            known = (version, asyncio.ensure_future(self._compute(key[1], load)))
+            self.latest[key] = known
         try:
-            history = await load()
-            tables = await asyncio.to_thread(compute_tables, history, key[1])
-        except BaseException as exc:
-            if self.latest.get(key, (0, future))[1] is future:
-                self.latest.pop(key, None)
-            if isinstance(exc, Exception):
-                future.set_exception(exc)
-                future.exception()  # marked retrieved: a future nobody else waits for logs nothing
-            else:
-                future.cancel()
+            return await asyncio.shield(known[1])
+        except Exception:
+            if self.latest.get(key) is known:
+                del self.latest[key]  # a failure is not kept: the next reader tries again
             raise
+
+    async def _compute(self, after_round: int | None, load: Callable[[], Awaitable[History]]) -> EventTables:
+        history = await load()
+        tables = await asyncio.to_thread(compute_tables, history, after_round)
         self.computed += 1
-        future.set_result(tables)
         return tables
