@@ -1,21 +1,34 @@
-"""Benchmark of the event pages: each page of a 200-player, 11-round event rendered by the server.
+"""Benchmark of the event pages: each page of a 200-player, 11-round event rendered by the server, and the
+bot's web endpoint under 20 concurrent clients while the event's last round plays.
 
 Usage: python -m bench.pages [--players 200] [--rounds 11] [--repeats 7] [--seed 1]
+                             [--clients 20] [--change-every 0.1] [--seconds 20]
 
 The event is built in a temporary SQLite database through storage's repository functions (the same ones
 the director uses): players entered, the event started, every round paired by the Dutch engine and its
 results drawn by rating (seeded), stored and finished. The pages application (`bot.web.pages.site`) then runs
 in-process on an aiohttp test server with the real director; each page is requested `repeats` times after
-one warm-up request, first with the page cache emptied before each request (the page rendered: database
-reads, the standings with every tie-break, the template), then as the cache serves it (a finished event's
-pages are kept until its audit log moves). Time: from sending the request to the last byte of the answer
-over loopback (`time.perf_counter`), median with the fastest and slowest. Prints a Markdown table.
+one warm-up request: *cold*, with the page cache and the director's standings cache (`bot.director.tables`)
+emptied before each request (database reads, the standings with every tie-break, the template); *rendered*,
+with only the page cache emptied (the page of a new version of the event, whose standings the director
+computed once for the change); *cached*, as the page cache serves it. Time: from sending the request to the
+last byte of the answer over loopback (`time.perf_counter`), median with the fastest and slowest.
+
+Under load (`concurrent`): the same event with its last round paired and still playing, served by the bot's
+web endpoint (`aiohttp` on a TCP port) in this process's event loop, which also records one of the round's
+results every `change-every` seconds (each a new version of the event: its standings computed again and its
+pages rendered again) and runs the loop-lag probe (`bench/loop_lag.py`; the same probe on an idle loop in another
+process gives the machine's own share). `clients` concurrent clients in
+another process read the event as the live pages do (the event page, the crosstable, the round, player pages;
+whole pages and the live script's fragments), each asking again as soon as it has its answer, for `seconds`
+seconds. Prints Markdown tables.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import platform
 import random
@@ -23,35 +36,44 @@ import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import suppress
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import aiohttp
+from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from bench.loop_lag import idle_loop_lag, loop_lag
 from bot.assembly import Services, build
 from bot.config import ClubConfig, Config
 from bot.lichess.gateway import LichessGateway
-from bot.web.pages.site import SITE, make_pages_app
+from bot.web.pages.site import FRAGMENT_HEADER, SITE, make_pages_app
 from domain.event import EventStatus
 from domain.result import Result
 from domain.settings import EventSettings
 from pairing.systems import dutch
 from storage.db import Database, open_database
-from storage.entries import join_event, start_event
+from storage.entries import join_event, list_entries, start_event
 from storage.events import create_event, set_event_status
 from storage.history import load_tournament
 from storage.players import ensure_player
 from storage.results import record_result
-from storage.rounds import finish_round, store_pairing
+from storage.rounds import finish_round, get_round, store_pairing
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
 
 GUILD, CHANNEL = 1, 2
+P95_TARGET = 0.05  # seconds: issue #26 and #29's target for 20 concurrent clients
+STALL_TARGET = 0.1
 T0 = datetime(2026, 3, 1, 18, 0, tzinfo=UTC)
 
 
-async def build_event(db: Database, players: int, rounds: int, seed: int) -> int:
-    """A finished event of `players` players and `rounds` rounds in `db`; its id."""
+async def build_event(db: Database, players: int, rounds: int, seed: int, *, finish: bool = True) -> int:
+    """An event of `players` players and `rounds` rounds in `db`, finished; or (`finish=False`) running, its last
+    round paired and waiting for its results (`play_round`); its id."""
     rng = random.Random(seed)
     settings = EventSettings(name="Bench Open", rounds=rounds, guild_id=GUILD, channel_id=CHANNEL, round_interval=None)
     event = await create_event(db, settings, created_by=1, at=T0, status=EventStatus.OPEN)
@@ -66,24 +88,39 @@ async def build_event(db: Database, players: int, rounds: int, seed: int) -> int
     for number in range(1, rounds + 1):
         when = T0 + timedelta(hours=number)
         pairing = dutch.pair(await load_tournament(db, event.id))
-        summary = await store_pairing(db, event.id, number, pairing, at=when, actor="bench")
-        for board, paired in zip(summary.boards, pairing.boards, strict=True):
-            edge = (rating_of[paired.white] - rating_of[paired.black]) / 400
-            expected = 1 / (1 + 10**-edge)
-            roll = rng.random()
-            decisive = Result.WHITE_WINS if roll < expected else Result.BLACK_WINS
-            result = Result.DRAW if abs(roll - expected) < 0.15 else decisive
-            await record_result(db, board.id, result, at=when, actor="bench")
+        await store_pairing(db, event.id, number, pairing, at=when, actor="bench")
+        if number == rounds and not finish:
+            break
+        await play_round(db, event.id, number, rng, rating_of)
         await finish_round(db, event.id, number, at=when + timedelta(minutes=50), actor="bench")
-    await set_event_status(db, event.id, EventStatus.FINISHED, at=T0 + timedelta(hours=rounds + 1), actor="bench")
+    if finish:
+        await set_event_status(db, event.id, EventStatus.FINISHED, at=T0 + timedelta(hours=rounds + 1), actor="bench")
     return event.id
 
 
-Timing = tuple[str, list[float], list[float], int]
+async def play_round(
+    db: Database, event_id: int, number: int, rng: random.Random, rating_of: dict[int | None, int], every: float = 0
+) -> None:
+    """Every board of the round gets a result drawn by rating (seeded), one each `every` seconds."""
+    when = T0 + timedelta(hours=number, minutes=30)
+    summary = await get_round(db, event_id, number)
+    numbers = {e.player_id: e.number for e in await list_entries(db, event_id)}
+    for board in summary.boards:
+        edge = (rating_of[numbers[board.white_id]] - rating_of[numbers[board.black_id]]) / 400
+        expected = 1 / (1 + 10**-edge)
+        roll = rng.random()
+        decisive = Result.WHITE_WINS if roll < expected else Result.BLACK_WINS
+        result = Result.DRAW if abs(roll - expected) < 0.15 else decisive
+        await record_result(db, board.id, result, at=when, actor="bench")
+        if every:
+            await asyncio.sleep(every)
+
+
+Timing = tuple[str, list[float], list[float], list[float], int]
 
 
 async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Timing]:
-    """(path, cold times, cached times, bytes) for every page of the event."""
+    """(path, cold times, rendered times, cached times, bytes) for every page of the event."""
     with tempfile.TemporaryDirectory() as folder:
         db = await open_database(Path(folder) / "bench.sqlite3")
         gateway = LichessGateway("https://lichess.org", None)
@@ -116,17 +153,108 @@ async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Ti
 
                 for path in paths:
                     await timed(path)
-                    cold, warm, size = [], [], 0
+                    cold, rendered, warm, size = [], [], [], 0
                     for _ in range(repeats):
                         site.cache.clear()
+                        site.shown.clear()
                         site.winners.clear()
+                        director.ctx.tables.latest.clear()
                         seconds, size = await timed(path)
                         cold.append(seconds)
                     for _ in range(repeats):
+                        site.cache.clear()
+                        site.shown.clear()
+                        site.winners.clear()
+                        rendered.append((await timed(path))[0])
+                    for _ in range(repeats):
                         warm.append((await timed(path))[0])
-                    out.append((path, cold, warm, size))
+                    out.append((path, cold, rendered, warm, size))
             return out
         finally:
+            await gateway.close()
+            await db.close()
+
+
+def read_pages(url: str, paths: list[str], clients: int, seconds: float) -> list[tuple[float, float, int]]:
+    """`clients` concurrent readers of `paths` (whole pages and fragments, in turn) for `seconds`: each request's
+    (start, seconds, status). Runs in its own process, so the clients' work is not the server's."""
+
+    async def run() -> list[tuple[float, float, int]]:
+        out: list[tuple[float, float, int]] = []
+        deadline = time.perf_counter() + seconds
+        connector = aiohttp.TCPConnector(limit=clients)
+        async with aiohttp.ClientSession(url, connector=connector) as http:
+
+            async def client(index: int) -> None:
+                rng = random.Random(index)
+                while time.perf_counter() < deadline:
+                    path = rng.choice(paths)
+                    headers = {FRAGMENT_HEADER: "1"} if rng.random() < 0.8 else {}  # mostly the live script
+                    start = time.perf_counter()
+                    async with http.get(path, headers=headers) as reply:
+                        await reply.read()
+                    out.append((start, time.perf_counter() - start, reply.status))
+
+            await asyncio.gather(*(client(i) for i in range(clients)))
+        return out
+
+    return asyncio.run(run())
+
+
+@dataclass(frozen=True)
+class Load:
+    """The endpoint under concurrent clients: request times, statuses, results recorded, the loop's longest stall."""
+
+    times: list[float]
+    failed: int
+    seconds: float
+    changes: int
+    stall: float
+    idle_stall: float  # an idle loop's longest stall in another process meanwhile: the machine's share
+
+
+async def concurrent(players: int, rounds: int, seed: int, clients: int, every: float, seconds: float) -> Load:
+    """The bot's web endpoint serving a running event to `clients` readers while its last round's results arrive."""
+    with tempfile.TemporaryDirectory() as folder:
+        db = await open_database(Path(folder) / "bench.sqlite3")
+        gateway = LichessGateway("https://lichess.org", None)
+        runner: web.AppRunner | None = None
+        try:
+            event_id = await build_event(db, players, rounds, seed, finish=False)
+            services = Services(db, gateway, RecordingAnnouncer())
+            director = (await build(Config(database=Path(db.path)), ManualClock(), services, scheduled=False)).director
+            club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
+            runner = web.AppRunner(make_pages_app(director, [club]))
+            await runner.setup()
+            server = web.TCPSite(runner, "127.0.0.1", 0)
+            await server.start()
+            url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+            paths = [f"/events/{event_id}", f"/events/{event_id}/crosstable", f"/events/{event_id}/rounds/{rounds}"]
+            paths += [f"/events/{event_id}/players/{n}" for n in random.Random(seed).sample(range(1, players + 1), 7)]
+            rating_of = {e.number: e.rating for e in await list_entries(db, event_id)}
+            pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            loop = asyncio.get_running_loop()
+            async with idle_loop_lag() as idle, loop_lag() as lag:
+                readers = loop.run_in_executor(pool, read_pages, url, paths, clients, seconds)
+                await asyncio.sleep(1.0)  # the clients' process starts
+                started = time.perf_counter()
+                rng = random.Random(seed)
+                writer = asyncio.create_task(play_round(db, event_id, rounds, rng, rating_of, every))
+                answers = await readers
+                ended = time.perf_counter()
+                writer.cancel()
+                with suppress(asyncio.CancelledError):
+                    await writer
+            pool.shutdown()
+            changes = sum(1 for b in (await get_round(db, event_id, rounds)).boards if b.result is not None)
+            measured = [(s, t, status) for s, t, status in answers if s >= started]  # once the results flow
+            times = [t for _, t, status in measured if status == 200]
+            failed = sum(1 for *_, status in measured if status != 200)
+            stall, floor = lag.longest(started, ended), idle.longest(started, ended)
+            return Load(times, failed, ended - started, changes, stall, floor)
+        finally:
+            if runner is not None:
+                await runner.cleanup()
             await gateway.close()
             await db.close()
 
@@ -138,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--clients", type=int, default=20, help="concurrent readers under load (0: none)")
+    parser.add_argument("--change-every", type=float, default=1.0, help="seconds between two results under load")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of the load")
     args = parser.parse_args(argv)
     rows = asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed))
     print(
@@ -145,13 +276,36 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {os.getloadavg()[0]:.2f}; {args.players} players, {args.rounds} rounds, "
         f"{args.repeats} requests a page.\n"
     )
-    print("| page | rendered: median (ms) | fastest to slowest | cached: median (ms) | fastest to slowest | KiB |")
+    print("| page | cold: median (ms) | rendered: median (ms) | fastest to slowest | cached: median (ms) | KiB |")
     print("|---|---:|---:|---:|---:|---:|")
-    for path, cold, warm, size in rows:
+    for path, cold, rendered, warm, size in rows:
         print(
-            f"| `{path}` | **{statistics.median(cold) * 1000:.0f}** | {min(cold) * 1000:.0f} to {max(cold) * 1000:.0f} "
-            f"| **{statistics.median(warm) * 1000:.0f}** | {min(warm) * 1000:.0f} to {max(warm) * 1000:.0f} "
-            f"| {size / 1024:.0f} |"
+            f"| `{path}` | {statistics.median(cold) * 1000:.0f} ({min(cold) * 1000:.0f} to {max(cold) * 1000:.0f}) "
+            f"| **{statistics.median(rendered) * 1000:.0f}** "
+            f"| {min(rendered) * 1000:.0f} to {max(rendered) * 1000:.0f} "
+            f"| **{statistics.median(warm) * 1000:.0f}** | {size / 1024:.0f} |"
+        )
+    if args.clients:
+        load = asyncio.run(
+            concurrent(args.players, args.rounds, args.seed, args.clients, args.change_every, args.seconds)
+        )
+        times = sorted(load.times)
+        p50, p95 = (times[min(len(times) - 1, int(q * len(times)))] * 1000 for q in (0.5, 0.95))
+        verdict = "✓" if p95 < P95_TARGET * 1000 and load.stall < STALL_TARGET else "✗"
+        print(
+            f"\n{args.clients} concurrent clients for {load.seconds:.0f} s while round {args.rounds} plays"
+            f" ({load.changes} results recorded, one every {args.change_every:g} s):\n"
+        )
+        print(
+            "| requests | per second | failed | p50 (ms) | p95 (ms) | slowest (ms) | loop stall (ms) | idle loop (ms)"
+            " | target |"
+        )
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        print(
+            f"| {len(times)} | {len(times) / load.seconds:.0f} | {load.failed} | {p50:.0f} | **{p95:.0f}**"
+            f" | {times[-1] * 1000:.0f} | {load.stall * 1000:.0f} | {load.idle_stall * 1000:.0f}"
+            f" | p95 < {P95_TARGET * 1000:.0f} ms,"
+            f" stall < {STALL_TARGET * 1000:.0f} ms {verdict} |"
         )
     return 0
 

@@ -11,14 +11,18 @@ games, adjudicate, store the results, standings), then the start job (load the h
 every game, announce). Between the two the manual clock jumps to the round's start time: waits that are
 configuration, not work (the poll interval, the round interval), are left out. The phases come from wrapping
 the storage and pairing functions the director calls, the gateway's calls, the scheduler's jobs and the
-announcer; the Lichess requests come from the sandbox's request log. The table goes to docs/benchmarks.md
-under '## A round end to end' (other sections are kept).
+announcer (the pairing: `pairing.systems.pair`, the engine each round used, which `auto` picks by size); the
+Lichess requests come from the sandbox's request log. A loop-lag probe (`bench/loop_lag.py`) on the bot's event
+loop gives each round change's longest stall (target < 100 ms), beside the same probe on an idle loop in another
+process (the machine's own delays). The table goes to docs/benchmarks.md under '## A round end to end' (other
+sections are kept).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import platform
 import random
@@ -44,8 +48,9 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 import aiohttp  # noqa: E402
 
 import bot.director.lookups  # noqa: E402
-import pairing.systems.dutch  # noqa: E402
+import pairing.systems  # noqa: E402
 import storage.rounds  # noqa: E402
+from bench.loop_lag import LoopLag, idle_loop_lag, loop_lag  # noqa: E402
 from bot.assembly import Services, build  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.director.api import Director  # noqa: E402
@@ -87,6 +92,10 @@ class Timeline:
         """Their summed duration."""
         return sum(e - s for s, e in self.within(name, since, until))
 
+    def named(self, prefix: str, since: float, until: float) -> list[str]:
+        """The names starting with `prefix` of the spans that started in [since, until], in order."""
+        return [n for n, s, _ in self.spans if n.startswith(prefix) and since <= s <= until]
+
 
 def instrument(timeline: Timeline, module: ModuleType, name: str, label: str) -> int:
     """Time every call of `module.name`, wherever bot/storage modules imported it; how many names were patched."""
@@ -121,6 +130,24 @@ def instrument(timeline: Timeline, module: ModuleType, name: str, label: str) ->
                 setattr(mod, attr, wrapper)
                 patched += 1
     return patched
+
+
+ENGINE = "engine "  # a span of `pairing.systems.pair`, named after the system the round used
+
+
+def instrument_engine(timeline: Timeline) -> int:
+    """Time `pairing.systems.pair`, the director's one call into the engines, whichever engine it runs (Dutch,
+    Burstein or Fast under `auto`): each span is named after the system it used; how many names were patched."""
+    original = pairing.systems.pair
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        system, paired = original(*args, **kwargs)
+        timeline.add(ENGINE + system, start)
+        return system, paired
+
+    pairing.systems.pair = timed
+    return 1
 
 
 class TimedGateway(LichessGateway):
@@ -237,6 +264,10 @@ class Sample:
     boards: int
     phases: dict[str, float]
     requests: Counter[str]
+    engine: str  # the pairing system the round used (`auto` picks one by size)
+    stall: float  # the event loop's longest stall in the stretch, seconds
+    stretches: list[tuple[float, float]]
+    idle_stall: float = 0.0  # an idle loop's longest stall in another process meanwhile: the machine's share
 
     @property
     def total(self) -> float:
@@ -310,7 +341,7 @@ def phases(timeline: Timeline, stretches: list[tuple[float, float]]) -> dict[str
     export = timeline.total("lichess export", since, until)
     starts = timeline.within("job start_round", since, until)
     load = timeline.total("load history", since, until)
-    pair = timeline.total("pair", since, until)
+    pair = sum(timeline.total(name, since, until) for name in set(timeline.named(ENGINE, since, until)))
     store = timeline.total("store pairing", since, until)
     creates = timeline.within("lichess create", since, until)
     create = (creates[-1][1] - creates[0][0]) if creates else 0.0
@@ -359,6 +390,8 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
     """One event: round 1 started, then each round played and the next one paired; a sample per round."""
     samples: list[Sample] = []
     async with AsyncExitStack() as stack:
+        idle: LoopLag = await stack.enter_async_context(idle_loop_lag())
+        lag: LoopLag = await stack.enter_async_context(loop_lag())
         url = await stack.enter_async_context(local_lichess(seed, args.in_process))
         folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="swissbot-bench-"))
         db = await open_database(Path(folder) / "bench.sqlite3")
@@ -387,26 +420,61 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
                 await play_round(director, control, event.id, number - 1, seed)
             before = len(await control.requests())
             stretches = await measure_round(scheduler, clock, announcer, number)
+            stall = max(lag.longest(start, end + 2 * lag.interval) for start, end in stretches)
+            engines = timeline.named(ENGINE, stretches[0][0], stretches[-1][1])
             log = (await control.requests())[before:]
             view = await director.pairings(event.id, number)
             if view.number != number or not view.boards or any(b.game_id is None for b in view.boards):
                 raise RuntimeError(f"round {number} was announced without every game")
             calls = Counter(endpoint(r["method"], r["path"]) for r in log)
-            samples.append(Sample(number, len(view.boards), phases(timeline, stretches), calls))
-            print(f"  round {number}: {len(view.boards)} boards, {samples[-1].total:.2f} s", flush=True)
-    return samples
+            engine = ", ".join(sorted({e.removeprefix(ENGINE) for e in engines})) or "none"
+            samples.append(
+                Sample(number, len(view.boards), phases(timeline, stretches), calls, engine, stall, stretches)
+            )
+            print(
+                f"  round {number}: {len(view.boards)} boards, {engine}, {samples[-1].total:.2f} s,"
+                f" longest loop stall {stall * 1000:.0f} ms",
+                flush=True,
+            )
+    return [
+        dataclasses.replace(
+            sample, idle_stall=max(idle.longest(start, end + 2 * idle.interval) for start, end in sample.stretches)
+        )
+        for sample in samples
+    ]
 
 
 # --- the report --------------------------------------------------------------------------------------
 
 
-def median_by_round(runs: list[list[Sample]]) -> list[tuple[int, int, dict[str, float], float, float]]:
-    """Per round: boards, the median of each phase, and the fastest and slowest total."""
+STALL_TARGET = 0.1  # the event loop's longest stall during a round change, seconds (issue #29)
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """One round over the events: boards, the engine(s) used, the median of each phase, the fastest and slowest
+    total, and the longest loop stall of any event."""
+
+    round: int
+    boards: int
+    engine: str
+    med: dict[str, float]
+    low: float
+    high: float
+    stall: float
+    idle_stall: float
+
+
+def median_by_round(runs: list[list[Sample]]) -> list[RoundRow]:
+    """Per round: boards, engines, the median of each phase, the fastest and slowest total, the longest stall."""
     rows = []
     for index, first in enumerate(runs[0]):
         same = [run[index] for run in runs]
         med = {name: statistics.median(s.phases[name] for s in same) for name in (*PHASES, "total")}
-        rows.append((first.round, first.boards, med, min(s.total for s in same), max(s.total for s in same)))
+        engines = ", ".join(sorted({s.engine for s in same}))
+        totals = [s.total for s in same]
+        stall, idle = max(s.stall for s in same), max(s.idle_stall for s in same)
+        rows.append(RoundRow(first.round, first.boards, engines, med, min(totals), max(totals), stall, idle))
     return rows
 
 
@@ -423,7 +491,8 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         HEADING,
         "",
         f"A {args.players}-player, {args.rounds}-round event against the local Lichess on loopback ({mode}),"
-        " with the real director, scheduler, SQLite storage (a temporary file), Dutch engine and gateway, a"
+        " with the real director, scheduler, SQLite storage (a temporary file), pairing engines (`auto`) and"
+        " gateway, a"
         " manual clock and a recording announcer (`python bench/round.py`, seeds"
         f" {args.seed}..{args.seed + args.repeats - 1}, one event each). Every game of round N is played to a"
         " normal result (win, loss, or a draw after move 30) through the sandbox's control API. The clock starts"
@@ -436,12 +505,19 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         "Phases, median seconds over the events: *export results* is the export request and *store results,"
         " standings* the rest of the poll job; *load history* (`bot.director.lookups.event_history`, the"
         " event's state the start job reads once), *pair*"
-        " (`pairing.systems.dutch.pair`, in a thread) and *store pairing* (`storage.rounds.store_pairing`) are those"
-        " calls; *create games* runs from the first challenge request to the last reply (*of which Lichess*:"
-        " the time inside the requests; the rest is writing each attempt's row before and after its request);"
+        " (`pairing.systems.pair`, in a thread: the engine the round used, named in *engine*; under `auto` Dutch"
+        " below 250 players to pair, Burstein below 700, Fast above) and *store pairing*"
+        " (`storage.rounds.store_pairing`) are those calls; *create games* runs from the first challenge request"
+        " to the last reply (*of which Lichess*: the time inside the requests; the rest is writing each attempt's"
+        " row before and after its request);"
         " *announce* runs from then to the end of the start job (round marked started, round view read,"
         " pairings and one DM per player posted); *other start* is the rest of the start job; *scheduling* is"
-        " deriving the jobs from the database (`due_jobs`) and any other job.",
+        " deriving the jobs from the database (`due_jobs`) and any other job. *Longest loop stall*: a task on the"
+        " bot's event loop sleeps 10 ms again and again (`bench/loop_lag.py`) and the largest delay of its"
+        f" wake-ups during the stretch is shown, the worst of the events; the target is under"
+        f" {STALL_TARGET * 1000:.0f} ms (the loop then answers Discord's interactions and the pages meanwhile)."
+        " *Idle loop* is the same probe meanwhile in another process whose loop does nothing else: on a shared"
+        " machine the operating system delays whole processes too, and that share is the machine's, not the bot's.",
         "",
         f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}); "
@@ -451,12 +527,18 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
     if missing:
         lines += [f"Not measured separately (the director no longer calls them): {', '.join(missing)}.", ""]
     lines += [
-        "| round | boards | " + " | ".join(PHASES) + " | total (min to max) |",
-        "|---|---:|" + "---:|" * len(PHASES) + "---:|",
+        "| round | boards | engine | "
+        + " | ".join(PHASES)
+        + " | total (min to max) | longest loop stall (ms) | idle loop (ms) |",
+        "|---|---:|---|" + "---:|" * len(PHASES) + "---:|---:|---:|",
     ]
-    for number, boards, med, low, high in median_by_round(runs):
-        cells = " | ".join(f"{med[name]:.3f}" for name in PHASES)
-        lines.append(f"| {label(number)} | {boards} | {cells} | **{med['total']:.2f}** ({low:.2f} to {high:.2f}) |")
+    for row in median_by_round(runs):
+        cells = " | ".join(f"{row.med[name]:.3f}" for name in PHASES)
+        verdict = "✓" if row.stall < STALL_TARGET else "✗"
+        lines.append(
+            f"| {label(row.round)} | {row.boards} | {row.engine} | {cells} | **{row.med['total']:.2f}**"
+            f" ({row.low:.2f} to {row.high:.2f}) | {row.stall * 1000:.0f} {verdict} | {row.idle_stall * 1000:.0f} |"
+        )
     endpoints = sorted({name for sample in runs[0] for name in sample.requests})
     lines += [
         "",
@@ -473,10 +555,11 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
 
 def summary(runs: list[list[Sample]]) -> str:
     """One paragraph: the typical round change and where its time goes."""
-    later = [row for row in median_by_round(runs) if row[0] > 1]
+    later = [row for row in median_by_round(runs) if row.round > 1]
     if not later:
         return ""
-    typical = {name: statistics.median(med[name] for _, _, med, _, _ in later) for name in (*PHASES, "total")}
+    typical = {name: statistics.median(row.med[name] for row in later) for name in (*PHASES, "total")}
+    stall = max(row.stall for row in median_by_round(runs))
     requests = statistics.median(sum(s.requests.values()) for s in runs[0] if s.round > 1)
     biggest = sorted((n for n in PHASES if n != "of which Lichess"), key=lambda n: -typical[n])[:4]
     parts = ", ".join(f"{name} {typical[name]:.2f} s" for name in biggest)
@@ -485,7 +568,8 @@ def summary(runs: list[list[Sample]]) -> str:
         f" (median of the rows after round 1); the largest parts are {parts}. It makes {requests:g} Lichess"
         f" requests, one at a time as the gateway sends them, which took {typical['of which Lichess']:.2f} s"
         f" (creates) and {typical['export results']:.2f} s (export) on loopback; on lichess.org each one also"
-        " pays the network round trip."
+        " pays the network round trip. The event loop's longest stall in any round change was"
+        f" {stall * 1000:.0f} ms (target < {STALL_TARGET * 1000:.0f} ms)."
     )
 
 
@@ -506,8 +590,8 @@ async def bench(args: argparse.Namespace) -> int:
     timeline = Timeline()
     patched = {
         "load history": instrument(timeline, bot.director.lookups, "event_history", "load history"),
-        "pair": instrument(timeline, pairing.systems.dutch, "pair", "pair"),
         "store pairing": instrument(timeline, storage.rounds, "store_pairing", "store pairing"),
+        "engine": instrument_engine(timeline),
     }
     runs = []
     for seed in range(args.seed, args.seed + args.repeats):

@@ -325,6 +325,17 @@ async def board_of_player(db: Database, event_id: int, round_number: int, player
     return None if row is None else board_from_row(row)
 
 
+async def boards_of_player(db: Database, event_id: int, player_id: int) -> list[BoardRow]:
+    """Every board a player sat at in an event, by round (one read: a player's page needs no other board)."""
+    async with db.snapshot() as conn:
+        rows = await fetchall(
+            conn,
+            BOARD_SQL + " WHERE b.event_id = ? AND (b.white_id = ? OR b.black_id = ?) ORDER BY b.round",
+            (event_id, player_id, player_id),
+        )
+    return [board_from_row(row) for row in rows]
+
+
 async def mark_round_started(db: Database, event_id: int, number: int, *, at: datetime) -> RoundRow:
     """Mark a paired round as being played (idempotent)."""
     async with db.transaction() as conn:

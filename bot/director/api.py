@@ -184,6 +184,9 @@ class Director:
     async def last_change(self, event_id: int) -> int:
         return await queries.last_change(self.ctx, event_id)
 
+    async def content_version(self, event_id: int) -> str:
+        return await queries.content_version(self.ctx, event_id)
+
     # -- organisers (bot.director.organiser) ------------------------------------------------------
 
     def new_event_settings(self, name: str, rounds: int) -> EventSettings:

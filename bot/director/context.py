@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from bot.clock import Clock
 from bot.director.announcer import AnnouncementFailed, Announcer
 from bot.director.lichess_port import LichessPort
+from bot.director.tables import TablesCache
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
 from storage.db import Database
@@ -47,6 +48,7 @@ class Context:
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
     _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
     stale_results: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (event, round) not yet shown
+    tables: TablesCache = field(default_factory=TablesCache, repr=False)  # standings and crosstables by version
 
     def lichess_of(self, guild_id: int) -> LichessPort:
         """The gateway of the club's own Lichess token, else the bot's."""

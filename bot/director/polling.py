@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -67,17 +68,24 @@ async def _poll(ctx: Context, event_id: int, only: frozenset[str] | None = None)
         data = {g.id: g for g in exported}
         now = ctx.clock.now()
         clocked = await bulk_game_rows(ctx, event_id, number)  # their clocks find the no-shows, not a deadline
-        decisions: list[tuple[BoardRow, GameRow, Outcome, Any]] = []
-        for board in boards:
-            game = live.get(board.id)
-            if game is None or game.lichess_id is None:
-                continue
-            got = data.get(game.lichess_id)
-            outcome = decide(
-                got, game, games, event.settings, round_started=rnd.started_at, now=now, clocked=game.id in clocked
-            )
-            if not isinstance(outcome, Pending):
-                decisions.append((board, game, outcome, dict(got.raw) if got else None))
+        started = rnd.started_at
+
+        def decide_all() -> list[tuple[BoardRow, GameRow, Outcome, Any]]:
+            decisions: list[tuple[BoardRow, GameRow, Outcome, Any]] = []
+            for board in boards:
+                game = live.get(board.id)
+                if game is None or game.lichess_id is None:
+                    continue
+                got = data.get(game.lichess_id)
+                outcome = decide(
+                    got, game, games, event.settings, round_started=started, now=now, clocked=game.id in clocked
+                )
+                if not isinstance(outcome, Pending):
+                    decisions.append((board, game, outcome, dict(got.raw) if got else None))
+            return decisions
+
+        # Replaying the moves (the early-draw rule) is python-chess's pure-Python work: off the event loop.
+        decisions = await asyncio.to_thread(decide_all)
         if decisions:
             await _apply(ctx, event, decisions, people)
     if is_decided(await get_round(ctx.db, event, number)):

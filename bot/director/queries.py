@@ -3,37 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-from fractions import Fraction
 
 from bot.director import team_standings
 from bot.director.context import Context
-from bot.director.lookups import active_entries, get_event, get_round, latest_games, linked_player
+from bot.director.lookups import get_event, get_round, latest_games, linked_player
 from bot.director.models import (
     Actor,
     BoardView,
     ByeView,
     Crosstable,
     MyGame,
-    PlayerRef,
     RoundView,
     StandingRow,
     shown_bye,
 )
+from bot.director.tables import EventTables, player_ref
 from bot.errors import EventNotFound
-from domain.entry import Entry, EntryStatus
+from domain.entry import Entry
 from domain.event import Event, EventStatus
 from domain.result import GameRow
 from domain.rounds import BoardRow
-from pairing.standings.crosstable import CrosstableCell, player_cells
-from pairing.standings.ranking import compute_standings
+from pairing.standings.crosstable import CrosstableCell
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import games as storage_games
 from storage import rounds as storage_rounds
+from storage import versions
 from storage.audit import audit_log
-from storage.history import History, get_history, results_tournament
+from storage.history import History, get_history
 
 
 async def list_events(ctx: Context, guild_id: int, statuses: Sequence[EventStatus] | None) -> list[Event]:
@@ -52,25 +50,15 @@ async def entries(ctx: Context, event_id: int) -> list[Entry]:
 
 async def standings(ctx: Context, event_id: int, after_round: int | None = None) -> list[StandingRow]:
     """The standings now (or after a round: later rounds left out), with the event's tie-breaks
-    (disqualified players unranked, listed last)."""
-    history = await _history(ctx, event_id)
-    if after_round is not None:
-        history = replace(history, rounds=[r for r in history.rounds if r.round.number <= after_round])
-    if not _started(history):
-        return [StandingRow(None, _ref(e), Fraction(0)) for e in active_entries(history.entries)]
-    tournament = results_tournament(history)
-    by_number = history.numbered
-    disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
-    settings = history.event.settings
-    rows = compute_standings(tournament, settings.tiebreaks, exclude=disqualified, lichess_sb=settings.lichess_sb)
-    out = [
-        StandingRow(r.rank, _ref(by_number[r.number]), r.points, dict(r.tiebreaks), by_number[r.number].status)
-        for r in rows
-    ]
-    scores = {p.number: sum((tournament.scoring.points(x) for x in p.rounds), Fraction(0)) for p in tournament.players}
-    for n in sorted(disqualified):
-        out.append(StandingRow(None, _ref(by_number[n]), scores[n], {}, EntryStatus.DISQUALIFIED))
-    return out
+    (disqualified players unranked, listed last); computed once per change of the event (`tables`)."""
+    return list((await event_tables(ctx, event_id, after_round)).standings)
+
+
+async def event_tables(ctx: Context, event_id: int, after_round: int | None = None) -> EventTables:
+    """The event's standings, cells and crosstable at its current version: from the director's cache, or read
+    and computed in a worker thread (the version is read first, so a write in between only costs a recompute)."""
+    version = await last_change(ctx, event_id)
+    return await ctx.tables.get((event_id, after_round), version, lambda: _history(ctx, event_id))
 
 
 async def pairings(ctx: Context, event_id: int, round_number: int | None) -> RoundView:
@@ -111,16 +99,7 @@ async def my_game(ctx: Context, actor: Actor, event_id: int | None, guild_id: in
 
 async def crosstable(ctx: Context, event_id: int) -> Crosstable:
     """Each player's results by round: opponent number, colour and score, or the kind of bye."""
-    history = await _history(ctx, event_id)
-    rows = []
-    if _started(history):
-        tournament = results_tournament(history)
-        rounds = len(history.rounds)
-        for p in tournament.players:
-            cells = player_cells(tournament, p.number, rounds)
-            total = sum((cell.points for cell in cells), Fraction(0))
-            rows.append((_ref(history.numbered[p.number]), tuple(cell.text for cell in cells), total))
-    return Crosstable(history.event.settings.rounds, tuple(rows))
+    return (await event_tables(ctx, event_id)).crosstable
 
 
 async def last_change(ctx: Context, event_id: int) -> int:
@@ -129,14 +108,14 @@ async def last_change(ctx: Context, event_id: int) -> int:
     return lines[-1].id if lines else 0
 
 
+async def content_version(ctx: Context, event_id: int) -> str:
+    """A version that moves whenever what the event's pages show may have changed (`storage.versions`)."""
+    return await versions.content_version(ctx.db, event_id)
+
+
 async def records(ctx: Context, event_id: int) -> dict[int, tuple[CrosstableCell, ...]]:
     """Each numbered player's event round by round: pairing's crosstable cells, with the points of each."""
-    history = await _history(ctx, event_id)
-    if not _started(history):
-        return {}
-    tournament = results_tournament(history)
-    rounds = len(history.rounds)
-    return {p.number: player_cells(tournament, p.number, rounds) for p in tournament.players}
+    return dict((await event_tables(ctx, event_id)).records)
 
 
 async def _round_view(ctx: Context, event: Event, number: int) -> RoundView:
@@ -151,7 +130,7 @@ async def round_view(ctx: Context, event: Event, number: int, people: dict[int, 
     boards = [_board_view(ctx, b, people, games.get(b.id)) for b in summary.boards]
     boards = await team_standings.label_matches(ctx, event, boards, people)  # a team event's boards name their match
     byes = [
-        ByeView(_ref(people[player_id]), shown)
+        ByeView(player_ref(people[player_id]), shown)
         for player_id, kind in sorted(summary.byes.items())
         if (shown := shown_bye(kind)) is not None and player_id in people
     ]
@@ -162,11 +141,11 @@ async def round_view(ctx: Context, event: Event, number: int, people: dict[int, 
 def _board_view(ctx: Context, b: BoardRow, people: dict[int, Entry], game: GameRow | None) -> BoardView:
     game_id = b.game_id if b.result is not None and b.game_id else (game.lichess_id if game else None)
     url = f"{ctx.lichess.base_url}/{game_id}" if game_id else None
-    return BoardView(b.board_no, _ref(people[b.white_id]), _ref(people[b.black_id]), game_id, url, b.result)
+    return BoardView(b.board_no, player_ref(people[b.white_id]), player_ref(people[b.black_id]), game_id, url, b.result)
 
 
 async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, BoardView]:
-    """A player's board in each round they were paired in, by round number (one read of the rounds)."""
+    """A player's board in each round they were paired in, by round number (one read of their boards)."""
     async with ctx.db.snapshot():
         entries = await storage_entries.list_entries(ctx.db, event_id)
         people = {e.player_id: e for e in entries}
@@ -174,11 +153,9 @@ async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, B
         found: dict[int, BoardView] = {}
         if player is None:
             return found
-        for summary in await storage_rounds.list_rounds(ctx.db, event_id):
-            board = next((b for b in summary.boards if player in (b.white_id, b.black_id)), None)
-            if board is not None:
-                game = latest_games(await storage_games.games_of_board(ctx.db, board.id)).get(board.id)
-                found[summary.round.number] = _board_view(ctx, board, people, game)
+        for board in await storage_rounds.boards_of_player(ctx.db, event_id, player):
+            game = latest_games(await storage_games.games_of_board(ctx.db, board.id)).get(board.id)
+            found[board.round] = _board_view(ctx, board, people, game)
         return found
 
 
@@ -187,12 +164,3 @@ async def _history(ctx: Context, event_id: int) -> History:
         return await get_history(ctx.db, event_id)
     except storage_errors.NotFound:
         raise EventNotFound(f"There is no event #{event_id}.") from None
-
-
-def _started(history: History) -> bool:
-    """Starting numbers are given (before the start, `History.numbered` holds provisional ones)."""
-    return any(e.number is not None for e in history.entries)
-
-
-def _ref(entry: Entry) -> PlayerRef:
-    return PlayerRef(entry.number or 0, entry.name, entry.discord_id, entry.rating)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -79,8 +80,9 @@ async def _pair(ctx: Context, history: History, round_number: int) -> History | 
     if teams.is_team_event(event):  # Team Swiss: matches of teams laid out as board games (bot.director.teams)
         stored = await teams.pair_team_round(ctx, history, round_number)
         return None if stored is None else replace(history, event=stored)
-    tournament = build_tournament(history)
-    if len(tournament.views(round_number).to_pair()) < 2:
+    # Building the engine's input and the round's views is pure-Python work on the whole history: off the loop.
+    tournament = await asyncio.to_thread(build_tournament, history)
+    if len(await asyncio.to_thread(lambda: tournament.views(round_number).to_pair())) < 2:
         await finish_event(ctx, event_id, "not enough players left")
         return None
     paired = await pair_or_finish(

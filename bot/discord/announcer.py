@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Callable, Coroutine, Sequence
@@ -70,6 +71,15 @@ def _required(method: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, Cor
             raise AnnouncementFailed(f"{method.__name__}: {error}") from error
 
     return wrapper
+
+
+def _standings_media(
+    event: Event, rows: Sequence[StandingRow], final: bool
+) -> tuple[list[MessagePage], bytes, list[str]]:
+    """The standings' message pages, PNG and (when they take more than one page) text file; pure, for a thread."""
+    pages = standings_embeds(event, rows, final=final)
+    lines = standings_lines(rows, event.settings.tiebreaks) if len(pages) > 1 else []
+    return pages, standings_png(event, rows, final=final), lines
 
 
 class DiscordAnnouncer:
@@ -164,10 +174,10 @@ class DiscordAnnouncer:
     async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
         """The standings as text pages and a PNG; after a correction the same round's message is edited."""
         kind = "final" if final else "standings"
-        pages = standings_embeds(event, rows, final=final)
-        files = [bytes_file("standings.png", standings_png(event, rows, final=final))]
+        pages, png, lines = await asyncio.to_thread(_standings_media, event, rows, final)  # off the event loop
+        files = [bytes_file("standings.png", png)]
         if len(pages) > 1:
-            files.append(text_file("standings.txt", standings_lines(rows, event.settings.tiebreaks)))
+            files.append(text_file("standings.txt", lines))
         await self._post_pages(event, kind, event.current_round, pages, files=files)
 
     @_required
@@ -180,10 +190,8 @@ class DiscordAnnouncer:
         if self.director is not None:
             table = await self.director.crosstable(event.id)
             if table.rows:
-                files = [
-                    bytes_file("crosstable.png", crosstable_png(event, table)),
-                    text_file("crosstable.txt", crosstable_lines(table)),
-                ]
+                png, lines = await asyncio.to_thread(lambda: (crosstable_png(event, table), crosstable_lines(table)))
+                files = [bytes_file("crosstable.png", png), text_file("crosstable.txt", lines)]
         await channel.send(clip(f"**{event.name}** is over: {reason}", 2000), files=files, allowed_mentions=NO_MENTIONS)
 
     @_guarded

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -77,11 +78,16 @@ def format_points(points: Fraction) -> str:
 
 def format_tiebreak(code: str, value: Fraction) -> str:
     """A tie-break value by pairing's rule: exact decimals, one at least for the score-like ones (BH, SB, ...)."""
+    return format_value(value, _decimals(code))
+
+
+@functools.cache
+def _decimals(code: str) -> int:
+    """The least decimals a tie-break is shown with (a code is parsed once, not once a value)."""
     try:
-        decimals = 1 if parse_tiebreak(code).name in SCORE_LIKE else 0
+        return 1 if parse_tiebreak(code).name in SCORE_LIKE else 0
     except UnknownTiebreak:
-        decimals = 0
-    return format_value(value, decimals)
+        return 0
 
 
 def player_label(player: PlayerRef, *, mention: bool) -> str:

@@ -112,11 +112,11 @@ def format_value(value: Points, decimals: int = 0) -> str:
 
 def _exact_decimal(value: Fraction) -> str | None:
     sign = "-" if value < 0 else ""
-    value = abs(value)
-    for places in range(7):
-        scaled = value * 10**places
-        if scaled.denominator == 1:
-            whole, frac = divmod(int(scaled), 10**places)
+    numerator, denominator = abs(value.numerator), value.denominator
+    for places in range(7):  # integer arithmetic: the standings pages format thousands of values
+        scale = 10**places
+        if scale % denominator == 0:
+            whole, frac = divmod(numerator * (scale // denominator), scale)
             return f"{sign}{whole}" + (f".{frac:0{places}d}" if places else "")
     return None
 

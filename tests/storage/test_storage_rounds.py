@@ -44,6 +44,7 @@ from storage.results import correct_result, record_result
 from storage.rounds import (
     board_by_number,
     board_of_player,
+    boards_of_player,
     finish_round,
     get_round,
     last_round,
@@ -89,6 +90,8 @@ async def test_store_pairing_and_read_it_back(db: Database) -> None:
     board = await board_of_player(db, event_id, 1, top)
     assert board is not None and board.board_no == 1
     assert await board_of_player(db, event_id, 1, next(iter(summary.byes))) is None
+    assert await boards_of_player(db, event_id, top) == [board]
+    assert await boards_of_player(db, event_id, next(iter(summary.byes))) == []
     pairing_line = (await audit_log(db, event_id=event_id, action="round.pair"))[0]
     assert json.loads(pairing_line.after or "")["boards"] == [[1, 4], [5, 2]]
     started_round = await mark_round_started(db, event_id, 1, at=at(11))

@@ -11,6 +11,7 @@ and swaps the content only when its version changed. Numbers in paths are canoni
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib.resources
 import logging
@@ -22,6 +23,7 @@ from typing import Any
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
+from markupsafe import Markup
 
 from bot.config import ClubConfig
 from bot.director.api import Director
@@ -62,12 +64,14 @@ OUTCOME_TEXT = {Outcome.WIN: "won", Outcome.DRAW: "drew", Outcome.LOSS: "lost"}
 @dataclass(frozen=True)
 class Site:
     """What the pages read: the director, the clubs (only public ones are shown) and the live refresh period;
-    `cache` keeps finished events' pages until their audit log moves (a correction)."""
+    `cache` holds each event page's (by path) latest rendering, started for a content version of the event, and
+    `shown` its last finished one."""
 
     director: Director
     clubs: tuple[ClubConfig, ...]
     refresh_seconds: float = 10.0
-    cache: dict[tuple[str, tuple[int, ...], bool, int], tuple[str, str, int]] = field(default_factory=dict, repr=False)
+    cache: dict[str, tuple[str, asyncio.Future[Rendered]]] = field(default_factory=dict, repr=False)
+    shown: dict[str, Rendered] = field(default_factory=dict, repr=False)
     winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
 
     async def winner(self, event_id: int) -> str | None:
@@ -108,7 +112,7 @@ def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -
         app.middlewares.append(_errors)
         # canonical numbers only: ASCII digits without a leading zero (`\d` would take any script's digits)
         event, number = "{id:[1-9][0-9]*}", "{number:[1-9][0-9]*}"
-        app.router.add_get("/", index)
+        app.router.add_get("/", _uncached(index))
         app.router.add_get("/static/live.js", live_script)
         app.router.add_get(f"/events/{event}", _cached(event_page))
         app.router.add_get(f"/events/{event}/rounds/{number}", _cached(round_page))
@@ -135,61 +139,135 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except (web.HTTPNotFound, web.HTTPMethodNotAllowed, SwissbotError):
-        return _page(request, "not_found.html", {"title": "Not found"}, status=404)
+        return await _respond(request, View("not_found.html", {"title": "Not found"}, status=404))
     except web.HTTPException:
         raise
     except Exception:
         log.exception("page %s failed", request.path)
-        return _page(request, "error.html", {"title": "Something went wrong"}, status=500)
+        return await _respond(request, View("error.html", {"title": "Something went wrong"}, status=500))
 
 
 CACHE_SIZE = 512
+PageHandler = Callable[[web.Request], Awaitable["View"]]
 
 
-def _cached(handler: Callable[[web.Request], Awaitable[web.Response]]) -> Handler:
-    """A finished event's page is rendered once per state of its audit log (a correction renders it anew), keyed by
-    the page and its numbers, never by the raw path."""
+@dataclass(frozen=True)
+class View:
+    """A page to render: its template, the template's context and the HTTP status."""
+
+    template: str
+    context: dict[str, Any] | Callable[[], dict[str, Any]]  # a function: built in the rendering's thread
+    status: int = 200
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered page: its `<main>` content (what the live script swaps in), the whole page, the content's
+    version and the HTTP status."""
+
+    main: str
+    page: str
+    version: str
+    status: int
+
+
+def render(environment: jinja2.Environment, view: View, refresh_ms: int) -> Rendered:
+    """Render a view's `<main>` once and the page around it (pure; runs in a worker thread, off the event loop)."""
+    template = environment.get_template(view.template)
+    values = view.context() if callable(view.context) else view.context
+    context = {"live": False, "event": None, **values, "refresh_ms": refresh_ms}
+    main = template.render({**context, "fragment": True})
+    version = hashlib.sha1(main.encode()).hexdigest()[:16]
+    page = template.render({**context, "fragment": False, "version": version, "main_html": Markup(main)})
+    return Rendered(main, page, version, view.status)
+
+
+async def _rendered(request: web.Request, handler: PageHandler) -> Rendered:
+    site = request.app[SITE]
+    view = await handler(request)
+    return await asyncio.to_thread(render, request.app[TEMPLATES], view, round(site.refresh_seconds * 1000))
+
+
+def _answer(request: web.Request, rendered: Rendered, cache_control: str = LIVE_CACHE) -> web.Response:
+    """The page, or only its `<main>` content when the live script asks for it, with its version."""
+    fragment = request.headers.get(FRAGMENT_HEADER) == "1"
+    return web.Response(
+        text=rendered.main if fragment else rendered.page,
+        content_type="text/html",
+        status=rendered.status,
+        headers={VERSION_HEADER: rendered.version, "Cache-Control": cache_control},
+    )
+
+
+async def _respond(request: web.Request, view: View) -> web.Response:
+    """A view rendered off the event loop, answered."""
+    return _answer(request, await _rendered(request, lambda _: _ready(view)))
+
+
+async def _ready(view: View) -> View:
+    return view
+
+
+def _uncached(handler: PageHandler) -> Handler:
+    """A page rendered for every request (the events list: it spans events)."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
-        site = request.app[SITE]
-        event = await _public_event(request)
-        if event.status is not EventStatus.FINISHED:
-            return await handler(request)
-        numbers = tuple(_number(request, key) for key in ("id", "number") if key in request.match_info)
-        fragment = request.headers.get(FRAGMENT_HEADER) == "1"
-        key = (handler.__name__, numbers, fragment, await site.director.last_change(event.id))
-        if (hit := site.cache.get(key)) is None:
-            response = await handler(request)
-            hit = (response.text or "", response.headers[VERSION_HEADER], response.status)
-            while len(site.cache) >= CACHE_SIZE:
-                site.cache.pop(next(iter(site.cache)))
-            site.cache[key] = hit
-        text, version, status = hit
-        return web.Response(
-            text=text,
-            content_type="text/html",
-            status=status,
-            headers={VERSION_HEADER: version, "Cache-Control": FINISHED_CACHE},
-        )
+        return _answer(request, await _rendered(request, handler))
 
     return serve
 
 
-def _page(request: web.Request, template: str, context: dict[str, Any], *, status: int = 200) -> web.Response:
-    """A page, or only its `<main>` content (with its version) when the live script asks for it."""
-    site = request.app[SITE]
-    fragment = request.headers.get(FRAGMENT_HEADER) == "1"
-    context = {"live": False, "event": None, **context, "refresh_ms": round(site.refresh_seconds * 1000)}
-    main = aiohttp_jinja2.render_string(template, request, {**context, "fragment": True}, app_key=TEMPLATES)
-    version = hashlib.sha1(main.encode()).hexdigest()[:16]
-    if fragment:
-        response = web.Response(text=main, content_type="text/html", status=status)
-    else:
-        context = {**context, "fragment": False, "version": version}
-        response = aiohttp_jinja2.render_template(template, request, context, status=status, app_key=TEMPLATES)
-    response.headers[VERSION_HEADER] = version
-    response.headers["Cache-Control"] = LIVE_CACHE
-    return response
+def _cached(handler: PageHandler) -> Handler:
+    """An event's page is rendered once per content version of the event (`Director.content_version`: a result,
+    a correction, a new round or game link renders it anew), off the event loop; requests that arrive while it
+    renders wait for it when the page was never rendered before. At most one rendering of a page runs at a time:
+    while one runs, other requests are answered the last finished page at once (a live page asks again at its next
+    refresh), so a burst of results costs one rendering at a time, not one per request, and no reader waits for a
+    rendering another reader started. The request that starts a rendering waits for it: a reader who reloads after
+    a change sees it."""
+
+    async def serve(request: web.Request) -> web.StreamResponse:
+        site = request.app[SITE]
+        path = request.path
+        event = await _public_event(request)
+        version = await site.director.content_version(event.id)  # read before the page's data: never newer
+        cache_control = FINISHED_CACHE if event.status is EventStatus.FINISHED else LIVE_CACHE
+        known = site.cache.get(path)
+        if known is not None and not known[1].done() and path in site.shown:
+            return _answer(request, site.shown[path], cache_control)
+        if known is None or known[0] != version:
+            known = _render_for(site, path, version, _rendered(request, handler))
+        try:
+            rendered = await asyncio.shield(known[1])
+        except Exception:
+            if site.cache.get(path) is known:
+                del site.cache[path]  # a refusal (404) or a failure is not kept
+            raise
+        return _answer(request, rendered, cache_control)
+
+    return serve
+
+
+def _render_for(
+    site: Site, path: str, version: str, rendering: Awaitable[Rendered]
+) -> tuple[str, asyncio.Future[Rendered]]:
+    """Start a page's rendering for a version, kept as its latest; once finished, it is the page shown meanwhile
+    (a failure is marked retrieved: its waiters may all have gone, their clients disconnected)."""
+    task = asyncio.ensure_future(rendering)
+
+    def finished(future: asyncio.Future[Rendered]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            site.shown.pop(path, None)
+            site.shown[path] = future.result()
+            while len(site.shown) > CACHE_SIZE:
+                site.shown.pop(next(iter(site.shown)))
+
+    task.add_done_callback(finished)
+    site.cache.pop(path, None)
+    while len(site.cache) >= CACHE_SIZE:
+        site.cache.pop(next(iter(site.cache)))
+    site.cache[path] = (version, task)
+    return site.cache[path]
 
 
 def _number(request: web.Request, key: str) -> int:
@@ -295,7 +373,7 @@ def _scores(cells: Sequence[CrosstableCell]) -> tuple[Fraction, ...]:
     return tuple(out)
 
 
-async def index(request: web.Request) -> web.Response:
+async def index(request: web.Request) -> View:
     """The public clubs' events: upcoming, running, finished (with the winner)."""
     site = request.app[SITE]
     clubs = []
@@ -308,55 +386,58 @@ async def index(request: web.Request) -> web.Response:
             winner = await site.winner(event.id) if event.status is EventStatus.FINISHED else None
             listed.append({"event": event, "settings": _settings_line(event), "winner": winner})
         clubs.append({"name": club.name or "Club events", "events": listed})
-    return _page(request, "index.html", {"title": "Events", "clubs": clubs})
+    return View("index.html", {"title": "Events", "clubs": clubs})
 
 
-async def event_page(request: web.Request) -> web.Response:
+async def event_page(request: web.Request) -> View:
     """The event: settings, standings with every tie-break, the current round, the leaders' chart."""
     site = request.app[SITE]
     event = await _public_event(request)
     players = _players(await site.director.entries(event.id))
     rows = await site.director.standings(event.id)
-    current = None
-    if event.current_round:
-        view = await site.director.pairings(event.id, event.current_round)
-        current = {"number": view.number, "boards": _boards(view, players), "byes": _byes(view, players)}
-    chart = ""
+    view = await site.director.pairings(event.id, event.current_round) if event.current_round else None
     records = await site.director.records(event.id)
-    if records and event.current_round:
-        leaders = [row for row in rows if row.rank is not None][:LEADERS]
-        series = [Series(row.player.name, _scores(records.get(row.player.number, ()))) for row in leaders]
-        chart = score_chart(series, max(len(s.scores) for s in series) if series else 0)
     teams = await site.director.team_standings(event.id) if event.settings.pairing_system.team else []
-    context = {
-        "title": event.name,
-        "event": event,
-        "settings": _settings_line(event),
-        "team_codes": list(teams[0].tiebreaks) if teams else [],
-        "teams": [
-            {
-                "rank": t.rank,
-                "name": t.name,
-                "mp": format_points(t.match_points),
-                "gp": format_points(t.game_points),
-                "tiebreaks": [format_tiebreak(code.split(":")[0], value) for code, value in t.tiebreaks.items()],
-                "players": ", ".join(f"{p.player.name} {format_points(p.points)}" for p in t.players),
-            }
-            for t in teams
-        ],
-        "codes": event.settings.tiebreaks,
-        "standings": _standings_table(rows, event),
-        "players": players,
-        "current": current,
-        "rounds": range(1, event.current_round + 1),
-        "chart": chart,
-        "lichess": site.lichess_url,
-        "live": event.status in LIVE,
-    }
-    return _page(request, "event.html", context)
+
+    def context() -> dict[str, Any]:
+        current = None
+        if view is not None:
+            current = {"number": view.number, "boards": _boards(view, players), "byes": _byes(view, players)}
+        chart = ""
+        if records and event.current_round:
+            leaders = [row for row in rows if row.rank is not None][:LEADERS]
+            series = [Series(row.player.name, _scores(records.get(row.player.number, ()))) for row in leaders]
+            chart = score_chart(series, max(len(s.scores) for s in series) if series else 0)
+        return {
+            "title": event.name,
+            "event": event,
+            "settings": _settings_line(event),
+            "team_codes": list(teams[0].tiebreaks) if teams else [],
+            "teams": [
+                {
+                    "rank": t.rank,
+                    "name": t.name,
+                    "mp": format_points(t.match_points),
+                    "gp": format_points(t.game_points),
+                    "tiebreaks": [format_tiebreak(code.split(":")[0], value) for code, value in t.tiebreaks.items()],
+                    "players": ", ".join(f"{p.player.name} {format_points(p.points)}" for p in t.players),
+                }
+                for t in teams
+            ],
+            "codes": event.settings.tiebreaks,
+            "standings": _standings_table(rows, event),
+            "players": players,
+            "current": current,
+            "rounds": range(1, event.current_round + 1),
+            "chart": chart,
+            "lichess": site.lichess_url,
+            "live": event.status in LIVE,
+        }
+
+    return View("event.html", context)
 
 
-async def round_page(request: web.Request) -> web.Response:
+async def round_page(request: web.Request) -> View:
     """One round's pairings, results and byes."""
     site = request.app[SITE]
     event = await _public_event(request)
@@ -375,37 +456,42 @@ async def round_page(request: web.Request) -> web.Response:
         "lichess": site.lichess_url,
         "live": event.status in LIVE and number == event.current_round,
     }
-    return _page(request, "round.html", context)
+    return View("round.html", context)
 
 
-async def crosstable_page(request: web.Request) -> web.Response:
+async def crosstable_page(request: web.Request) -> View:
     """The FIDE-style crosstable: each round's opponent, colour and result, byes and forfeits as in TRF."""
     site = request.app[SITE]
     event = await _public_event(request)
     players = _players(await site.director.entries(event.id))
     rows = await site.director.standings(event.id)
     records = await site.director.records(event.id)
-    rank_of = {row.player.number: row.rank for row in rows}
-    cells = {row.player.number: [_cell(cell, rank_of) for cell in records.get(row.player.number, ())] for row in rows}
-    table = [
-        {
-            "rank": row.rank if row.rank is not None else "",
-            "player": players.get(row.player.number),
-            "points": format_points(row.points),
-            "cells": cells[row.player.number],
+
+    def context() -> dict[str, Any]:
+        rank_of = {row.player.number: row.rank for row in rows}
+        cells = {
+            row.player.number: [_cell(cell, rank_of) for cell in records.get(row.player.number, ())] for row in rows
         }
-        for row in rows
-    ]
-    rounds = max((len(c) for c in cells.values()), default=0)
-    context = {
-        "title": f"{event.name}: crosstable",
-        "event": event,
-        "table": table,
-        "rounds": range(1, rounds + 1),
-        "lichess": site.lichess_url,
-        "live": event.status in LIVE,
-    }
-    return _page(request, "crosstable.html", context)
+        table = [
+            {
+                "rank": row.rank if row.rank is not None else "",
+                "player": players.get(row.player.number),
+                "points": format_points(row.points),
+                "cells": cells[row.player.number],
+            }
+            for row in rows
+        ]
+        rounds = max((len(c) for c in cells.values()), default=0)
+        return {
+            "title": f"{event.name}: crosstable",
+            "event": event,
+            "table": table,
+            "rounds": range(1, rounds + 1),
+            "lichess": site.lichess_url,
+            "live": event.status in LIVE,
+        }
+
+    return View("crosstable.html", context)
 
 
 def _cell(cell: CrosstableCell, rank_of: dict[int, int | None]) -> dict[str, str]:
@@ -422,7 +508,7 @@ def _cell(cell: CrosstableCell, rank_of: dict[int, int | None]) -> dict[str, str
     return {"text": shown, "title": title}
 
 
-async def player_page(request: web.Request) -> web.Response:
+async def player_page(request: web.Request) -> View:
     """A player's games with links and colours, opponents' ratings, the score after each round, byes and
     forfeits with their reasons, and the event's tie-break figures."""
     site = request.app[SITE]
@@ -466,7 +552,7 @@ async def player_page(request: web.Request) -> web.Response:
         "lichess": site.lichess_url,
         "live": event.status in LIVE,
     }
-    return _page(request, "player.html", context)
+    return View("player.html", context)
 
 
 def _outcome(cell: CrosstableCell) -> str:

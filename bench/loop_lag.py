@@ -1,0 +1,89 @@
+"""The event loop's stalls, measured from inside: a task sleeps 10 ms again and again and records how late it wakes.
+
+A loop that runs only short callbacks wakes the probe within a millisecond or two of its time; a callback that
+holds the loop (pure-Python work on the loop, or a worker thread that keeps the GIL) shows as the overshoot of
+the sleep it delayed. `bench/round.py` and `bench/pages.py` report the longest one.
+
+On a busy machine the operating system delays a whole process too (other processes take the cores), and that
+shows as a stall of the loop as well. `idle_loop_lag` runs the same probe in another process whose loop does
+nothing else (`python -m bench.loop_lag`, until its stdin closes): its stalls in the same window are the
+machine's share, to read beside the measured loop's. `time.perf_counter` is the system's monotonic clock, the
+same in both processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+INTERVAL = 0.01
+
+
+@dataclass
+class LoopLag:
+    """Each wake-up of the probe: when it woke (`time.perf_counter`) and how late, in seconds."""
+
+    interval: float = INTERVAL
+    samples: list[tuple[float, float]] = field(default_factory=list)
+
+    async def run(self) -> None:
+        """Sleep `interval` and record the overshoot, until cancelled."""
+        while True:
+            asked = time.perf_counter()
+            await asyncio.sleep(self.interval)
+            woke = time.perf_counter()
+            self.samples.append((woke, max(0.0, woke - asked - self.interval)))
+
+    def longest(self, since: float = float("-inf"), until: float = float("inf")) -> float:
+        """The longest stall (seconds) among the wake-ups in [since, until]: the delay a sleeping task saw."""
+        return max((late for woke, late in self.samples if since <= woke <= until), default=0.0)
+
+
+@asynccontextmanager
+async def loop_lag(interval: float = INTERVAL) -> AsyncIterator[LoopLag]:
+    """A probe running on the current loop for the duration of the block."""
+    lag = LoopLag(interval)
+    task = asyncio.create_task(lag.run())
+    try:
+        yield lag
+    finally:
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+
+
+@asynccontextmanager
+async def idle_loop_lag(interval: float = INTERVAL) -> AsyncIterator[LoopLag]:
+    """The probe on an idle loop in another process for the duration of the block; its samples are there after."""
+    root = Path(__file__).resolve().parents[1]
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.loop_lag",
+        str(interval),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=root,
+    )
+    lag = LoopLag(interval)
+    try:
+        yield lag
+    finally:
+        out, _ = await child.communicate(b"")
+        lag.samples.extend((woke, late) for woke, late in json.loads(out or b"[]"))
+
+
+async def _probe_until_stdin_closes(interval: float) -> list[tuple[float, float]]:
+    async with loop_lag(interval) as lag:
+        await asyncio.to_thread(sys.stdin.read)
+    return lag.samples
+
+
+if __name__ == "__main__":
+    print(json.dumps(asyncio.run(_probe_until_stdin_closes(float(sys.argv[1]) if len(sys.argv) > 1 else INTERVAL))))

@@ -1,0 +1,102 @@
+"""What an event's state yields once per change: the standings, each player's crosstable cells and the crosstable.
+
+`compute_tables` is pure (a history in, the tables out) and runs in a worker thread, never on the event loop.
+`TablesCache` keeps the latest tables of each event (and of each "after round N" view) under the version they
+were computed for: the id of the event's latest audit line, which moves with every write that changes what the
+tables show (entries, rounds and byes, results and corrections, settings, the start). Posts, `/standings`,
+`/crosstable`, the pages and the exports read it through `bot.director.queries`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+from bot.director.lookups import active_entries
+from bot.director.models import Crosstable, PlayerRef, StandingRow
+from domain.entry import Entry, EntryStatus
+from pairing.standings.crosstable import CrosstableCell, player_cells
+from pairing.standings.ranking import compute_standings
+from storage.history import History, results_tournament
+
+
+@dataclass(frozen=True)
+class EventTables:
+    """One state of an event as the front ends show it: standings rows, cells by player, the crosstable."""
+
+    standings: tuple[StandingRow, ...]
+    records: Mapping[int, tuple[CrosstableCell, ...]]
+    crosstable: Crosstable
+
+
+def compute_tables(history: History, after_round: int | None = None) -> EventTables:
+    """The standings (disqualified players unranked, listed last), the cells and the crosstable of a history
+    (or of its first `after_round` rounds)."""
+    if after_round is not None:
+        history = replace(history, rounds=[r for r in history.rounds if r.round.number <= after_round])
+    settings = history.event.settings
+    if not started(history):
+        rows = tuple(StandingRow(None, player_ref(e), Fraction(0)) for e in active_entries(history.entries))
+        return EventTables(rows, {}, Crosstable(settings.rounds, ()))
+    tournament = results_tournament(history)
+    by_number = history.numbered
+    disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
+    ranked = compute_standings(tournament, settings.tiebreaks, exclude=disqualified, lichess_sb=settings.lichess_sb)
+    standings = [
+        StandingRow(r.rank, player_ref(by_number[r.number]), r.points, dict(r.tiebreaks), by_number[r.number].status)
+        for r in ranked
+    ]
+    rounds = len(history.rounds)
+    records = {p.number: player_cells(tournament, p.number, rounds) for p in tournament.players}
+    scores = {n: sum((cell.points for cell in cells), Fraction(0)) for n, cells in records.items()}
+    for n in sorted(disqualified):
+        standings.append(StandingRow(None, player_ref(by_number[n]), scores[n], {}, EntryStatus.DISQUALIFIED))
+    crosstable = tuple(
+        (player_ref(by_number[p.number]), tuple(cell.text for cell in records[p.number]), scores[p.number])
+        for p in tournament.players
+    )
+    return EventTables(tuple(standings), records, Crosstable(settings.rounds, crosstable))
+
+
+def started(history: History) -> bool:
+    """Starting numbers are given (before the start, `History.numbered` holds provisional ones)."""
+    return any(e.number is not None for e in history.entries)
+
+
+def player_ref(entry: Entry) -> PlayerRef:
+    """A player as the director's views name them."""
+    return PlayerRef(entry.number or 0, entry.name, entry.discord_id, entry.rating)
+
+
+TablesKey = tuple[int, int | None]  # (event id, after round or None for now)
+
+
+@dataclass
+class TablesCache:
+    """The latest tables of each event view, by the version they were computed for; readers of a version being
+    computed wait for that one computation."""
+
+    latest: dict[TablesKey, tuple[int, asyncio.Future[EventTables]]] = field(default_factory=dict)
+    computed: int = 0  # how many times the tables were computed (tests observe the reuse)
+
+    async def get(self, key: TablesKey, version: int, load: Callable[[], Awaitable[History]]) -> EventTables:
+        """The tables of `key` at `version`: cached, or loaded and computed in a worker thread (a task of its own,
+        so a reader that goes away cancels nobody else's answer)."""
+        known = self.latest.get(key)
+        if known is None or known[0] != version:
+            known = (version, asyncio.ensure_future(self._compute(key[1], load)))
+            self.latest[key] = known
+        try:
+            return await asyncio.shield(known[1])
+        except Exception:
+            if self.latest.get(key) is known:
+                del self.latest[key]  # a failure is not kept: the next reader tries again
+            raise
+
+    async def _compute(self, after_round: int | None, load: Callable[[], Awaitable[History]]) -> EventTables:
+        history = await load()
+        tables = await asyncio.to_thread(compute_tables, history, after_round)
+        self.computed += 1
+        return tables

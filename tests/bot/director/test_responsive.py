@@ -1,0 +1,65 @@
+"""The bot stays responsive: standings computed once per change of the event, move replay off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from bot.director import polling
+from bot.director.outcome import Outcome, decide
+from domain.settings import EarlyDrawPolicy
+from tests.bot.director.director_world import ORGANISER, World
+
+
+async def test_standings_are_computed_once_per_change_and_a_correction_shows_at_once(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    await w.play_all(event_id, "white")
+    w.clock.advance(30)
+    await w.scheduler.run_due()
+    tables = w.director.ctx.tables
+    first = await w.director.standings(event_id)
+    computed = tables.computed
+    assert await w.director.standings(event_id) == first
+    assert await w.director.crosstable(event_id) is not None
+    assert tables.computed == computed  # the second read, and the crosstable, reuse the first computation
+    board = (await w.director.pairings(event_id, 1)).boards[0]
+    points = {row.player.number: row.points for row in first}
+    await w.director.set_result(ORGANISER, event_id, 1, board.number, "0-1", "arbiter's decision")
+    after = {row.player.number: row.points for row in await w.director.standings(event_id)}
+    assert after[board.white.number] == points[board.white.number] - 1
+    assert after[board.black.number] == points[board.black.number] + 1
+
+
+async def test_replaying_a_games_moves_leaves_the_event_loop_free(
+    quiet_world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=1, early_draw_policy=EarlyDrawPolicy.REPLAY)
+    await w.start(event_id)
+    await w.play(event_id, 1, None, status="draw", plies=20)  # an early draw: its moves are replayed
+    deciding, probed = threading.Event(), threading.Event()
+    saw_the_probe: list[bool] = []
+
+    def decide_once_the_loop_answered(*args: Any, **kwargs: Any) -> Outcome:
+        deciding.set()
+        # Blocks until a task on the event loop runs: on the loop itself it could never see one.
+        saw_the_probe.append(probed.wait(timeout=10))
+        return decide(*args, **kwargs)
+
+    async def probe() -> None:
+        while not deciding.is_set():
+            await asyncio.sleep(0.001)
+        probed.set()
+
+    monkeypatch.setattr(polling, "decide", decide_once_the_loop_answered)
+    prober = asyncio.create_task(probe())
+    w.clock.advance(30)
+    await w.scheduler.run_due()
+    prober.cancel()
+    assert saw_the_probe == [True]
+    assert (await w.director.pairings(event_id)).boards[0].game_id is not None  # the draw was replayed
