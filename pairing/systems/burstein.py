@@ -49,7 +49,13 @@ from fractions import Fraction
 
 from pairing.colours import ColourState, colour_states
 from pairing.errors import NoValidPairing
-from pairing.matching import Edge, matching_with_duals, max_weight_matching, max_weight_perfect_matching
+from pairing.matching import (
+    Edge,
+    matching_with_duals,
+    max_weight_matching,
+    max_weight_perfect_matching,
+    perfect_matching_with_duals,
+)
 from pairing.model import (
     Board,
     Colour,
@@ -403,7 +409,7 @@ class _Engine:
                     edges.append((local[x], local[y], w))
                     likely.append(near)
         if later and len(edges) > SPARSE_LIMIT:
-            got = _sparse_matching(len(active), edges, likely)
+            got = _sparse_matching(len(active), edges, likely, perfect)
         else:
             found = max_weight_perfect_matching(len(active), edges) if perfect else None
             got = found if found is not None else max_weight_matching(len(active), edges)
@@ -545,11 +551,17 @@ def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:
     return list_sort(list(group), lambda x, y: _compare(order[y].metrics, order[x].metrics) < 0)
 
 
-def _sparse_matching(n: int, edges: Sequence[Edge], likely: list[bool]) -> list[int]:
-    """A maximum-weight matching of all `edges`, solved on the `likely` ones plus those the duals ask for."""
+def _sparse_matching(n: int, edges: Sequence[Edge], likely: list[bool], perfect: bool) -> list[int]:
+    """A maximum-weight matching of all `edges`, solved on the `likely` ones plus those the duals ask for.
+
+    With `perfect` (a perfect matching of all the edges exists) each round is first solved warm-started as a
+    perfect matching; where the chosen edges have none, that round is solved as a maximum-weight matching.
+    """
     chosen = list(likely)
     while True:
-        mate, duals = matching_with_duals(n, [edge for edge, keep in zip(edges, chosen, strict=True) if keep])
+        kept = [edge for edge, keep in zip(edges, chosen, strict=True) if keep]
+        found = perfect_matching_with_duals(n, kept) if perfect else None
+        mate, duals = found if found is not None else matching_with_duals(n, kept)
         added = 0
         for k, (a, b, w) in enumerate(edges):
             if not chosen[k] and not duals.covers(a, b, w):
