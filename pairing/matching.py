@@ -50,6 +50,8 @@ def matching_with_duals(n: int, edges: Sequence[Edge]) -> tuple[list[int], Duals
 
 def perfect_matching_with_duals(n: int, edges: Sequence[Edge]) -> tuple[list[int], Duals] | None:
     """A maximum-weight perfect matching and its optimal duals (warm-started), or None when there is none."""
+    if n == 0:
+        return [], Duals([], [], {})
     out: list[Duals] = []
     mate = _solve(n, edges, True, warm=True, duals=out)
     return None if -1 in mate else (mate, out[0])
