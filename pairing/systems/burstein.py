@@ -411,7 +411,8 @@ class _Engine:
                         w += (second + 1) << (width * (len(later) - 1 - first))
                         near = second - first <= SPARSE_WINDOW or abs(first + second - fold) <= SPARSE_WINDOW
                     else:
-                        near = y - x <= SPARSE_WINDOW
+                        # A partner priority (this player's or a floater's) makes every such edge a candidate.
+                        near = y - x <= SPARSE_WINDOW or w % (_COLOUR << shift) != 0
                     edges.append((local[x], local[y], w))
                     likely.append(near)
         split = _split_matching(len(active), edges, likely, {local[v] for v in inside}) if perfect and inside else None
