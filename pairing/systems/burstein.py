@@ -36,8 +36,13 @@ warm-started perfect matching whenever one exists) reproduces every corpus case 
 reference engine on 1 881 generated rounds (7-40 players, `tests/pairing/test_burstein_properties.scenario`)
 and 34 rounds of 120-400 players, all identical (checked outside the tests: the binary is not part of the repository).
 Inside a group, one matching (the later players' priorities as tie-breaks below the engine's weights) answers
-every step until a floater's priorities enter the graph, and a large group's matching starts from the edges
-near the "1 versus last" partners, checked against the duals (exact).
+every step until a floater's priorities enter the graph; it is unique where it is read (each player's partner
+in the group, or none), so how it is solved does not change the pairing. Three exact short cuts keep it fast:
+the group's matching is solved apart from the players below it and kept where the two parts' duals cover every
+edge between them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners
+and every edge with a partner priority, adding each vertex's most broken edge until the duals cover all
+(`_sparse_matching`); and it is warm-started as a perfect matching only while few players are still to choose
+(`WARM_LATER_LIMIT`), where that start helps.
 """
 
 from __future__ import annotations
