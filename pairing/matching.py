@@ -48,6 +48,15 @@ def matching_with_duals(n: int, edges: Sequence[Edge]) -> tuple[list[int], Duals
     return mate, out[0]
 
 
+def perfect_matching_with_duals(n: int, edges: Sequence[Edge]) -> tuple[list[int], Duals] | None:
+    """A maximum-weight perfect matching and its optimal duals (warm-started), or None when there is none."""
+    if n == 0:
+        return [], Duals([], [], {})
+    out: list[Duals] = []
+    mate = _solve(n, edges, True, warm=True, duals=out)
+    return None if -1 in mate else (mate, out[0])
+
+
 def max_weight_perfect_matching(n: int, edges: Sequence[Edge]) -> list[int] | None:
     """A maximum-weight perfect matching as `mate`, or None when the graph has no perfect matching.
 

@@ -36,8 +36,13 @@ warm-started perfect matching whenever one exists) reproduces every corpus case 
 reference engine on 1 881 generated rounds (7-40 players, `tests/pairing/test_burstein_properties.scenario`)
 and 34 rounds of 120-400 players, all identical (checked outside the tests: the binary is not part of the repository).
 Inside a group, one matching (the later players' priorities as tie-breaks below the engine's weights) answers
-every step until a floater's priorities enter the graph, and a large group's matching starts from the edges
-near the "1 versus last" partners, checked against the duals (exact).
+every step until a floater's priorities enter the graph; it is unique where it is read (each player's partner
+in the group, or none), so how it is solved does not change the pairing. Three exact short cuts keep it fast:
+the group's matching is solved apart from the players below it and kept where the two parts' duals cover every
+edge between them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners
+and every edge with a partner priority, adding each vertex's most broken edge until the duals cover all
+(`_sparse_matching`); and it is warm-started as a perfect matching only while few players are still to choose
+(`WARM_LATER_LIMIT`), where that start helps.
 """
 
 from __future__ import annotations
@@ -49,7 +54,14 @@ from fractions import Fraction
 
 from pairing.colours import ColourState, colour_states
 from pairing.errors import NoValidPairing
-from pairing.matching import Edge, matching_with_duals, max_weight_matching, max_weight_perfect_matching
+from pairing.matching import (
+    Duals,
+    Edge,
+    matching_with_duals,
+    max_weight_matching,
+    max_weight_perfect_matching,
+    perfect_matching_with_duals,
+)
 from pairing.model import (
     Board,
     Colour,
@@ -77,6 +89,10 @@ _COMPAT = 1 << 96
 # neighbours), adding every edge the optimal duals say could improve the matching, until none is left.
 SPARSE_LIMIT = 4000
 SPARSE_WINDOW = 8
+# Up to this many players still to choose, a sparse matching is warm-started (`max_weight_perfect_matching`):
+# faster where the partner priorities are few, much slower where they are many (the greedy start then matches
+# almost nothing, every vertex's heaviest edge going to the first player).
+WARM_LATER_LIMIT = 128
 
 
 @dataclass(frozen=True)
@@ -374,12 +390,13 @@ class _Engine:
             self.weights[x].pop(y, None)
             self.weights[y].pop(x, None)
 
-    def solve(self, perfect: bool = False, later: Sequence[int] = ()) -> None:
+    def solve(self, perfect: bool = False, later: Sequence[int] = (), inside: Sequence[int] = ()) -> None:
         """A maximum-weight matching of the current graph into `mate` (`perfect`: one is known to exist).
 
         `later` lists players still to choose, in order: below every engine weight, each of them prefers its
         lowest-ranked later partner, the first one most, so that the result also answers their own steps
-        while no other partner priority is in the graph (see `run`).
+        while no other partner priority is in the graph (see `run`). `inside`: the group's players still to
+        pair, whose matching is first tried apart from the rest's (`_split_matching`).
         """
         active = [v for v in range(self.n) if self.weights[v]]
         local = {v: k for k, v in enumerate(active)}
@@ -399,11 +416,15 @@ class _Engine:
                         w += (second + 1) << (width * (len(later) - 1 - first))
                         near = second - first <= SPARSE_WINDOW or abs(first + second - fold) <= SPARSE_WINDOW
                     else:
-                        near = y - x <= SPARSE_WINDOW
+                        # A partner priority (this player's or a floater's) makes every such edge a candidate.
+                        near = y - x <= SPARSE_WINDOW or w % (_COLOUR << shift) != 0
                     edges.append((local[x], local[y], w))
                     likely.append(near)
-        if later and len(edges) > SPARSE_LIMIT:
-            got = _sparse_matching(len(active), edges, likely)
+        split = _split_matching(len(active), edges, likely, {local[v] for v in inside}) if perfect and inside else None
+        if split is not None:
+            got = split
+        elif later and len(edges) > SPARSE_LIMIT:
+            got = _sparse_matching(len(active), edges, likely, perfect and len(later) <= WARM_LATER_LIMIT)
         else:
             found = max_weight_perfect_matching(len(active), edges) if perfect else None
             got = found if found is not None else max_weight_matching(len(active), edges)
@@ -511,7 +532,11 @@ class _Engine:
                 # rest optimal, and this player's priorities rank partners as its tie-break there did.
                 holders = [h for h in holders if h != v and any(w % _COLOUR for w in self.weights[h].values())]
                 if fresh or holders:
-                    self.solve(perfect=True, later=[u for u in group[k + 1 :] if not paired[u]])
+                    later = [u for u in group[k + 1 :] if not paired[u]]
+                    # A floater's priorities add to this player's: ties between them are the matcher's, so the
+                    # graph is then solved whole, as the engine does.
+                    inside = () if holders else [u for u in group if not paired[u]]
+                    self.solve(perfect=True, later=later, inside=inside)
                     fresh = False
                 m = self.mate[v]
                 if m < 0:
@@ -545,15 +570,96 @@ def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:
     return list_sort(list(group), lambda x, y: _compare(order[y].metrics, order[x].metrics) < 0)
 
 
-def _sparse_matching(n: int, edges: Sequence[Edge], likely: list[bool]) -> list[int]:
-    """A maximum-weight matching of all `edges`, solved on the `likely` ones plus those the duals ask for."""
+def _sparse_matching(n: int, edges: Sequence[Edge], likely: list[bool], perfect: bool) -> list[int]:
+    """A maximum-weight matching of all `edges`, solved on the `likely` ones plus those the duals ask for.
+
+    With `perfect` (a perfect matching of all the edges exists) each round is first solved warm-started as a
+    perfect matching; where the chosen edges have none, that round is solved as a maximum-weight matching.
+    """
     chosen = list(likely)
     while True:
-        mate, duals = matching_with_duals(n, [edge for edge, keep in zip(edges, chosen, strict=True) if keep])
-        added = 0
-        for k, (a, b, w) in enumerate(edges):
-            if not chosen[k] and not duals.covers(a, b, w):
-                chosen[k] = True
-                added += 1
-        if not added:
+        kept = [edge for edge, keep in zip(edges, chosen, strict=True) if keep]
+        found = perfect_matching_with_duals(n, kept) if perfect else None
+        mate, duals = found if found is not None else matching_with_duals(n, kept)
+        if not _add_violated(edges, chosen, duals):
             return mate
+
+
+def _add_violated(edges: Sequence[Edge], chosen: list[bool], duals: Duals) -> bool:
+    """Choose, for each vertex, the edge left out whose dual constraint it breaks most; False when none is broken.
+
+    Most broken edges are broken only because the duals of a graph without them are loose: adding a few per
+    vertex and solving again converges with far fewer edges than adding them all.
+    """
+    worst: dict[int, tuple[int, int]] = {}
+    for k, (a, b, w) in enumerate(edges):
+        if chosen[k] or duals.covers(a, b, w):
+            continue
+        excess = 2 * w - duals.vertex[a] - duals.vertex[b]
+        for v in (a, b):
+            if v not in worst or excess > worst[v][0]:
+                worst[v] = (excess, k)
+    for _, k in worst.values():
+        chosen[k] = True
+    return bool(worst)
+
+
+def _split_matching(n: int, edges: Sequence[Edge], likely: list[bool], inside: set[int]) -> list[int] | None:
+    """A maximum-weight perfect matching made of one of the `inside` vertices and one of the rest, or None.
+
+    Each part is solved alone (the inside one sparse when large); their duals together are optimal for the
+    whole graph when they also cover every edge between the parts, which is checked. None when a part has no
+    perfect matching or an edge between the parts could improve them (the caller then solves the whole graph).
+    """
+    if len(inside) % 2 or (n - len(inside)) % 2 or len(inside) == n:
+        return None
+    index = [0] * n
+    parts: tuple[list[int], list[int]] = ([], [])
+    for v in range(n):
+        part = parts[0] if v in inside else parts[1]
+        index[v] = len(part)
+        part.append(v)
+    own: tuple[list[Edge], list[Edge]] = ([], [])
+    own_likely: list[bool] = []
+    across: list[Edge] = []
+    for (a, b, w), near in zip(edges, likely, strict=True):
+        a_in, b_in = a in inside, b in inside
+        if a_in != b_in:
+            across.append((a, b, w))
+        elif a_in:
+            own[0].append((index[a], index[b], w))
+            own_likely.append(near)
+        else:
+            own[1].append((index[a], index[b], w))
+    first = (
+        _sparse_perfect(len(parts[0]), own[0], own_likely)
+        if len(own[0]) > SPARSE_LIMIT
+        else perfect_matching_with_duals(len(parts[0]), own[0])
+    )
+    if first is None:
+        return None
+    second = perfect_matching_with_duals(len(parts[1]), own[1])
+    if second is None:
+        return None
+    dual = [0] * n
+    for (_, duals), part in zip((first, second), parts, strict=True):
+        for k, v in enumerate(part):
+            dual[v] = duals.vertex[k]
+    # No blossom holds vertices of both parts: an edge across is covered by its two vertex duals alone.
+    if any(dual[a] + dual[b] < 2 * w for a, b, w in across):
+        return None
+    mate = [-1] * n
+    for (got, _), part in zip((first, second), parts, strict=True):
+        for k, partner in enumerate(got):
+            mate[part[k]] = part[partner]
+    return mate
+
+
+def _sparse_perfect(n: int, edges: Sequence[Edge], likely: list[bool]) -> tuple[list[int], Duals] | None:
+    """A maximum-weight perfect matching of all `edges` with its duals, solved on the `likely` ones plus those the
+    duals ask for; None when the chosen edges have no perfect matching."""
+    chosen = list(likely)
+    while True:
+        found = perfect_matching_with_duals(n, [edge for edge, keep in zip(edges, chosen, strict=True) if keep])
+        if found is None or not _add_violated(edges, chosen, found[1]):
+            return found

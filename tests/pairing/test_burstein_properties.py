@@ -182,3 +182,26 @@ def test_large_groups_solved_sparsely_pair_as_the_full_graph_does(monkeypatch: p
         dense = burstein_pair(state)
         monkeypatch.setattr(burstein, "SPARSE_LIMIT", 200)
         assert burstein_pair(state) == dense, f"round {r}"
+
+
+@pytest.mark.slow
+def test_groups_solved_apart_from_the_rest_pair_as_the_whole_graph_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Solving a group apart from the players below it (kept only where the duals prove it) changes nothing."""
+    event = generator.generate(6, 90, 5, pair=burstein_pair, forfeit_rate=0.03, half_bye_rate=0.03)
+    assert event.rounds_completed == 5
+    split = burstein._split_matching
+    used = 0
+
+    def counted(*args: object) -> list[int] | None:
+        nonlocal used
+        got = split(*args)  # type: ignore[arg-type]
+        used += got is not None
+        return got
+
+    for r in range(1, 6):
+        state = checker.round_input(event, r)
+        monkeypatch.setattr(burstein, "_split_matching", lambda *_: None)
+        whole = burstein_pair(state)
+        monkeypatch.setattr(burstein, "_split_matching", counted)
+        assert burstein_pair(state) == whole, f"round {r}"
+    assert used > 0

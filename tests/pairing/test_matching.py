@@ -6,7 +6,13 @@ import random
 
 import pytest
 
-from pairing.matching import Edge, matching_with_duals, max_weight_matching, max_weight_perfect_matching
+from pairing.matching import (
+    Edge,
+    matching_with_duals,
+    max_weight_matching,
+    max_weight_perfect_matching,
+    perfect_matching_with_duals,
+)
 
 
 def _best(n: int, edges: list[Edge], *, cardinality_first: bool, perfect: bool) -> tuple[int, int] | None:
@@ -90,3 +96,25 @@ def test_duals_certify_left_out_edges() -> None:
             assert _value(mate, kept)[1] == full[1]
         # Duals are always valid for the edges that were kept.
         assert all(duals.covers(a, b, w) for a, b, w in kept)
+
+
+def test_perfect_duals_certify_left_out_edges() -> None:
+    rng = random.Random(11)
+    certified = 0
+    for _ in range(300):
+        n = rng.choice([2, 4, 6, 8])
+        edges = _graph(rng, n, big=rng.random() < 0.5)
+        kept = [e for e in edges if rng.random() < 0.7]
+        found = perfect_matching_with_duals(n, kept)
+        if found is None:
+            assert _best(n, kept, cardinality_first=False, perfect=True) is None
+            continue
+        mate, duals = found
+        assert -1 not in mate
+        assert all(duals.covers(a, b, w) for a, b, w in kept)
+        if all(duals.covers(a, b, w) for a, b, w in edges):
+            # Left-out edges all dual-feasible: the subgraph's perfect matching is a best one of the whole graph.
+            best = _best(n, edges, cardinality_first=False, perfect=True)
+            assert best is not None and _value(mate, kept)[1] == best[1]
+            certified += 1
+    assert certified > 0
