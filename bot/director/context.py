@@ -42,7 +42,6 @@ class Context:
     listeners: list[ChangeListener] = field(default_factory=list, repr=False)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
     _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
-    stale_results: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (event, round) not yet shown
 
     def lock(self, event_id: int) -> asyncio.Lock:
         """The event's lock: the use cases that change its rounds run one at a time."""
