@@ -3,8 +3,9 @@ during an outage answers its success, and its posts go out once Discord is back,
 
 from __future__ import annotations
 
-from bot.director.models import JobKind
+from bot.director.models import JobKind, RoundView
 from domain.entry import EntryStatus
+from domain.event import Event
 from storage.outbox import PostKind, pending_posts
 from tests.bot.director.director_world import ORGANISER, World, another_process
 from tests.bot.director.test_member_and_organiser_actions import DiscordDown
@@ -60,4 +61,33 @@ async def test_a_removal_during_an_outage_answers_its_success_and_its_forfeit_is
     await w.scheduler.run_due()
     (shown,) = down.of("results_updated")
     assert any(b.result is not None for b in shown[1].boards)
+    assert await pending_posts(w.db) == []
+
+
+class Killed(Exception):
+    """The process died here."""
+
+
+class DiesBeforeTheEdit(RecordingAnnouncer):
+    """Records like the real one, but the bot dies as it is about to edit a round's message with its results."""
+
+    async def results_updated(self, event: Event, round: RoundView) -> None:
+        raise Killed()
+
+
+async def test_a_stop_between_a_result_and_its_edit_edits_the_round_after_the_restart(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    await w.with_announcer(DiesBeforeTheEdit())
+    await w.play(event_id, 1, "white")
+    await w.scheduler.run_due()  # the result is stored; the bot dies before the round's message shows it
+    assert [(p.kind, p.round) for p in await pending_posts(w.db)] == [(PostKind.RESULTS, 1)]
+
+    back = RecordingAnnouncer()
+    app = await another_process(w, w.clock, back)
+    w.clock.advance(60)
+    await app.scheduler.run_due()
+    (shown,) = back.of("results_updated")
+    assert shown[1].number == 1 and shown[1].boards[0].result is not None
     assert await pending_posts(w.db) == []
