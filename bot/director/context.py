@@ -47,7 +47,6 @@ class Context:
     listeners: list[ChangeListener] = field(default_factory=list, repr=False)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
     _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
-    stale_results: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (event, round) not yet shown
     tables: TablesCache = field(default_factory=TablesCache, repr=False)  # standings and crosstables by version
 
     def lichess_of(self, guild_id: int) -> LichessPort:

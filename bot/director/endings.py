@@ -1,4 +1,9 @@
-"""The end of a round and of an event: marked, the next start set, and announced once."""
+"""The end of a round and of an event: marked, the next start set, and announced once.
+
+The posts that must reach the channel outside a round's end (a round's results, corrected standings, the final
+standings after a late disqualification) go through the outbox (`storage.outbox`): written before they are
+tried, completed after Discord took them, and tried again by the POSTS job while pending, also after a restart.
+What they show is rendered from the database when they are sent."""
 
 from __future__ import annotations
 
@@ -13,7 +18,9 @@ from bot.director.timetable import next_start
 from domain.event import Event, EventStatus
 from domain.rounds import RoundStatus
 from storage import events as storage_events
+from storage import outbox as storage_outbox
 from storage import rounds as storage_rounds
+from storage.outbox import Post, PostKind
 
 
 async def finish_round(ctx: Context, event_id: int, number: int) -> None:
@@ -30,14 +37,51 @@ async def finish_round(ctx: Context, event_id: int, number: int) -> None:
 
 
 async def show_results(ctx: Context, event: Event, view: RoundView) -> bool:
-    """Update a round's results in the channel; one that did not get there is tried again with the round's
-    standings (`_announce_results`). False when it failed."""
-    key = (event.id, view.number)
-    if await ctx.announced(event.id, ctx.announcer.results_updated(event, view)):
-        ctx.stale_results.discard(key)
-        return True
-    ctx.stale_results.add(key)
-    return False
+    """Update a round's results in the channel, through the outbox (tried again until Discord takes them).
+    False when it did not get there now."""
+    queued = await storage_outbox.queue_post(ctx.db, event.id, PostKind.RESULTS, view.number, at=ctx.clock.now())
+    if await storage_outbox.pending_posts(ctx.db, event.id) != [queued]:
+        return await send_posts(ctx, event.id)  # earlier posts first, each rendered when sent
+    if not await ctx.announced(event.id, ctx.announcer.results_updated(event, view)):  # the caller's fresh view
+        return False
+    await storage_outbox.post_sent(ctx.db, queued.id, at=ctx.clock.now())
+    return True
+
+
+async def post(ctx: Context, event_id: int, kind: PostKind, round_number: int) -> bool:
+    """Write the post in the outbox (unless one is pending), then send the event's pending posts; False when
+    Discord did not take them now (they stay pending for the POSTS job)."""
+    await storage_outbox.queue_post(ctx.db, event_id, kind, round_number, at=ctx.clock.now())
+    return await send_posts(ctx, event_id)
+
+
+async def send_posts(ctx: Context, event_id: int) -> bool:
+    """Send the event's pending posts, oldest first, each completed once Discord took it; False at the first that
+    did not get there (it and the later ones stay pending)."""
+    for pending in await storage_outbox.pending_posts(ctx.db, event_id):
+        if not await ctx.announced(event_id, _send(ctx, pending)):
+            return False
+        await storage_outbox.post_sent(ctx.db, pending.id, at=ctx.clock.now())
+    return True
+
+
+async def announce_posts(ctx: Context, event_id: int) -> None:
+    """The POSTS job: send the event's pending posts."""
+    async with ctx.lock(event_id):
+        await send_posts(ctx, event_id)
+    ctx.changed()
+
+
+async def _send(ctx: Context, pending: Post) -> None:
+    """One post, rendered from the database now."""
+    event = await get_event(ctx.db, pending.event_id)
+    if pending.kind is PostKind.RESULTS:
+        await ctx.announcer.results_updated(event, await pairings(ctx, event.id, pending.round))
+    elif pending.kind is PostKind.STANDINGS:
+        rows = await standings(ctx, event.id, pending.round)
+        await ctx.announcer.standings(as_of_round(event, pending.round), rows, False)
+    else:
+        await ctx.announcer.standings(event, await standings(ctx, event.id), True)
 
 
 async def announce_results(ctx: Context, event_id: int, number: int) -> None:
@@ -58,8 +102,7 @@ async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
     if last and event.status not in OVER:  # the event ends now, whether or not Discord hears of it yet
         await _set_finished(ctx, event_id, f"all {event.settings.rounds} rounds played", SYSTEM_ACTOR)
         ctx.changed()
-    stale = (event_id, number) in ctx.stale_results  # the round's last results did not reach the channel
-    if stale and not await show_results(ctx, event, await pairings(ctx, event_id, number)):
+    if not await send_posts(ctx, event_id):  # the round's last results (or a correction) did not reach the channel
         return
     if last:  # the end and the final standings (perhaps stopped before they were announced)
         await _announce_end(ctx, event_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bot.director.context import Context
-from bot.director.endings import announce_end, announce_results
+from bot.director.endings import announce_end, announce_posts, announce_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, active_entries, get_event
 from bot.director.models import SYSTEM_ACTOR, Job, JobKind
 from bot.director.outcome import next_noshow_at
@@ -17,6 +17,7 @@ from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import events as storage_events
 from storage import games as storage_games
+from storage import outbox as storage_outbox
 from storage import rounds as storage_rounds
 
 _REMIND = "round.remind"  # the audit action that records a round's reminder
@@ -55,6 +56,8 @@ async def due_jobs(ctx: Context, now: datetime | None) -> list[Job]:
         for event in await storage_events.finishes_to_announce(ctx.db):
             if event.id not in waiting:  # a last round's announcement carries the end with it
                 jobs.append(Job(JobKind.ANNOUNCE_END, event.id, event.current_round, ctx.announce_due(event.id, now)))
+        for event_id in sorted({p.event_id for p in await storage_outbox.pending_posts(ctx.db)} - waiting):
+            jobs.append(Job(JobKind.POSTS, event_id, 0, ctx.announce_due(event_id, now)))  # a round's end sends its own
         active = frozenset(ACTIVE_EVENT_STATUSES)
         for event in await storage_events.list_events(ctx.db, statuses=active):
             if event.id in waiting:
@@ -101,6 +104,8 @@ async def run_job(ctx: Context, job: Job) -> None:
         await announce_results(ctx, job.event_id, job.round_number)
     elif job.kind is JobKind.ANNOUNCE_END:
         await announce_end(ctx, job.event_id)
+    elif job.kind is JobKind.POSTS:
+        await announce_posts(ctx, job.event_id)
     else:
         await remind(ctx, job.event_id, job.round_number)
 

@@ -241,6 +241,7 @@ class JobKind(enum.Enum):
     REMIND = "remind"
     ANNOUNCE = "announce"  # a finished round's results and standings, not announced yet
     ANNOUNCE_END = "announce_end"  # a finished event's end and final standings, not announced yet
+    POSTS = "posts"  # posts in the outbox Discord has not taken yet (results, corrected standings)
 
 
 @dataclass(frozen=True)

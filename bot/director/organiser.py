@@ -8,10 +8,10 @@ from dataclasses import replace
 
 from bot.director.challenges import cancel_games, open_games
 from bot.director.context import Context
-from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, show_results
+from bot.director.endings import finish_event, finish_round, last_finished_round, post, show_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, player_in_event, sentence
 from bot.director.models import Actor, Correction, RoundView
-from bot.director.queries import pairings, standings
+from bot.director.queries import pairings
 from bot.director.rounds import set_next_round_at, start_round
 from bot.director.timetable import next_start
 from bot.errors import BoardNotFound, InvalidSetting, InvalidState, NotEntered, NotOrganiser, RoundNotFound
@@ -24,10 +24,12 @@ from domain.settings import EventSettings
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
+from storage import outbox as storage_outbox
 from storage import players as storage_players
 from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.export import export_event
+from storage.outbox import PostKind
 
 _RESULT_ALIASES = {
     "1-0": Result.WHITE_WINS,
@@ -217,6 +219,8 @@ async def set_result(
                 )
             else:
                 await storage_results.correct_result(ctx.db, row.id, new, at=now, actor=actor.audit_name, reason=reason)
+            # written with the change: a stop before Discord hears of it still shows it after the restart
+            await storage_outbox.queue_post(ctx.db, event_id, PostKind.RESULTS, round_number, at=now)
         if first:  # the board is decided: its challenge, if nobody has played it, can no longer count
             await cancel_games(ctx, event.guild_id, await open_games(ctx, event_id, round_number, [row.id]))
         later = round_number + 1 if round_number < event.current_round else None
@@ -227,13 +231,11 @@ async def set_result(
         await show_results(ctx, event, view)
         if view.status is RoundStatus.FINISHED or event.status is EventStatus.FINISHED:
             # The standings after the last finished round (a later round in play has no standings yet).
-            latest = await get_event(ctx.db, event_id)
+            # Through the outbox: a Discord outage leaves them pending, and the correction still answers its success.
             if event.status is EventStatus.FINISHED:
-                await ctx.announcer.standings(latest, await standings(ctx, event_id), True)
+                await post(ctx, event_id, PostKind.FINAL, 0)
             else:
-                after = await last_finished_round(ctx, event_id)
-                rows = await standings(ctx, event_id, after)
-                await ctx.announcer.standings(as_of_round(latest, after), rows, False)
+                await post(ctx, event_id, PostKind.STANDINGS, await last_finished_round(ctx, event_id))
         elif view.decided and round_number == event.current_round:
             await finish_round(ctx, event_id, round_number)
     ctx.changed()
@@ -311,7 +313,7 @@ async def _forfeit_unplayed(ctx: Context, actor: Actor, event_id: int, entry: En
         ctx.db, board.id, result, at=ctx.clock.now(), actor=actor.audit_name, reason=f"{entry.name} was removed"
     )
     view = await pairings(ctx, event_id, board.round)
-    await ctx.announcer.results_updated(event, view)
+    await show_results(ctx, event, view)
     if view.decided:
         await finish_round(ctx, event_id, board.round)
 
@@ -324,8 +326,7 @@ async def disqualify(ctx: Context, actor: Actor, event_id: int, player: str, rea
     why = f" ({reason.strip()})" if reason and reason.strip() else ""
     if event.status is EventStatus.FINISHED:
         # The final standings in the channel are edited in place (posted again if deleted).
-        rows = await standings(ctx, event_id)
-        if await ctx.announced(event_id, ctx.announcer.standings(event, rows, True)):
+        if await post(ctx, event_id, PostKind.FINAL, 0):
             await ctx.announcer.bulletin(event, f"{entry.name} is disqualified{why}: the final standings are updated.")
         else:
             await ctx.announcer.notice(

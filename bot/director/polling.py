@@ -24,9 +24,11 @@ from domain.rounds import BoardRow, RoundStatus, RoundSummary, is_decided
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import games as storage_games
+from storage import outbox as storage_outbox
 from storage import players as storage_players
 from storage import results as storage_results
 from storage import rounds as storage_rounds
+from storage.outbox import PostKind
 
 
 async def poll_round(ctx: Context, event_id: int, only: frozenset[str] | None = None) -> None:
@@ -154,6 +156,8 @@ async def _apply(
                 game_data=raw,
                 reason=outcome.detail,
             )
+            # with the result: a stop before the round's message is edited still edits it after the restart
+            await storage_outbox.queue_post(ctx.db, event.id, PostKind.RESULTS, board.round, at=now)
             ended = GameStatus.FINISHED if raw else GameStatus.ABORTED
             await storage_games.update_game(ctx.db, game.id, ended, at=now, data=raw)
             for colour in outcome.absent if isinstance(outcome, Absent) else ():

@@ -16,6 +16,7 @@ MAX_CONTENT = 2000
 MAX_EMBEDS = 10
 MAX_EMBED_TOTAL = 6000
 MAX_FILES = 10
+MAX_NONCE = 25
 MAX_ALLOWED_USERS = 100
 MAX_FILE_SIZE = 10 * 1024 * 1024
 EMBED_LIMITS = {"title": 256, "description": 4096}
@@ -153,6 +154,9 @@ def check_message(body: Json, files: list[Attachment], *, edit: bool = False) ->
     mention_errors = _check_allowed_mentions(body.get("allowed_mentions"))
     if mention_errors:
         errors["allowed_mentions"] = mention_errors
+    nonce = body.get("nonce")
+    if isinstance(nonce, str) and len(nonce) > MAX_NONCE:
+        errors["nonce"] = field_error("BASE_TYPE_MAX_LENGTH", f"Must be {MAX_NONCE} or fewer in length.")
     if len(files) > MAX_FILES:
         errors["files"] = field_error("BASE_TYPE_MAX_LENGTH", f"Must be {MAX_FILES} or fewer in length.")
     if errors:

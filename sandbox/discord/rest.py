@@ -464,6 +464,11 @@ async def create_message(request: web.Request) -> web.Response:
     state, channel = _channel(request)
     body, files = await message_body(request, state)
     check_message(body, files)
+    nonce = body.get("nonce")
+    if body.get("enforce_nonce") and nonce is not None:
+        earlier = state.message_with_nonce(channel, state.bot.id, str(nonce))
+        if earlier is not None:  # a resend of a post Discord already took: that message, nothing new
+            return reply(message_json(earlier, state, base_url(request)))
     body = {k: v for k, v in body.items() if k != "flags"} | {"flags": int(body.get("flags") or 0) & ~EPHEMERAL}
     message = state.add_message(channel, state.bot.id, body, files)
     data = message_json(message, state, base_url(request))

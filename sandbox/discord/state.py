@@ -17,6 +17,7 @@ BOT_NAME = "SwissBot"
 DISCORD_EPOCH_MS = 1420070400000
 SEEDED_START_MS = 1767225600000  # 2026-01-01: a seeded sandbox's ids do not depend on the wall clock
 INTERACTION_TOKEN_LIFETIME = 15 * 60.0
+NONCE_WINDOW = 5 * 60.0  # Discord checks an enforced nonce for uniqueness "in the past few minutes"
 EPHEMERAL = 1 << 6
 ALL_PERMISSIONS = (1 << 53) - 1
 ADMINISTRATOR = 1 << 3
@@ -129,6 +130,7 @@ class Message:
     webhook_id: int | None = None
     deleted: bool = False
     mentions: list[int] = field(default_factory=list)  # the users the message pinged when it was posted
+    nonce: str | None = None  # as the poster sent it: with `enforce_nonce`, a repeat returns this message
 
     @property
     def ephemeral(self) -> bool:
@@ -375,11 +377,22 @@ class DiscordState:
             attachments=files,
             flags=int(body.get("flags") or 0),
             created_at=self.now(),
+            nonce=None if body.get("nonce") is None else str(body["nonce"]),
         )
         message.mentions = [u for u in pinged_users(message.content, body.get("allowed_mentions")) if u in self.users]
         self.messages[message.id] = message
         channel.last_message_id = message.id
         return message
+
+    def message_with_nonce(self, channel: Channel, author_id: int, nonce: str) -> Message | None:
+        """The author's message in `channel` posted with `nonce` in the last few minutes (Discord's `enforce_nonce`)."""
+        since = self.now() - NONCE_WINDOW
+        for message in reversed(list(self.messages.values())):
+            if message.created_at < since:
+                break
+            if message.channel_id == channel.id and message.author_id == author_id and message.nonce == nonce:
+                return message
+        return None
 
     def edit_message(self, message: Message, body: Json, files: list[Attachment]) -> None:
         """Apply an edit: only the fields sent change; `attachments` lists the files kept."""

@@ -247,6 +247,8 @@ def message_json(message: Message, state: DiscordState, base_url: str) -> Json:
         "pinned": False,
         "tts": False,
     }
+    if message.nonce is not None:
+        body["nonce"] = message.nonce
     if channel is not None and channel.guild_id is not None:
         body["guild_id"] = str(channel.guild_id)
     if message.webhook_id is not None:

@@ -31,6 +31,7 @@ TABLES = {
     "bulk_games",
     "teams",
     "team_players",
+    "outbox",
 }
 
 

@@ -49,6 +49,7 @@ from storage.events import (
     set_next_round_at,
 )
 from storage.messages import event_messages, get_message, set_message
+from storage.outbox import PostKind, pending_posts, post_sent, queue_post
 from storage.players import (
     clear_ban,
     create_link_code,
@@ -329,6 +330,18 @@ async def test_messages_are_remembered_and_replaced(db: Database) -> None:
         ("join", 0, 10),
         ("pairings", 1, 12),
     ]
+
+
+async def test_a_post_is_pending_once_until_sent_and_a_later_change_queues_it_again(db: Database) -> None:
+    event = await create_event(db, settings(), created_by=ORGANISER, at=T0)
+    first = await queue_post(db, event.id, PostKind.RESULTS, 1, at=at(1))
+    assert await queue_post(db, event.id, PostKind.RESULTS, 1, at=at(2)) == first  # one pending row per post
+    standings = await queue_post(db, event.id, PostKind.STANDINGS, 1, at=at(2))
+    assert await pending_posts(db, event.id) == [first, standings] == await pending_posts(db)
+    await post_sent(db, first.id, at=at(3))
+    assert await pending_posts(db, event.id) == [standings]
+    again = await queue_post(db, event.id, PostKind.RESULTS, 1, at=at(4))
+    assert again.id != first.id and await pending_posts(db) == [standings, again]
 
 
 async def test_record_action_and_audit_filters(db: Database) -> None:

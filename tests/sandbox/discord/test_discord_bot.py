@@ -10,6 +10,7 @@ import discord
 import pytest
 
 from sandbox.discord import DiscordSandbox
+from sandbox.discord.state import BOT_TOKEN
 from tests.sandbox.discord.conftest import (
     ALICE,
     BOB,
@@ -237,6 +238,24 @@ async def test_an_announcement_with_embed_file_button_edit_and_dm(discord_sandbo
     assert answer["content"] == f"<@{BOB}> is ready" and answer["ephemeral"] is True
     status, body = await control(discord_sandbox, "POST", "/sandbox/components", click | {"custom_id": "nope"})
     assert status == 404
+
+
+async def test_a_post_resent_with_its_enforced_nonce_lands_once(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:
+    channel = bot.get_channel(GENERAL)
+    assert isinstance(channel, discord.TextChannel)
+    first = await channel.send("Round 1 results", nonce="post-7")  # discord.py sends enforce_nonce with a nonce
+    again = await channel.send("Round 1 results", nonce="post-7")
+    other = await channel.send("Round 2 results", nonce="post-8")
+    assert again.id == first.id != other.id and first.nonce == "post-7"
+    _, messages = await control(discord_sandbox, "GET", f"/sandbox/channels/{GENERAL}/messages")
+    assert [m["content"] for m in messages] == ["Round 1 results", "Round 2 results"]
+    url = f"{discord_sandbox.url}/api/v10/channels/{GENERAL}/messages"
+    headers = {"Authorization": f"Bot {BOT_TOKEN}"}
+    async with aiohttp.ClientSession() as http:
+        async with http.post(url, json={"content": "again", "nonce": "post-7"}, headers=headers) as unenforced:
+            assert unenforced.status == 200  # a nonce without enforce_nonce is not checked
+        async with http.post(url, json={"content": "x", "nonce": "n" * 26}, headers=headers) as too_long:
+            assert too_long.status == 400
 
 
 async def test_buttons_that_update_their_message(discord_sandbox: DiscordSandbox, bot: ToyBot) -> None:
