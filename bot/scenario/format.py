@@ -86,6 +86,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     "wait": {},
     "restart": {},
     "play": {
+        "about": (str,),
         "round": (int,),
         "board": (int,),
         "result": (str,),
@@ -107,6 +108,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     "discord": {"down": (bool,)},
     "storage": {"trouble": (str,)},
     "expect": {
+        "about": (str,),
         "board": (dict,),
         "player": (dict,),
         "event": (dict,),

@@ -62,6 +62,11 @@ class ExpectationFailed(AssertionError):
     """An expectation of the scenario did not hold: the message names the file, the step, wanted and found."""
 
 
+class StepError(ExpectationFailed):
+    """A step that cannot run (a `play` before any round is paired, an option the command lacks): it names the
+    file and the line."""
+
+
 @dataclass
 class _Timer:
     at: datetime
@@ -219,7 +224,10 @@ class ScenarioRun:
         await self.setup()
         for step in self.scenario.steps:
             await self.advance_to(step.at)
-            await self.step(step)
+            try:
+                await self.step(step)
+            except SwissbotError as exc:  # e.g. `play` before any round is paired: the step, not a traceback
+                raise StepError(f"{self.scenario.path}: {step.where}, {step.do}: cannot run: {exc}") from None
             await self.advance_to(self.clock.now())
 
     async def step(self, step: Step) -> None:
@@ -331,6 +339,8 @@ class ScenarioRun:
             if key == "remove" and command.name == "remove":  # `team` with remove = true is /swiss team remove
                 continue
             param = params.get(key)
+            if key == "event" and value == "":  # the member leaves the option empty: the cog picks the event
+                continue
             if param is None:
                 raise SwissbotError(f"/{command.qualified_name} has no option {key!r}")
             if key == "start" and isinstance(value, int):  # Unix seconds, typed as text in Discord
@@ -340,7 +350,7 @@ class ScenarioRun:
             elif key == "role" and isinstance(value, list):
                 value = str(await self.team_role([str(m) for m in value]))
             sent[param.display_name] = value
-        if "event" in params and "event" not in sent and self.events:
+        if "event" in params and "event" not in options and self.events:
             sent["event"] = str(self.events[-1])
         return sent
 
@@ -354,10 +364,20 @@ class ScenarioRun:
             await self.add_member(member.discord_id, member.name, roles)
         return TEAM_ROLE
 
+    async def event_about(self, step: Step) -> int | None:
+        """The event a `play` or `expect` step is about: the one its `about` names, else the last one created."""
+        about = step.values.get("about")
+        if about is None:
+            return self.events[-1] if self.events else None
+        for event in await self.director.list_events(GUILD):
+            if event.name.casefold() == str(about).casefold():
+                return event.id
+        raise self.failed(step, f"an event called {about!r}", "none")
+
     async def play(self, step: Step) -> None:
         """A board's game on Lichess ends the given way (both players play it through the control API)."""
         v = step.values
-        event_id = self.events[-1] if self.events else None
+        event_id = await self.event_about(step)
         if event_id is None:
             raise self.failed(step, "an event to play in", "none")
         view = await self.director.pairings(event_id, v.get("round"))
@@ -420,7 +440,8 @@ class ScenarioRun:
         """Every expectation of an `expect` step."""
         v = step.values
         d = self.director
-        event: Event | None = await d.event(self.events[-1]) if self.events else None
+        event_id = await self.event_about(step)
+        event: Event | None = await d.event(event_id) if event_id is not None else None
         if event is None:
             raise self.failed(step, "an event", "none was created")
         if "event" in v:
