@@ -84,7 +84,7 @@ REQUIRED_OPTIONS = {
 COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (str,)}
 ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     "wait": {},
-    "restart": {},
+    "restart": {"down_for": (str,)},
     "play": {
         "about": (str,),
         "round": (int,),
@@ -395,6 +395,11 @@ class _Reader:
             raise self.fail(line, f"{where}: account needs the 'name' of the Lichess account")
         elif do == "discord" and "down" not in values:
             raise self.fail(line, f"{where}: discord needs 'down = true' or 'down = false'")
+        elif do == "restart" and "down_for" in values:
+            try:
+                parse_duration(values["down_for"])
+            except ValueError as exc:
+                raise self.fail(line, f"{where}: down_for: {exc}") from None
         elif do == "storage" and values.get("trouble") not in STORAGE_TROUBLE:
             raise self.fail(line, f"{where}: storage needs 'trouble', one of {', '.join(STORAGE_TROUBLE)}")
         return Step(index=index, line=line or 0, at=when, do=do, values=values)

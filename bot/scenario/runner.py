@@ -35,7 +35,16 @@ from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
 from bot.scenario.channel import ScenarioChannel
 from bot.scenario.clock import ScenarioClock
-from bot.scenario.format import MEMBER_COMMANDS, ORGANISER_COMMANDS, PLAY_RESULTS, Member, Scenario, Step, parse_time
+from bot.scenario.format import (
+    MEMBER_COMMANDS,
+    ORGANISER_COMMANDS,
+    PLAY_RESULTS,
+    Member,
+    Scenario,
+    Step,
+    parse_duration,
+    parse_time,
+)
 from bot.scheduling import Scheduler
 from domain.event import Event
 from sandbox.discord import DiscordSandbox, run_discord_sandbox
@@ -238,8 +247,11 @@ class ScenarioRun:
         elif step.do == "wait":
             return
         elif step.do == "restart":
-            self.say("the bot is restarted")
             await self.stop()
+            if "down_for" in v:  # nothing runs while the bot is down; the clock goes on
+                self.clock.set(self.clock.now() + parse_duration(str(v["down_for"])))
+                self.say(f"the bot was down for {v['down_for']}")
+            self.say("the bot is restarted")
             await self.boot()
         elif step.do == "play":
             await self.play(step)
