@@ -85,6 +85,7 @@ COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (s
 ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     "wait": {},
     "restart": {"down_for": (str,)},
+    "click": {"button": (str,), "by": (str,), "about": (str,), "reply": (str,)},
     "play": {
         "about": (str,),
         "round": (int,),
@@ -119,6 +120,9 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "trf_contains": (str,),
         "trf_lacks": (str,),
         "trf_checks": (str,),
+        "in_channel": (str, dict),
+        "edited": (str, dict),
+        "dm": (dict,),
     },
 }
 EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
@@ -126,6 +130,9 @@ EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
     "player": {"name": (str,), "status": (str,)},
     "event": {"status": (str,), "round": (int,), "next_round": (str,)},
     "posted": {"text": (str,), "times": (int,)},
+    "in_channel": {"text": (str,), "times": (int,)},
+    "edited": {"text": (str,), "times": (int,)},
+    "dm": {"to": (str,), "text": (str,), "times": (int,)},
     "fault": {"path": (str,), "status": (int,), "count": (int,), "delay": (int, float), "after": (bool,)},
 }
 STORAGE_TROUBLE = ("locked", "full", "readonly", "ok")
@@ -395,6 +402,8 @@ class _Reader:
             raise self.fail(line, f"{where}: account needs the 'name' of the Lichess account")
         elif do == "discord" and "down" not in values:
             raise self.fail(line, f"{where}: discord needs 'down = true' or 'down = false'")
+        elif do == "click" and (values.get("button") != "join" or "by" not in values):
+            raise self.fail(line, f"{where}: click needs 'button = \"join\"' and 'by' (the member who clicks)")
         elif do == "restart" and "down_for" in values:
             try:
                 parse_duration(values["down_for"])
@@ -424,10 +433,13 @@ class _Reader:
         for key in ("board", "player", "event"):
             if key in values:
                 self.check(values[key], EXPECT_TABLES[key], f"{where} expect.{key}", line)
-        if isinstance(values.get("posted"), dict):
-            self.check(values["posted"], EXPECT_TABLES["posted"], f"{where} expect.posted", line)
-            if "text" not in values["posted"]:
-                raise self.fail(line, f"{where} expect.posted: missing 'text'")
+        for key in ("posted", "in_channel", "edited", "dm"):
+            if isinstance(values.get(key), dict):
+                self.check(values[key], EXPECT_TABLES[key], f"{where} expect.{key}", line)
+                if "text" not in values[key]:
+                    raise self.fail(line, f"{where} expect.{key}: missing 'text'")
+        if "dm" in values and "to" not in values["dm"]:
+            raise self.fail(line, f"{where} expect.dm: missing 'to' (a member's name)")
         if "board" in values and not {"round", "board"} <= set(values["board"]):
             raise self.fail(line, f"{where} expect.board: needs 'round' and 'board'")
         if "player" in values and "name" not in values["player"]:

@@ -29,11 +29,12 @@ from bot.config import ClubConfig, Config, DiscordConfig
 from bot.demo.runner import start_bot
 from bot.director.api import Director
 from bot.director.models import Job, JobKind
+from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.bot import SwissBot
 from bot.discord.errors import APOLOGY, user_message
 from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
-from bot.scenario.channel import ScenarioChannel
+from bot.scenario.channel import BothChannels, ScenarioChannel
 from bot.scenario.clock import ScenarioClock
 from bot.scenario.format import (
     MEMBER_COMMANDS,
@@ -121,13 +122,17 @@ class ScenarioRun:
             database=self.db_path,
             director=self.scenario.director,
             clubs=(ClubConfig(GUILD, ORGANISER_ROLE_NAME, CHANNEL),),
-            discord=DiscordConfig(api_url=self.discord.url),
+            discord=DiscordConfig(api_url=self.discord.url, dm_players=True),
         )
-        self.app = await build(config, self.clock, Services(self.db, self.gateway, self.channel), scheduled=False)
+        announcer = BothChannels(self.channel)
+        self.app = await build(config, self.clock, Services(self.db, self.gateway, announcer), scheduled=False)
         self.director = self.app.director
         self.scheduler = self.app.scheduler
         self.timers = {}
         self.bot = SwissBot(config, app=self.app, clock=self.clock)
+        on_discord = DiscordAnnouncer(self.bot, self.db, config)
+        on_discord.director = self.app.director  # the crosstable at an event's end, as `SwissBot.build_app` sets it
+        announcer.discord = on_discord
         self.bot.tree.on_error = self.noting_refusals(self.bot.tree.on_error)  # type: ignore[method-assign]
         self.bot_stack = AsyncExitStack()
         await start_bot(self.bot_stack, self.bot, self.discord.token, GUILD)
@@ -255,6 +260,8 @@ class ScenarioRun:
             await self.boot()
         elif step.do == "play":
             await self.play(step)
+        elif step.do == "click":
+            await self.click(step)
         elif step.do == "lichess":
             await self.lichess(step)
         elif step.do == "account":
@@ -520,7 +527,66 @@ class ScenarioRun:
             verdict = await _swissbot_check((await d.export(event.id, "trf")).decode(), str(v["trf_checks"]))
             if verdict is not None:
                 raise self.failed(step, f"swissbot check --system {v['trf_checks']} to accept the TRF", verdict)
+        await self.expect_on_discord(step)
         self.say(f"{step.where}: expectations hold")
+
+    async def discord_messages(self, path: str) -> list[dict[str, Any]]:
+        """Messages the bot posted, read through the local Discord's control API (oldest first)."""
+        async with self.http.get(f"{self.discord.url}/sandbox/{path}") as reply:
+            reply.raise_for_status()
+            found: list[dict[str, Any]] = await reply.json()
+        return [m for m in found if not m.get("deleted")]
+
+    async def expect_on_discord(self, step: Step) -> None:
+        """`in_channel`, `edited` and `dm`: what the local Discord holds, counted message by message."""
+        v = step.values
+        checks: list[tuple[str, Any, list[dict[str, Any]]]] = []
+        if "in_channel" in v or "edited" in v:
+            channel = await self.discord_messages(f"channels/{CHANNEL}/messages")
+            if "in_channel" in v:
+                checks.append(("channel message", v["in_channel"], channel))
+            if "edited" in v:
+                checks.append(("edited message", v["edited"], [m for m in channel if m.get("edits")]))
+        if "dm" in v:
+            member = self.members.get(str(v["dm"]["to"]).lower())
+            if member is None:
+                raise self.failed(step, f"a member called {v['dm']['to']!r}", "none")
+            checks.append(
+                (f"direct message to {member.name}", v["dm"], await self.discord_messages(f"dms/{member.discord_id}"))
+            )
+        for what, want, messages in checks:
+            text, times = (want, None) if isinstance(want, str) else (want["text"], want.get("times"))
+            count = sum(1 for m in messages if text.lower() in plain(response_text(m)).lower())
+            if (times is None and count == 0) or (times is not None and count != times):
+                wanted = f"{times} {what}(s)" if times is not None else f"a {what}"
+                raise self.failed(step, f"{wanted} containing {text!r}", str(count))
+
+    async def click(self, step: Step) -> None:
+        """A member clicks the Join button on the event's card in the channel; the answer checked with `reply`."""
+        event_id = await self.event_about(step)
+        member = self.members[str(step.values["by"]).lower()]
+        custom_id = f"swiss:join:{event_id}"
+        card = next(
+            (
+                m
+                for m in reversed(await self.discord_messages(f"channels/{CHANNEL}/messages"))
+                for row in m.get("components") or []
+                for c in row.get("components") or []
+                if c.get("custom_id") == custom_id
+            ),
+            None,
+        )
+        if card is None:
+            raise self.failed(step, f"a Join button for event #{event_id} in the channel", "none")
+        body = {"message_id": card["id"], "custom_id": custom_id, "user_id": str(member.discord_id), "settle": 0.02}
+        async with self.http.post(f"{self.discord.url}/sandbox/components", json=body) as answer:
+            found = await answer.json(content_type=None)
+        if answer.status >= 400 or "error" in found:
+            raise self.failed(step, "the click to reach the bot", str(found))
+        reply = plain("\n".join(response_text(r) for r in found["responses"] if response_text(r)))
+        self.say(f"{member.name} clicks Join → {reply}")
+        if "reply" in step.values and str(step.values["reply"]).lower() not in reply.lower():
+            raise self.failed(step, f"the reply {step.values['reply']!r}", repr(reply))
 
 
 async def _swissbot_check(trf: str, system: str) -> str | None:
