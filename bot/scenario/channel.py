@@ -92,9 +92,9 @@ class ScenarioChannel:
 
 @dataclass
 class BothChannels:
-    """The announcer of a scenario: every announcement is kept and printed by the `ScenarioChannel` (what `posted`
-    checks), then made by the bot's `DiscordAnnouncer` on the local Discord (what `in_channel`, `edited` and `dm`
-    check), unless the scenario's Discord is down (then it never reached Discord)."""
+    """The announcer of a scenario: every announcement is made by the bot's `DiscordAnnouncer` on the local Discord
+    (what `in_channel`, `edited` and `dm` check; skipped while the scenario's Discord is down), then kept and
+    printed by the `ScenarioChannel` (what `posted` checks) unless Discord refused it (the director retries it)."""
 
     channel: ScenarioChannel
     discord: Announcer | None = None
@@ -104,48 +104,48 @@ class BothChannels:
 
     async def event_opened(self, event: Event) -> None:
         """The opening post (with the Join button on Discord)."""
-        await self.channel.event_opened(event)
         if (discord := self._reaches_discord()) is not None:
             await discord.event_opened(event)
+        await self.channel.event_opened(event)
 
     async def round_paired(self, event: Event, round: RoundView) -> None:
         """The pairings."""
-        await self.channel.round_paired(event, round)
         if (discord := self._reaches_discord()) is not None:
             await discord.round_paired(event, round)
+        await self.channel.round_paired(event, round)
 
     async def results_updated(self, event: Event, round: RoundView) -> None:
         """The round's results (an edit of the round's message on Discord)."""
-        await self.channel.results_updated(event, round)
         if (discord := self._reaches_discord()) is not None:
             await discord.results_updated(event, round)
+        await self.channel.results_updated(event, round)
 
     async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
         """A standings table."""
-        await self.channel.standings(event, rows, final)
         if (discord := self._reaches_discord()) is not None:
             await discord.standings(event, rows, final)
+        await self.channel.standings(event, rows, final)
 
     async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
         """The end."""
-        await self.channel.event_finished(event, rows, reason)
         if (discord := self._reaches_discord()) is not None:
             await discord.event_finished(event, rows, reason)
+        await self.channel.event_finished(event, rows, reason)
 
     async def bulletin(self, event: Event, text: str) -> None:
         """A line for everyone in the channel."""
-        await self.channel.bulletin(event, text)
         if (discord := self._reaches_discord()) is not None:
             await discord.bulletin(event, text)
+        await self.channel.bulletin(event, text)
 
     async def notice(self, event: Event, text: str) -> None:
         """An organiser notice."""
-        await self.channel.notice(event, text)
         if (discord := self._reaches_discord()) is not None:
             await discord.notice(event, text)
+        await self.channel.notice(event, text)
 
     async def dm(self, discord_id: int, text: str) -> None:
         """A direct message."""
-        await self.channel.dm(discord_id, text)
         if (discord := self._reaches_discord()) is not None:
             await discord.dm(discord_id, text)
+        await self.channel.dm(discord_id, text)

@@ -106,7 +106,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "title": (str,),
         "bio": (str,),
     },
-    "discord": {"down": (bool,)},
+    "discord": {"down": (bool,), "fault": (dict,), "clear": (bool,)},
     "storage": {"trouble": (str,)},
     "expect": {
         "about": (str,),
@@ -134,6 +134,14 @@ EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
     "edited": {"text": (str,), "times": (int,)},
     "dm": {"to": (str,), "text": (str,), "times": (int,)},
     "fault": {"path": (str,), "status": (int,), "count": (int,), "delay": (int, float), "after": (bool,)},
+    "discord_fault": {
+        "path": (str,),
+        "status": (int,),
+        "count": (int,),
+        "delay": (int, float),
+        "retry_after": (int, float),
+        "global": (bool,),
+    },
 }
 STORAGE_TROUBLE = ("locked", "full", "readonly", "ok")
 PLAY_RESULTS = {"1-0": ("white", "resign"), "0-1": ("black", "resign"), "1/2-1/2": (None, "draw")}
@@ -400,8 +408,12 @@ class _Reader:
             self.check(values.get("fault", {}), EXPECT_TABLES["fault"], f"{where} fault", line)
         elif do == "account" and "name" not in values:
             raise self.fail(line, f"{where}: account needs the 'name' of the Lichess account")
-        elif do == "discord" and "down" not in values:
-            raise self.fail(line, f"{where}: discord needs 'down = true' or 'down = false'")
+        elif do == "discord" and not {"down", "fault", "clear"} & set(values):
+            raise self.fail(line, f"{where}: discord needs 'down = true|false', a 'fault' or 'clear = true'")
+        elif do == "discord" and "fault" in values:
+            self.check(values["fault"], EXPECT_TABLES["discord_fault"], f"{where} fault", line)
+            if "path" not in values["fault"]:
+                raise self.fail(line, f'{where} fault: missing \'path\' (e.g. "channel" or "/api/v10/users")')
         elif do == "click" and (values.get("button") != "join" or "by" not in values):
             raise self.fail(line, f"{where}: click needs 'button = \"join\"' and 'by' (the member who clicks)")
         elif do == "restart" and "down_for" in values:

@@ -276,8 +276,7 @@ class ScenarioRun:
                     setattr(user, fields.get(key, key), value)
             self.say(f"Lichess account {v['name']}: " + ", ".join(f"{k}={x}" for k, x in v.items() if k != "name"))
         elif step.do == "discord":
-            self.channel.down = bool(v["down"])
-            self.say("Discord is down" if self.channel.down else "Discord is back")
+            await self.discord_step(step)
         elif step.do == "storage":
             await self.storage(str(v["trouble"]))
         else:
@@ -428,6 +427,25 @@ class ScenarioRun:
                     if reply.status >= 300:
                         raise self.failed(step, "a fault the sandbox takes", await reply.text())
                 self.say(f"Lichess fault: {dict(v['fault'])}")
+
+    async def discord_step(self, step: Step) -> None:
+        """Discord down or back (every post), or faults of the local Discord per path and count (or their end)."""
+        v = step.values
+        if "down" in v:
+            self.channel.down = bool(v["down"])
+            self.say("Discord is down" if self.channel.down else "Discord is back")
+        if v.get("clear"):
+            async with self.http.delete(f"{self.discord.url}/sandbox/faults") as reply:
+                reply.raise_for_status()
+            self.say("Discord answers normally again")
+        if "fault" in v:
+            fault = dict(v["fault"])
+            if fault["path"] == "channel":  # the club's channel's messages, where the announcements go
+                fault["path"] = f"/api/v10/channels/{CHANNEL}/messages"
+            async with self.http.post(f"{self.discord.url}/sandbox/faults", json=fault) as reply:
+                if reply.status >= 300:
+                    raise self.failed(step, "a fault the local Discord takes", await reply.text())
+            self.say(f"Discord fault: {fault}")
 
     async def storage(self, trouble: str) -> None:
         """Make the database locked by another process, full, read-only, or fine again."""
