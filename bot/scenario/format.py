@@ -107,7 +107,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "bio": (str,),
     },
     "discord": {"down": (bool,), "fault": (dict,), "clear": (bool,)},
-    "storage": {"trouble": (str,)},
+    "storage": {"trouble": (str,), "after": (str,)},
     "expect": {
         "about": (str,),
         "board": (dict,),
@@ -121,6 +121,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "trf_lacks": (str,),
         "trf_checks": (str,),
         "in_channel": (str, dict),
+        "lichess_games": (int,),
         "edited": (str, dict),
         "dm": (dict,),
     },
@@ -144,6 +145,8 @@ EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
     },
 }
 STORAGE_TROUBLE = ("locked", "full", "readonly", "ok")
+# Named points inside a job where storage trouble can start: the Lichess call after which it starts.
+TROUBLE_POINTS = {"game-created": "create_game", "bulk-created": "create_bulk"}
 PLAY_RESULTS = {"1-0": ("white", "resign"), "0-1": ("black", "resign"), "1/2-1/2": (None, "draw")}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])")
 _TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S")
@@ -421,6 +424,8 @@ class _Reader:
                 parse_duration(values["down_for"])
             except ValueError as exc:
                 raise self.fail(line, f"{where}: down_for: {exc}") from None
+        elif do == "storage" and values.get("after", next(iter(TROUBLE_POINTS))) not in TROUBLE_POINTS:
+            raise self.fail(line, f"{where}: storage 'after' is one of {', '.join(TROUBLE_POINTS)}")
         elif do == "storage" and values.get("trouble") not in STORAGE_TROUBLE:
             raise self.fail(line, f"{where}: storage needs 'trouble', one of {', '.join(STORAGE_TROUBLE)}")
         return Step(index=index, line=line or 0, at=when, do=do, values=values)

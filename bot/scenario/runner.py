@@ -40,6 +40,7 @@ from bot.scenario.format import (
     MEMBER_COMMANDS,
     ORGANISER_COMMANDS,
     PLAY_RESULTS,
+    TROUBLE_POINTS,
     Member,
     Scenario,
     Step,
@@ -277,6 +278,8 @@ class ScenarioRun:
             self.say(f"Lichess account {v['name']}: " + ", ".join(f"{k}={x}" for k, x in v.items() if k != "name"))
         elif step.do == "discord":
             await self.discord_step(step)
+        elif step.do == "storage" and "after" in v:
+            self.trouble_after(str(v["after"]), str(v["trouble"]))
         elif step.do == "storage":
             await self.storage(str(v["trouble"]))
         else:
@@ -447,6 +450,22 @@ class ScenarioRun:
                     raise self.failed(step, "a fault the local Discord takes", await reply.text())
             self.say(f"Discord fault: {fault}")
 
+    def trouble_after(self, point: str, trouble: str) -> None:
+        """Storage trouble that starts inside the next job that reaches `point`: once Lichess answered that call
+        (a game created, a bulk pairing made) and before the bot stores what it got."""
+        name = TROUBLE_POINTS[point]
+        gateway = self.gateway
+        lichess_call = getattr(gateway, name)
+
+        async def then_trouble(*args: Any, **kwargs: Any) -> Any:
+            answer = await lichess_call(*args, **kwargs)
+            del gateway.__dict__[name]  # once
+            await self.storage(trouble)
+            return answer
+
+        setattr(gateway, name, then_trouble)
+        self.say(f"the database will be {trouble} once Lichess answered the next {name}")
+
     async def storage(self, trouble: str) -> None:
         """Make the database locked by another process, full, read-only, or fine again."""
         conn = self.db.connection
@@ -545,6 +564,8 @@ class ScenarioRun:
             verdict = await _swissbot_check((await d.export(event.id, "trf")).decode(), str(v["trf_checks"]))
             if verdict is not None:
                 raise self.failed(step, f"swissbot check --system {v['trf_checks']} to accept the TRF", verdict)
+        if "lichess_games" in v and len(self.sandbox.state.games) != v["lichess_games"]:
+            raise self.failed(step, f"{v['lichess_games']} game(s) on Lichess", str(len(self.sandbox.state.games)))
         await self.expect_on_discord(step)
         self.say(f"{step.where}: expectations hold")
 
