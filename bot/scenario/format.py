@@ -85,7 +85,7 @@ COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (s
 ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     "wait": {},
     "restart": {"down_for": (str,)},
-    "click": {"button": (str,), "by": (str,), "about": (str,), "reply": (str,)},
+    "click": {"button": (str,), "by": (str,), "about": (str,), "reply": (str,), "server": (str,)},
     "play": {
         "about": (str,),
         "round": (int,),
@@ -419,6 +419,8 @@ class _Reader:
                 raise self.fail(line, f'{where} fault: missing \'path\' (e.g. "channel" or "/api/v10/users")')
         elif do == "click" and (values.get("button") != "join" or "by" not in values):
             raise self.fail(line, f"{where}: click needs 'button = \"join\"' and 'by' (the member who clicks)")
+        elif do == "click" and values.get("server", "other") != "other":
+            raise self.fail(line, f"{where}: click 'server' can only be \"other\" (another server the members are in)")
         elif do == "restart" and "down_for" in values:
             try:
                 parse_duration(values["down_for"])

@@ -57,6 +57,8 @@ GUILD = 1000
 CHANNEL = 2000
 TEAM_ROLE = 3000  # the Discord role a `team` step's `role` members stand for
 ORGANISER_ROLE = 4000
+OTHER_GUILD = 1001  # another server the bot and the members are in (no club configured there)
+OTHER_CHANNEL = 2001
 ORGANISER_ROLE_NAME = "organisers"
 ORGANISER_ID = 1
 ORGANISER_NAME = "organiser"
@@ -601,20 +603,25 @@ class ScenarioRun:
                 raise self.failed(step, f"{wanted} containing {text!r}", str(count))
 
     async def click(self, step: Step) -> None:
-        """A member clicks the Join button on the event's card in the channel; the answer checked with `reply`."""
+        """A member clicks the Join button on the event's card in the channel (or, with `server = "other"`, a card
+        carrying that event's button in another server's channel); the answer checked with `reply`."""
         event_id = await self.event_about(step)
         member = self.members[str(step.values["by"]).lower()]
         custom_id = f"swiss:join:{event_id}"
-        card = next(
-            (
-                m
-                for m in reversed(await self.discord_messages(f"channels/{CHANNEL}/messages"))
-                for row in m.get("components") or []
-                for c in row.get("components") or []
-                if c.get("custom_id") == custom_id
-            ),
-            None,
-        )
+        card: dict[str, Any] | None
+        if step.values.get("server") == "other":
+            card = await self.crafted_card(custom_id)
+        else:
+            card = next(
+                (
+                    m
+                    for m in reversed(await self.discord_messages(f"channels/{CHANNEL}/messages"))
+                    for row in m.get("components") or []
+                    for c in row.get("components") or []
+                    if c.get("custom_id") == custom_id
+                ),
+                None,
+            )
         if card is None:
             raise self.failed(step, f"a Join button for event #{event_id} in the channel", "none")
         body = {"message_id": card["id"], "custom_id": custom_id, "user_id": str(member.discord_id), "settle": 0.02}
@@ -626,6 +633,18 @@ class ScenarioRun:
         self.say(f"{member.name} clicks Join → {reply}")
         if "reply" in step.values and str(step.values["reply"]).lower() not in reply.lower():
             raise self.failed(step, f"the reply {step.values['reply']!r}", repr(reply))
+
+    async def crafted_card(self, custom_id: str) -> dict[str, Any]:
+        """A message in the other server's channel whose button carries `custom_id` (an event of this server): what
+        a crafted custom_id looks like to the bot (posted with the bot's token, as nobody else can add buttons)."""
+        button = {"type": 2, "style": 3, "label": "Join", "custom_id": custom_id}
+        body = {"content": "Join", "components": [{"type": 1, "components": [button]}]}
+        headers = {"Authorization": f"Bot {self.discord.token}"}
+        url = f"{self.discord.url}/api/v10/channels/{OTHER_CHANNEL}/messages"
+        async with self.http.post(url, json=body, headers=headers) as reply:
+            reply.raise_for_status()
+            card: dict[str, Any] = await reply.json()
+        return card
 
 
 async def _swissbot_check(trf: str, system: str) -> str | None:
@@ -710,6 +729,15 @@ async def setup_server(run: ScenarioRun) -> None:
     await run.add_member(ORGANISER_ID, ORGANISER_NAME, [str(ORGANISER_ROLE)])
     for member in run.scenario.members:
         await run.add_member(member.discord_id, member.name, [str(ORGANISER_ROLE)] if member.organiser else [])
+    other = {"id": str(OTHER_GUILD), "name": "another server", "channels": [{"id": str(OTHER_CHANNEL), "name": "chat"}]}
+    async with run.http.post(f"{run.discord.url}/sandbox/guilds", json=other) as reply:
+        if reply.status >= 300:
+            raise SwissbotError(f"the local Discord refused the other server: {await reply.text()}")
+    for member in run.scenario.members:
+        body = {"guild_id": str(OTHER_GUILD), "user": {"id": str(member.discord_id), "name": member.name}, "roles": []}
+        async with run.http.post(f"{run.discord.url}/sandbox/members", json=body) as reply:
+            if reply.status >= 300:
+                raise SwissbotError(f"the local Discord refused {member.name} in the other server")
 
 
 @asynccontextmanager
