@@ -746,7 +746,10 @@ async def booted(scenario: Scenario, out: TextIO, workdir: Path) -> AsyncIterato
     in; everything is stopped on the way out."""
     run = ScenarioRun(scenario, out, workdir)
     async with AsyncExitStack() as stack:
-        run.sandbox = await stack.enter_async_context(run_sandbox(seed=scenario.seed, autoplay=scenario.autoplay))
+        on_scenario_time = lambda: run.clock.now().timestamp()  # noqa: E731 - the local Lichess on the scenario's clock
+        run.sandbox = await stack.enter_async_context(
+            run_sandbox(seed=scenario.seed, autoplay=scenario.autoplay, clock=on_scenario_time)
+        )
         run.discord = await stack.enter_async_context(run_discord_sandbox(seed=scenario.seed))
         run.http = await stack.enter_async_context(aiohttp.ClientSession())
         await setup_server(run)
