@@ -257,6 +257,8 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
             f"'director.lichess_pause' must be at least {MIN_LICHESS_PAUSE:g} seconds: "
             "Lichess asks for a minute's pause after a 429"
         )
+    if director.poll_interval <= 0:
+        raise ConfigError("'director.poll_interval' must be positive: the bot would poll Lichess without a pause")
     root.finish()
     return Config(
         database=database if database.is_absolute() else base_dir / database,

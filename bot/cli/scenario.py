@@ -34,17 +34,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    """Run every file in order; stop at the first that fails."""
+    """Run every file and report each: FAILED when one failed, else BAD_INPUT when one could not be read."""
     from bot.scenario.format import ScenarioError, load
     from bot.scenario.runner import ExpectationFailed, run_scenario
 
     logging.basicConfig(level=logging.CRITICAL)
+    failed = bad = 0
     for path in args.files:
         try:
             scenario = load(path)
         except ScenarioError as exc:
             print(f"swissbot scenario: {exc}", file=sys.stderr)
-            return ExitCode.BAD_INPUT
+            bad += 1
+            continue
         out = open(os.devnull, "w") if args.quiet else sys.stdout  # noqa: SIM115
         print(f"== scenario {scenario.name} ({path}) ==", file=out)
         try:
@@ -52,9 +54,13 @@ def run(args: argparse.Namespace) -> ExitCode:
         except ExpectationFailed as exc:
             out.flush()
             print(f"FAILED {exc}", file=sys.stderr)
-            return ExitCode.FAILED
+            failed += 1
+            continue
         finally:
             if out is not sys.stdout:
                 out.close()
         print(f"ok {path}")
-    return ExitCode.OK
+    total = len(args.files)
+    if failed or bad:
+        print(f"{total - failed - bad} of {total} scenario(s) held; {failed} failed, {bad} unreadable", file=sys.stderr)
+    return ExitCode.FAILED if failed else ExitCode.BAD_INPUT if bad else ExitCode.OK

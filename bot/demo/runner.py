@@ -282,9 +282,9 @@ def _refuse_resume_on_a_new_lichess(event_id: int, status: EventStatus, entries:
     )
 
 
-async def _start_bot(stack: AsyncExitStack, bot: SwissBot, token: str) -> asyncio.Task[None]:
+async def start_bot(stack: AsyncExitStack, bot: SwissBot, token: str, guild_id: int) -> asyncio.Task[None]:
     """Log the bot into the local Discord (as `swissbot run`) and sync its commands to the club's server (as
-    `swissbot sync --guild`); it is closed when the demo ends."""
+    `swissbot sync --guild`); it is closed when `stack` closes (the demo and the scenario runner use it)."""
     task = asyncio.create_task(bot.start(token))
 
     async def close() -> None:
@@ -301,7 +301,7 @@ async def _start_bot(stack: AsyncExitStack, bot: SwissBot, token: str) -> asynci
         if task in done:
             task.result()  # the reason it stopped (a database in trouble, a refused token)
         raise SwissbotError(f"the bot did not connect to the local Discord within {READY_SECONDS:.0f} s")
-    guild = discord.Object(DEMO_GUILD)
+    guild = discord.Object(guild_id)
     bot.tree.copy_global_to(guild=guild)
     await bot.tree.sync(guild=guild)
     return task
@@ -358,7 +358,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
             config, Secrets(local_discord.token, BOT_TOKEN), clock=clock, before_pairing=scripted.before_pairing
         )
         scripted.bot = bot
-        bot_task = await _start_bot(stack, bot, local_discord.token)
+        bot_task = await start_bot(stack, bot, local_discord.token, DEMO_GUILD)
         scripted.ready.set()
         director = bot.director
         view = ChannelView(http, local_discord.url, DEMO_CHANNEL, out)

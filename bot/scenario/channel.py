@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TextIO
 
 from bot.demo.console import format_round, format_standings
-from bot.director.announcer import AnnouncementFailed
+from bot.director.announcer import AnnouncementFailed, Announcer
 from bot.director.models import RoundView, StandingRow
 from domain.event import Event
 
@@ -88,3 +88,64 @@ class ScenarioChannel:
         """How many posts so far contain `text` (case-insensitive)."""
         wanted = text.lower()
         return sum(1 for post in self.posts if wanted in post.text.lower())
+
+
+@dataclass
+class BothChannels:
+    """The announcer of a scenario: every announcement is made by the bot's `DiscordAnnouncer` on the local Discord
+    (what `in_channel`, `edited` and `dm` check; skipped while the scenario's Discord is down), then kept and
+    printed by the `ScenarioChannel` (what `posted` checks) unless Discord refused it (the director retries it)."""
+
+    channel: ScenarioChannel
+    discord: Announcer | None = None
+
+    def _reaches_discord(self) -> Announcer | None:
+        return None if self.channel.down else self.discord
+
+    async def event_opened(self, event: Event) -> None:
+        """The opening post (with the Join button on Discord)."""
+        if (discord := self._reaches_discord()) is not None:
+            await discord.event_opened(event)
+        await self.channel.event_opened(event)
+
+    async def round_paired(self, event: Event, round: RoundView) -> None:
+        """The pairings."""
+        if (discord := self._reaches_discord()) is not None:
+            await discord.round_paired(event, round)
+        await self.channel.round_paired(event, round)
+
+    async def results_updated(self, event: Event, round: RoundView) -> None:
+        """The round's results (an edit of the round's message on Discord)."""
+        if (discord := self._reaches_discord()) is not None:
+            await discord.results_updated(event, round)
+        await self.channel.results_updated(event, round)
+
+    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
+        """A standings table."""
+        if (discord := self._reaches_discord()) is not None:
+            await discord.standings(event, rows, final)
+        await self.channel.standings(event, rows, final)
+
+    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
+        """The end."""
+        if (discord := self._reaches_discord()) is not None:
+            await discord.event_finished(event, rows, reason)
+        await self.channel.event_finished(event, rows, reason)
+
+    async def bulletin(self, event: Event, text: str) -> None:
+        """A line for everyone in the channel."""
+        if (discord := self._reaches_discord()) is not None:
+            await discord.bulletin(event, text)
+        await self.channel.bulletin(event, text)
+
+    async def notice(self, event: Event, text: str) -> None:
+        """An organiser notice."""
+        if (discord := self._reaches_discord()) is not None:
+            await discord.notice(event, text)
+        await self.channel.notice(event, text)
+
+    async def dm(self, discord_id: int, text: str) -> None:
+        """A direct message."""
+        if (discord := self._reaches_discord()) is not None:
+            await discord.dm(discord_id, text)
+        await self.channel.dm(discord_id, text)

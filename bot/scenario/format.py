@@ -84,8 +84,10 @@ REQUIRED_OPTIONS = {
 COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (str,)}
 ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     "wait": {},
-    "restart": {},
+    "restart": {"down_for": (str,)},
+    "click": {"button": (str,), "by": (str,), "about": (str,), "reply": (str,), "server": (str,)},
     "play": {
+        "about": (str,),
         "round": (int,),
         "board": (int,),
         "result": (str,),
@@ -104,9 +106,10 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "title": (str,),
         "bio": (str,),
     },
-    "discord": {"down": (bool,)},
-    "storage": {"trouble": (str,)},
+    "discord": {"down": (bool,), "fault": (dict,), "clear": (bool,)},
+    "storage": {"trouble": (str,), "after": (str,)},
     "expect": {
+        "about": (str,),
         "board": (dict,),
         "player": (dict,),
         "event": (dict,),
@@ -117,6 +120,10 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "trf_contains": (str,),
         "trf_lacks": (str,),
         "trf_checks": (str,),
+        "in_channel": (str, dict),
+        "lichess_games": (int,),
+        "edited": (str, dict),
+        "dm": (dict,),
     },
 }
 EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
@@ -124,9 +131,22 @@ EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
     "player": {"name": (str,), "status": (str,)},
     "event": {"status": (str,), "round": (int,), "next_round": (str,)},
     "posted": {"text": (str,), "times": (int,)},
+    "in_channel": {"text": (str,), "times": (int,)},
+    "edited": {"text": (str,), "times": (int,)},
+    "dm": {"to": (str,), "text": (str,), "times": (int,)},
     "fault": {"path": (str,), "status": (int,), "count": (int,), "delay": (int, float), "after": (bool,)},
+    "discord_fault": {
+        "path": (str,),
+        "status": (int,),
+        "count": (int,),
+        "delay": (int, float),
+        "retry_after": (int, float),
+        "global": (bool,),
+    },
 }
 STORAGE_TROUBLE = ("locked", "full", "readonly", "ok")
+# Named points inside a job where storage trouble can start: the Lichess call after which it starts.
+TROUBLE_POINTS = {"game-created": "create_game", "bulk-created": "create_bulk"}
 PLAY_RESULTS = {"1-0": ("white", "resign"), "0-1": ("black", "resign"), "1/2-1/2": (None, "draw")}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])")
 _TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S")
@@ -391,8 +411,23 @@ class _Reader:
             self.check(values.get("fault", {}), EXPECT_TABLES["fault"], f"{where} fault", line)
         elif do == "account" and "name" not in values:
             raise self.fail(line, f"{where}: account needs the 'name' of the Lichess account")
-        elif do == "discord" and "down" not in values:
-            raise self.fail(line, f"{where}: discord needs 'down = true' or 'down = false'")
+        elif do == "discord" and not {"down", "fault", "clear"} & set(values):
+            raise self.fail(line, f"{where}: discord needs 'down = true|false', a 'fault' or 'clear = true'")
+        elif do == "discord" and "fault" in values:
+            self.check(values["fault"], EXPECT_TABLES["discord_fault"], f"{where} fault", line)
+            if "path" not in values["fault"]:
+                raise self.fail(line, f'{where} fault: missing \'path\' (e.g. "channel" or "/api/v10/users")')
+        elif do == "click" and (values.get("button") != "join" or "by" not in values):
+            raise self.fail(line, f"{where}: click needs 'button = \"join\"' and 'by' (the member who clicks)")
+        elif do == "click" and values.get("server", "other") != "other":
+            raise self.fail(line, f"{where}: click 'server' can only be \"other\" (another server the members are in)")
+        elif do == "restart" and "down_for" in values:
+            try:
+                parse_duration(values["down_for"])
+            except ValueError as exc:
+                raise self.fail(line, f"{where}: down_for: {exc}") from None
+        elif do == "storage" and values.get("after", next(iter(TROUBLE_POINTS))) not in TROUBLE_POINTS:
+            raise self.fail(line, f"{where}: storage 'after' is one of {', '.join(TROUBLE_POINTS)}")
         elif do == "storage" and values.get("trouble") not in STORAGE_TROUBLE:
             raise self.fail(line, f"{where}: storage needs 'trouble', one of {', '.join(STORAGE_TROUBLE)}")
         return Step(index=index, line=line or 0, at=when, do=do, values=values)
@@ -417,10 +452,13 @@ class _Reader:
         for key in ("board", "player", "event"):
             if key in values:
                 self.check(values[key], EXPECT_TABLES[key], f"{where} expect.{key}", line)
-        if isinstance(values.get("posted"), dict):
-            self.check(values["posted"], EXPECT_TABLES["posted"], f"{where} expect.posted", line)
-            if "text" not in values["posted"]:
-                raise self.fail(line, f"{where} expect.posted: missing 'text'")
+        for key in ("posted", "in_channel", "edited", "dm"):
+            if isinstance(values.get(key), dict):
+                self.check(values[key], EXPECT_TABLES[key], f"{where} expect.{key}", line)
+                if "text" not in values[key]:
+                    raise self.fail(line, f"{where} expect.{key}: missing 'text'")
+        if "dm" in values and "to" not in values["dm"]:
+            raise self.fail(line, f"{where} expect.dm: missing 'to' (a member's name)")
         if "board" in values and not {"round", "board"} <= set(values["board"]):
             raise self.fail(line, f"{where} expect.board: needs 'round' and 'board'")
         if "player" in values and "name" not in values["player"]:

@@ -9,55 +9,75 @@ the clock to a step's time fires every planned job on the way, in order.
 from __future__ import annotations
 
 import asyncio
+import re
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Mapping
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
 import aiohttp
+import discord
+from discord import app_commands
 
 from bot.assembly import App, Services, build
-from bot.config import Config
-from bot.demo.console import format_round, format_standings
+from bot.config import ClubConfig, Config, DiscordConfig
+from bot.demo.runner import start_bot
 from bot.director.api import Director
-from bot.director.models import Actor, Job, JobKind
-from bot.discord.mentions import player_key
-from bot.discord.options import apply_changes, describe_settings, settings_changes
-from bot.errors import SwissbotError, user_sentence
+from bot.director.models import Job, JobKind
+from bot.discord.announcer import DiscordAnnouncer
+from bot.discord.bot import SwissBot
+from bot.discord.errors import APOLOGY, user_message
+from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
-from bot.rendering.teams import team_game_text, team_line, team_standings_lines
-from bot.scenario.channel import ScenarioChannel
+from bot.scenario.channel import BothChannels, ScenarioChannel
 from bot.scenario.clock import ScenarioClock
 from bot.scenario.format import (
+    MEMBER_COMMANDS,
     ORGANISER_COMMANDS,
     PLAY_RESULTS,
-    SETTING_OPTIONS,
+    TROUBLE_POINTS,
     Member,
     Scenario,
     Step,
+    parse_duration,
     parse_time,
 )
 from bot.scheduling import Scheduler
 from domain.event import Event
+from sandbox.discord import DiscordSandbox, run_discord_sandbox
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
 
 GUILD = 1000
 CHANNEL = 2000
 TEAM_ROLE = 3000  # the Discord role a `team` step's `role` members stand for
-ORGANISER = Actor(1, "organiser", True)
-APOLOGY = "Sorry, something went wrong on our side."  # what Discord shows for an error that is no SwissbotError
+ORGANISER_ROLE = 4000
+OTHER_GUILD = 1001  # another server the bot and the members are in (no club configured there)
+OTHER_CHANNEL = 2001
+ORGANISER_ROLE_NAME = "organisers"
+ORGANISER_ID = 1
+ORGANISER_NAME = "organiser"
+MANAGE_EVENTS = 1 << 33
 BUSY_TIMEOUT_MS = 300  # a locked database is felt in 0.3 s, not the bot's 5 s
 MAX_FIRINGS = 20_000  # a scenario that runs this many jobs in one jump is stuck (a round that never ends)
+# The scenario's names for commands whose slash command is a subcommand of another name.
+SUBCOMMANDS = {"teams": "swiss team list", "team": "swiss team add"}
+AppCommand = app_commands.Command[Any, ..., Any]
+ErrorHandler = Callable[[discord.Interaction[SwissBot], app_commands.AppCommandError], Coroutine[Any, Any, None]]
 
 
 class ExpectationFailed(AssertionError):
     """An expectation of the scenario did not hold: the message names the file, the step, wanted and found."""
+
+
+class StepError(ExpectationFailed):
+    """A step that cannot run (a `play` before any round is paired, an option the command lacks): it names the
+    file and the line."""
 
 
 @dataclass
@@ -80,6 +100,11 @@ class ScenarioRun:
         self.events: list[int] = []
         self.timers: dict[str, _Timer] = {}
         self.sandbox: Sandbox
+        self.discord: DiscordSandbox
+        self.http: aiohttp.ClientSession
+        self.bot: SwissBot
+        self.bot_stack = AsyncExitStack()
+        self.refusals: list[str] = []
         self.db: Database
         self.gateway: LichessGateway
         self.app: App
@@ -90,20 +115,43 @@ class ScenarioRun:
     # -- the bot's life -------------------------------------------------------------------------------
 
     async def boot(self) -> None:
-        """A bot process: the database opened, a gateway, a director and a scheduler (nothing planned yet)."""
+        """A bot process: the database opened, a gateway, a director and a scheduler (nothing planned yet), and the
+        real `SwissBot` logged into the local Discord with its commands synced to the club's server."""
         self.db = await open_database(self.db_path, busy_timeout_ms=BUSY_TIMEOUT_MS)
         self.gateway = LichessGateway(
             self.sandbox.url, self.sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0
         )
-        config = Config(database=self.db_path, director=self.scenario.director)
-        self.app = await build(config, self.clock, Services(self.db, self.gateway, self.channel), scheduled=False)
+        config = Config(
+            database=self.db_path,
+            director=self.scenario.director,
+            clubs=(ClubConfig(GUILD, ORGANISER_ROLE_NAME, CHANNEL),),
+            discord=DiscordConfig(api_url=self.discord.url, dm_players=True),
+        )
+        announcer = BothChannels(self.channel)
+        self.app = await build(config, self.clock, Services(self.db, self.gateway, announcer), scheduled=False)
         self.director = self.app.director
         self.scheduler = self.app.scheduler
         self.timers = {}
+        self.bot = SwissBot(config, app=self.app, clock=self.clock)
+        on_discord = DiscordAnnouncer(self.bot, self.db, config)
+        on_discord.director = self.app.director  # the crosstable at an event's end, as `SwissBot.build_app` sets it
+        announcer.discord = on_discord
+        self.bot.tree.on_error = self.noting_refusals(self.bot.tree.on_error)  # type: ignore[method-assign]
+        self.bot_stack = AsyncExitStack()
+        await start_bot(self.bot_stack, self.bot, self.discord.token, GUILD)
+
+    def noting_refusals(self, handler: ErrorHandler) -> ErrorHandler:
+        """The command tree's error handler, noting each refusal it answers (what a member sees as one)."""
+
+        async def noted(interaction: discord.Interaction[SwissBot], error: app_commands.AppCommandError) -> None:
+            self.refusals.append(user_message(error) or APOLOGY)
+            await handler(interaction, error)
+
+        return noted
 
     async def stop(self) -> None:
         """The bot process ends (its planned jobs are forgotten, as APScheduler's are)."""
-        await self.app.close()
+        await self.bot_stack.aclose()
 
     async def plan(self) -> None:
         """What `Scheduler.rebuild` does: plan exactly the jobs the database implies."""
@@ -154,31 +202,37 @@ class ScenarioRun:
     # -- set-up ---------------------------------------------------------------------------------------
 
     async def setup(self) -> None:
-        """The members' Lichess accounts and links, and the `[event]` created, opened and joined."""
+        """The club's server on the local Discord, the members' Lichess accounts and links, and the `[event]`
+        created, opened and joined, each by its slash command."""
         for member in self.scenario.members:
             self.sandbox.add_user(member.name, rating=member.rating, **dict(member.account))
             if member.linked:
                 await self.link(member)
         if self.scenario.event is not None:
-            reply = await self.create(ORGANISER, self.scenario.event)
-            self.say(f"organiser: /swiss create → {reply}")
+            reply, refused = await self.type_command(None, ORGANISER_ID, "create", dict(self.scenario.event))
+            self.say(f"{ORGANISER_NAME}: /swiss create → {'refused: ' if refused else ''}{reply}")
+            if refused:
+                raise ExpectationFailed(f"{self.scenario.path}: [event] could not be created: {reply}")
             if self.scenario.open_event:
-                await self.director.open_event(ORGANISER, self.events[-1])
+                await self.type_command(None, ORGANISER_ID, "open", {})
                 for member in self.scenario.members:
                     if member.join and member.linked:
-                        await self.director.join(self.actor(member), self.events[-1])
+                        await self.type_command(None, member.discord_id, "join", {})
         await self.plan()
 
     async def link(self, member: Member) -> None:
-        """Link a member's account the way a member does: the code into the bio, then `/link` again."""
-        actor = self.actor(member)
-        challenge = await self.director.start_link(actor, member.name)
-        self.sandbox.state.users[member.name.lower()].bio = f"chess fan {challenge.code}"
-        await self.director.complete_link(actor)
+        """Link a member's account the way a member does: `/link USERNAME`, the code into the bio, `/link` again."""
+        await self.type_command(None, member.discord_id, "link", {"username": member.name})
+        _, refused = await self.type_command(None, member.discord_id, "link", {})
+        if refused:
+            raise ExpectationFailed(f"{self.scenario.path}: {member.name} could not link")
 
-    def actor(self, member: Member) -> Actor:
-        """The Discord member as the cogs describe them to the director."""
-        return Actor(member.discord_id, member.name, member.organiser)
+    async def add_member(self, user_id: int, name: str, roles: list[str]) -> None:
+        """A user in the club's server with those roles (replacing earlier ones)."""
+        body = {"guild_id": str(GUILD), "user": {"id": str(user_id), "name": name}, "roles": roles}
+        async with self.http.post(f"{self.discord.url}/sandbox/members", json=body) as reply:
+            if reply.status >= 300:
+                raise SwissbotError(f"the local Discord refused the member {name}: {await reply.text()}")
 
     # -- steps ----------------------------------------------------------------------------------------
 
@@ -187,31 +241,30 @@ class ScenarioRun:
         await self.setup()
         for step in self.scenario.steps:
             await self.advance_to(step.at)
-            await self.step(step)
+            try:
+                await self.step(step)
+            except SwissbotError as exc:  # e.g. `play` before any round is paired: the step, not a traceback
+                raise StepError(f"{self.scenario.path}: {step.where}, {step.do}: cannot run: {exc}") from None
             await self.advance_to(self.clock.now())
 
     async def step(self, step: Step) -> None:
         """One step of the timeline."""
         v = step.values
-        if step.do in ORGANISER_COMMANDS or step.do in (
-            "link",
-            "unlink",
-            "join",
-            "withdraw",
-            "bye",
-            "mygame",
-            "standings",
-            "pairings",
-        ):
+        if step.do in ORGANISER_COMMANDS or step.do in MEMBER_COMMANDS:
             await self.command(step)
         elif step.do == "wait":
             return
         elif step.do == "restart":
-            self.say("the bot is restarted")
             await self.stop()
+            if "down_for" in v:  # nothing runs while the bot is down; the clock goes on
+                self.clock.set(self.clock.now() + parse_duration(str(v["down_for"])))
+                self.say(f"the bot was down for {v['down_for']}")
+            self.say("the bot is restarted")
             await self.boot()
         elif step.do == "play":
             await self.play(step)
+        elif step.do == "click":
+            await self.click(step)
         elif step.do == "lichess":
             await self.lichess(step)
         elif step.do == "account":
@@ -226,27 +279,23 @@ class ScenarioRun:
                     setattr(user, fields.get(key, key), value)
             self.say(f"Lichess account {v['name']}: " + ", ".join(f"{k}={x}" for k, x in v.items() if k != "name"))
         elif step.do == "discord":
-            self.channel.down = bool(v["down"])
-            self.say("Discord is down" if self.channel.down else "Discord is back")
+            await self.discord_step(step)
+        elif step.do == "storage" and "after" in v:
+            self.trouble_after(str(v["after"]), str(v["trouble"]))
         elif step.do == "storage":
             await self.storage(str(v["trouble"]))
         else:
             await self.expect(step)
 
     async def command(self, step: Step) -> None:
-        """A slash command run by a member or an organiser; its reply or refusal checked."""
+        """A slash command typed by a member or an organiser in the club's channel; the cog's answer checked."""
         by = step.values.get("by")
         member = self.members.get(str(by).lower()) if by else None
-        actor = self.actor(member) if member else ORGANISER
+        user_id, name = (member.discord_id, member.name) if member else (ORGANISER_ID, ORGANISER_NAME)
         options = dict(step.options)
         shown = " ".join(f"{k}:{val}" for k, val in options.items())
-        try:
-            reply = await self.call(step.do, actor, options)
-            refused = False
-        except Exception as exc:  # as Discord's error handler shows it: a refusal's sentence, else the apology
-            known = user_sentence(exc)
-            reply, refused = known or f"{APOLOGY} ({type(exc).__name__}: {exc})", True
-        self.say(f"{actor.name}: /{step.do} {shown}".rstrip() + f" → {'refused: ' if refused else ''}{reply}")
+        reply, refused = await self.type_command(step, user_id, step.do, options)
+        self.say(f"{name}: /{step.do} {shown}".rstrip() + f" → {'refused: ' if refused else ''}{reply}")
         if "refused" in step.values:
             wanted = str(step.values["refused"])
             if not refused or wanted.lower() not in reply.lower():
@@ -262,168 +311,96 @@ class ScenarioRun:
         elif "reply" in step.values and str(step.values["reply"]).lower() not in reply.lower():
             raise self.failed(step, f"the reply {step.values['reply']!r}", repr(reply))
 
-    async def event_id(self, options: Mapping[str, Any]) -> int:
-        """The event named by the `event` option (id or name), else the last one the scenario created."""
-        named = options.get("event")
-        if named is None:
-            if not self.events:
-                raise SwissbotError("There is no event yet.")
-            return self.events[-1]
+    async def type_command(self, step: Step | None, user_id: int, do: str, options: dict[str, Any]) -> tuple[str, bool]:
+        """The user types the command in the club's channel (an interaction through the local Discord, answered
+        by the bot's cog): the answer as the member reads it, and whether it was a refusal."""
+        command = app_command(self.bot.tree, do, options)
+        sent = await self.interaction_options(command, options)
+        before = len(self.refusals)
+        body = {
+            "guild_id": str(GUILD),
+            "channel_id": str(CHANNEL),
+            "user_id": str(user_id),
+            "command": command.qualified_name,
+            "options": sent,
+            "settle": 0.02,
+        }
+        async with self.http.post(f"{self.discord.url}/sandbox/interactions", json=body) as answer:
+            status, found = answer.status, await answer.json(content_type=None)
+        if status >= 400:  # Discord's client would not send it (a permission, a wrong option): refused there
+            return str(found.get("error") or found.get("message") or found), True
+        if "error" in found:
+            raise ExpectationFailed(f"{self.scenario.path}: /{command.qualified_name}: {found['error']}")
+        text = "\n".join(response_text(r) for r in found["responses"] if response_text(r))
+        text += "".join(f"\n{file}" for file in self.files(found["responses"]))
+        refused = len(self.refusals) > before
+        if do == "create" and not refused:
+            known = set(self.events)
+            self.events += sorted(e.id for e in await self.director.list_events(GUILD) if e.id not in known)
+        if do == "link" and options.get("username") and not refused:
+            code = re.search(r"`([^`]+)`", text)
+            user = self.sandbox.state.users.get(str(options["username"]).strip().lower())
+            if code is not None and user is not None:  # the member puts the code in the bio, as told
+                user.bio = f"chess fan {code.group(1)}"
+        return plain(text), refused
+
+    def files(self, responses: list[dict[str, Any]]) -> list[str]:
+        """The text of the files attached to the answers (what a member reads on opening them)."""
+        found: list[str] = []
+        for response in responses:
+            message = self.discord.state.messages.get(int(response.get("message_id") or 0))
+            if message is not None and response.get("attachments"):
+                found += [a.data.decode("utf-8", "replace") for a in message.attachments]
+        return found
+
+    async def interaction_options(self, command: AppCommand, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The step's options under the command's own option names (from the app-command tree), as Discord's
+        client sends them; the event is the last one the scenario created unless the step names one."""
+        params = {p.name: p for p in command.parameters} | {p.display_name: p for p in command.parameters}
+        sent: dict[str, Any] = {}
+        for key, value in options.items():
+            if key == "remove" and command.name == "remove":  # `team` with remove = true is /swiss team remove
+                continue
+            param = params.get(key)
+            if key == "event" and value == "":  # the member leaves the option empty: the cog picks the event
+                continue
+            if param is None:
+                raise SwissbotError(f"/{command.qualified_name} has no option {key!r}")
+            if key == "start" and isinstance(value, int):  # Unix seconds, typed as text in Discord
+                value = str(value)
+            elif key == "members" and isinstance(value, list):
+                value = " ".join(str(m) for m in value)
+            elif key == "role" and isinstance(value, list):
+                value = str(await self.team_role([str(m) for m in value]))
+            sent[param.display_name] = value
+        if "event" in params and "event" not in options and self.events:
+            sent["event"] = str(self.events[-1])
+        return sent
+
+    async def team_role(self, names: list[str]) -> int:
+        """The Discord role a `team` step's `role` stands for, given to exactly those members."""
+        wanted = {n.lower() for n in names}
+        for member in self.scenario.members:
+            roles = ([str(ORGANISER_ROLE)] if member.organiser else []) + (
+                [str(TEAM_ROLE)] if member.name.lower() in wanted else []
+            )
+            await self.add_member(member.discord_id, member.name, roles)
+        return TEAM_ROLE
+
+    async def event_about(self, step: Step) -> int | None:
+        """The event a `play` or `expect` step is about: the one its `about` names, else the last one created."""
+        about = step.values.get("about")
+        if about is None:
+            return self.events[-1] if self.events else None
         for event in await self.director.list_events(GUILD):
-            if str(named) in (str(event.id), event.name) or str(named).lower() == event.name.lower():
+            if event.name.casefold() == str(about).casefold():
                 return event.id
-        raise SwissbotError(f"No event {named!r} in this server.")
-
-    async def create(self, actor: Actor, options: Mapping[str, Any]) -> str:
-        """`/swiss create`, with the cog's own option parsing."""
-        director = self.director
-        defaults = director.new_event_settings(str(options["name"]).strip(), int(options["rounds"]))
-        changes = settings_changes(**_setting_options(options))
-        settings = apply_changes(defaults, changes, default_interval=director.default_round_interval)
-        event = await director.create_event(actor, GUILD, CHANNEL, settings)
-        self.events.append(event.id)
-        return f"Created {event.name} (draft): {describe_settings(event.settings)}."
-
-    async def call(self, do: str, actor: Actor, options: dict[str, Any]) -> str:
-        """Run one command through the director as its cog does; the reply's text."""
-        d = self.director
-        if do == "create":
-            return await self.create(actor, options)
-        if do == "link":
-            username = options.get("username")
-            if username:
-                challenge = await d.start_link(actor, str(username).strip())
-                user = self.sandbox.state.users.get(str(username).strip().lower())
-                if user is not None:  # the member puts the code in the bio, as told
-                    user.bio = f"chess fan {challenge.code}"
-                return f"Put this code in your Lichess profile bio: {challenge.code}"
-            account = await d.complete_link(actor)
-            return f"Linked: you are {account.lichess_username} on Lichess."
-        if do == "unlink":
-            return f"Unlinked: you are no longer {await d.unlink(actor)} here."
-        if do == "unban":
-            await d.unban(actor, GUILD, player_key(str(options["player"])))
-            return f"{options['player']} may join events again."
-        event_id = await self.event_id(options)
-        this = await d.event(event_id)
-        name = this.name
-        if do == "edit":
-            event = await d.event(event_id)
-            changes = settings_changes(**_setting_options(options))
-            if "name" in options:
-                changes["name"] = str(options["name"]).strip()
-            if "rounds" in options:
-                changes["rounds"] = options["rounds"]
-            if not changes:
-                raise SwissbotError("Nothing to change: give at least one option.")
-            settings = apply_changes(event.settings, changes, default_interval=d.default_round_interval)
-            updated = await d.edit_event(actor, event_id, settings)
-            return f"Updated {updated.name}: {describe_settings(updated.settings)}."
-        if do == "open":
-            await d.open_event(actor, event_id)
-            return f"{name} is open for entries."
-        if do == "start":
-            await d.start_event(actor, event_id)
-            return f"{name} has started."
-        if do == "pause":
-            await d.pause(actor, event_id)
-            return f"{name} is paused."
-        if do == "resume":
-            await d.resume(actor, event_id)
-            return f"{name} is running again."
-        if do == "next-round":
-            view = await d.next_round(actor, event_id)
-            return f"Round {view.number} of {name} is paired ({len(view.boards)} boards) and announced."
-        if do == "result":
-            correction = await d.set_result(
-                actor,
-                event_id,
-                int(options["round"]),
-                int(options["board"]),
-                str(options["result"]),
-                str(options["reason"]),
-            )
-            return correction.message
-        if do == "forbid":
-            await d.forbid(actor, event_id, player_key(str(options["player_a"])), player_key(str(options["player_b"])))
-            return f"{options['player_a']} and {options['player_b']} will not be paired together in {name}."
-        if do == "allow":
-            await d.allow(actor, event_id, player_key(str(options["player_a"])), player_key(str(options["player_b"])))
-            return f"{options['player_a']} and {options['player_b']} may be paired together in {name} again."
-        if do == "reinstate":
-            entry = await d.reinstate(actor, event_id, player_key(str(options["player"])))
-            return f"{entry.name} is back in {name} from the next round."
-        if do == "remove":
-            entry = await d.remove(actor, event_id, player_key(str(options["player"])))
-            return f"{entry.name} is removed from {name}."
-        if do == "disqualify":
-            entry = await d.disqualify(actor, event_id, player_key(str(options["player"])), str(options["reason"]))
-            return f"{entry.name} is disqualified from {name}."
-        if do == "finish":
-            await d.finish(actor, event_id)
-            return f"{name} is finished."
-        if do == "cancel":
-            await d.cancel(actor, event_id)
-            return f"{name} is cancelled."
-        if do == "export":
-            return (await d.export(event_id, str(options.get("format", "trf")))).decode()
-        if do == "team":
-            return await self.team(actor, event_id, name, options)
-        if do == "teams":
-            return "\n".join(team_line(t) for t in await d.list_teams(event_id)) or f"{name} has no teams yet."
-        if do == "join":
-            entry = await d.join(actor, event_id)
-            text = f"You are in {name} as {entry.name} ({entry.rating})."
-            return text + (f" You join from {this.round_name(entry.joined_round)}." if entry.joined_round > 1 else "")
-        if do == "withdraw":
-            await d.withdraw(actor, event_id)
-            return f"You have withdrawn from {name}."
-        if do == "bye" and options.get("cancel"):
-            taken = await d.cancel_bye(actor, event_id, options.get("round"))
-            return f"Your bye in {this.bye_name(taken)} of {name} is cancelled: you will be paired."
-        if do == "bye":
-            granted = await d.request_bye(actor, event_id, options.get("round"))
-            return f"You have a half-point bye in {this.bye_name(granted)} of {name}."
-        if do == "mygame":
-            game = await d.my_game(actor, event_id, GUILD)
-            if game is None:
-                return "You have no game right now."
-            board = game.board
-            result = f" Result: {board.result.value}." if board.result else f" Your game: {board.url}"
-            if game.team is not None:
-                return team_game_text(game) + result
-            return (
-                f"{game.event.name}, round {game.round_number}, board {board.number}: you play {game.colour} "
-                f"against {game.opponent.name}.{result}"
-            )
-        if do == "standings":
-            event = await d.event(event_id)
-            if event.settings.pairing_system.team:
-                return "\n".join(team_standings_lines(await d.team_standings(event_id)))
-            return "\n".join(format_standings(await d.standings(event_id), event.settings.tiebreaks))
-        view = await d.pairings(event_id, options.get("round"))
-        return "\n".join(format_round(view))
-
-    async def team(self, actor: Actor, event_id: int, name: str, options: Mapping[str, Any]) -> str:
-        """`/swiss team`: add a team of named members (board order) or of a role's members, or remove one."""
-        d = self.director
-        team_name = str(options["name"])
-        if options.get("remove"):
-            gone = await d.remove_team(actor, event_id, team_name)
-            return f"Team {gone.name} is removed from {name}."
-        if "role" in options:  # the role's members, as the cog resolves a Discord role
-            ids = [self.members[str(m).lower()].discord_id for m in options["role"] if str(m).lower() in self.members]
-            view = await d.add_team_from_role(actor, event_id, team_name, TEAM_ROLE, ids)
-        else:
-            view = await d.add_team(
-                actor, event_id, team_name, [player_key(str(m)) for m in options.get("members", [])]
-            )
-        return f"Team added to {name}: {team_line(view)}"
+        raise self.failed(step, f"an event called {about!r}", "none")
 
     async def play(self, step: Step) -> None:
         """A board's game on Lichess ends the given way (both players play it through the control API)."""
         v = step.values
-        event_id = self.events[-1] if self.events else None
+        event_id = await self.event_about(step)
         if event_id is None:
             raise self.failed(step, "an event to play in", "none")
         view = await self.director.pairings(event_id, v.get("round"))
@@ -456,6 +433,41 @@ class ScenarioRun:
                         raise self.failed(step, "a fault the sandbox takes", await reply.text())
                 self.say(f"Lichess fault: {dict(v['fault'])}")
 
+    async def discord_step(self, step: Step) -> None:
+        """Discord down or back (every post), or faults of the local Discord per path and count (or their end)."""
+        v = step.values
+        if "down" in v:
+            self.channel.down = bool(v["down"])
+            self.say("Discord is down" if self.channel.down else "Discord is back")
+        if v.get("clear"):
+            async with self.http.delete(f"{self.discord.url}/sandbox/faults") as reply:
+                reply.raise_for_status()
+            self.say("Discord answers normally again")
+        if "fault" in v:
+            fault = dict(v["fault"])
+            if fault["path"] == "channel":  # the club's channel's messages, where the announcements go
+                fault["path"] = f"/api/v10/channels/{CHANNEL}/messages"
+            async with self.http.post(f"{self.discord.url}/sandbox/faults", json=fault) as reply:
+                if reply.status >= 300:
+                    raise self.failed(step, "a fault the local Discord takes", await reply.text())
+            self.say(f"Discord fault: {fault}")
+
+    def trouble_after(self, point: str, trouble: str) -> None:
+        """Storage trouble that starts inside the next job that reaches `point`: once Lichess answered that call
+        (a game created, a bulk pairing made) and before the bot stores what it got."""
+        name = TROUBLE_POINTS[point]
+        gateway = self.gateway
+        lichess_call = getattr(gateway, name)
+
+        async def then_trouble(*args: Any, **kwargs: Any) -> Any:
+            answer = await lichess_call(*args, **kwargs)
+            del gateway.__dict__[name]  # once
+            await self.storage(trouble)
+            return answer
+
+        setattr(gateway, name, then_trouble)
+        self.say(f"the database will be {trouble} once Lichess answered the next {name}")
+
     async def storage(self, trouble: str) -> None:
         """Make the database locked by another process, full, read-only, or fine again."""
         conn = self.db.connection
@@ -486,7 +498,8 @@ class ScenarioRun:
         """Every expectation of an `expect` step."""
         v = step.values
         d = self.director
-        event: Event | None = await d.event(self.events[-1]) if self.events else None
+        event_id = await self.event_about(step)
+        event: Event | None = await d.event(event_id) if event_id is not None else None
         if event is None:
             raise self.failed(step, "an event", "none was created")
         if "event" in v:
@@ -553,7 +566,85 @@ class ScenarioRun:
             verdict = await _swissbot_check((await d.export(event.id, "trf")).decode(), str(v["trf_checks"]))
             if verdict is not None:
                 raise self.failed(step, f"swissbot check --system {v['trf_checks']} to accept the TRF", verdict)
+        if "lichess_games" in v and len(self.sandbox.state.games) != v["lichess_games"]:
+            raise self.failed(step, f"{v['lichess_games']} game(s) on Lichess", str(len(self.sandbox.state.games)))
+        await self.expect_on_discord(step)
         self.say(f"{step.where}: expectations hold")
+
+    async def discord_messages(self, path: str) -> list[dict[str, Any]]:
+        """Messages the bot posted, read through the local Discord's control API (oldest first)."""
+        async with self.http.get(f"{self.discord.url}/sandbox/{path}") as reply:
+            reply.raise_for_status()
+            found: list[dict[str, Any]] = await reply.json()
+        return [m for m in found if not m.get("deleted")]
+
+    async def expect_on_discord(self, step: Step) -> None:
+        """`in_channel`, `edited` and `dm`: what the local Discord holds, counted message by message."""
+        v = step.values
+        checks: list[tuple[str, Any, list[dict[str, Any]]]] = []
+        if "in_channel" in v or "edited" in v:
+            channel = await self.discord_messages(f"channels/{CHANNEL}/messages")
+            if "in_channel" in v:
+                checks.append(("channel message", v["in_channel"], channel))
+            if "edited" in v:
+                checks.append(("edited message", v["edited"], [m for m in channel if m.get("edits")]))
+        if "dm" in v:
+            member = self.members.get(str(v["dm"]["to"]).lower())
+            if member is None:
+                raise self.failed(step, f"a member called {v['dm']['to']!r}", "none")
+            checks.append(
+                (f"direct message to {member.name}", v["dm"], await self.discord_messages(f"dms/{member.discord_id}"))
+            )
+        for what, want, messages in checks:
+            text, times = (want, None) if isinstance(want, str) else (want["text"], want.get("times"))
+            count = sum(1 for m in messages if text.lower() in plain(response_text(m)).lower())
+            if (times is None and count == 0) or (times is not None and count != times):
+                wanted = f"{times} {what}(s)" if times is not None else f"a {what}"
+                raise self.failed(step, f"{wanted} containing {text!r}", str(count))
+
+    async def click(self, step: Step) -> None:
+        """A member clicks the Join button on the event's card in the channel (or, with `server = "other"`, a card
+        carrying that event's button in another server's channel); the answer checked with `reply`."""
+        event_id = await self.event_about(step)
+        member = self.members[str(step.values["by"]).lower()]
+        custom_id = f"swiss:join:{event_id}"
+        card: dict[str, Any] | None
+        if step.values.get("server") == "other":
+            card = await self.crafted_card(custom_id)
+        else:
+            card = next(
+                (
+                    m
+                    for m in reversed(await self.discord_messages(f"channels/{CHANNEL}/messages"))
+                    for row in m.get("components") or []
+                    for c in row.get("components") or []
+                    if c.get("custom_id") == custom_id
+                ),
+                None,
+            )
+        if card is None:
+            raise self.failed(step, f"a Join button for event #{event_id} in the channel", "none")
+        body = {"message_id": card["id"], "custom_id": custom_id, "user_id": str(member.discord_id), "settle": 0.02}
+        async with self.http.post(f"{self.discord.url}/sandbox/components", json=body) as answer:
+            found = await answer.json(content_type=None)
+        if answer.status >= 400 or "error" in found:
+            raise self.failed(step, "the click to reach the bot", str(found))
+        reply = plain("\n".join(response_text(r) for r in found["responses"] if response_text(r)))
+        self.say(f"{member.name} clicks Join → {reply}")
+        if "reply" in step.values and str(step.values["reply"]).lower() not in reply.lower():
+            raise self.failed(step, f"the reply {step.values['reply']!r}", repr(reply))
+
+    async def crafted_card(self, custom_id: str) -> dict[str, Any]:
+        """A message in the other server's channel whose button carries `custom_id` (an event of this server): what
+        a crafted custom_id looks like to the bot (posted with the bot's token, as nobody else can add buttons)."""
+        button = {"type": 2, "style": 3, "label": "Join", "custom_id": custom_id}
+        body = {"content": "Join", "components": [{"type": 1, "components": [button]}]}
+        headers = {"Authorization": f"Bot {self.discord.token}"}
+        url = f"{self.discord.url}/api/v10/channels/{OTHER_CHANNEL}/messages"
+        async with self.http.post(url, json=body, headers=headers) as reply:
+            reply.raise_for_status()
+            card: dict[str, Any] = await reply.json()
+        return card
 
 
 async def _swissbot_check(trf: str, system: str) -> str | None:
@@ -594,24 +685,85 @@ def _fill_disk(conn: Any) -> None:
     conn.executemany = executemany_full
 
 
-def _setting_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options `settings_changes` takes (times given as Unix seconds become text, as Discord sends them)."""
-    picked = {k: v for k, v in options.items() if k in SETTING_OPTIONS}
-    if isinstance(picked.get("start"), int):
-        picked["start"] = str(picked["start"])
-    return picked
+def app_command(tree: app_commands.CommandTree[Any], do: str, options: Mapping[str, Any]) -> AppCommand:
+    """The slash command a step's `do` names: a member command, else the `/swiss` subcommand of that name."""
+    path = "swiss team remove" if do == "team" and options.get("remove") else SUBCOMMANDS.get(do, do)
+    for candidate in (path, f"swiss {path}"):
+        names = candidate.split()
+        found: Any = tree.get_command(names[0])
+        for name in names[1:]:
+            found = found.get_command(name) if isinstance(found, app_commands.Group) else None
+        if isinstance(found, app_commands.Command):
+            return found
+    raise SwissbotError(f"the bot has no slash command for {do!r}")
+
+
+def response_text(response: Mapping[str, Any]) -> str:
+    """An answer's text as a member reads it: its content, then its embeds' titles, descriptions and fields."""
+    parts = [str(response.get("content") or "")]
+    for embed in response.get("embeds") or []:
+        parts += [str(embed.get("title") or ""), str(embed.get("description") or "")]
+        parts += [f"{f.get('name', '')} {f.get('value', '')}" for f in embed.get("fields") or []]
+    return "\n".join(p for p in parts if p)
+
+
+def plain(text: str) -> str:
+    """Discord's markdown taken off (bold, code, escapes), as the text reads on screen."""
+    return re.sub(r"\\([*_`~|>\\])", r"\1", text.replace("**", "").replace("`", ""))
+
+
+async def setup_server(run: ScenarioRun) -> None:
+    """The club's server on the local Discord: its channel, the organisers' role, the organiser and the members."""
+    guild = {
+        "id": str(GUILD),
+        "name": "scenario club",
+        "channels": [{"id": str(CHANNEL), "name": "tournaments"}],
+        "roles": [
+            {"id": str(ORGANISER_ROLE), "name": ORGANISER_ROLE_NAME, "permissions": str(MANAGE_EVENTS)},
+            {"id": str(TEAM_ROLE), "name": "team", "permissions": "0"},
+        ],
+    }
+    async with run.http.post(f"{run.discord.url}/sandbox/guilds", json=guild) as reply:
+        if reply.status >= 300:
+            raise SwissbotError(f"the local Discord refused the club's server: {await reply.text()}")
+    await run.add_member(ORGANISER_ID, ORGANISER_NAME, [str(ORGANISER_ROLE)])
+    for member in run.scenario.members:
+        await run.add_member(member.discord_id, member.name, [str(ORGANISER_ROLE)] if member.organiser else [])
+    other = {"id": str(OTHER_GUILD), "name": "another server", "channels": [{"id": str(OTHER_CHANNEL), "name": "chat"}]}
+    async with run.http.post(f"{run.discord.url}/sandbox/guilds", json=other) as reply:
+        if reply.status >= 300:
+            raise SwissbotError(f"the local Discord refused the other server: {await reply.text()}")
+    for member in run.scenario.members:
+        body = {"guild_id": str(OTHER_GUILD), "user": {"id": str(member.discord_id), "name": member.name}, "roles": []}
+        async with run.http.post(f"{run.discord.url}/sandbox/members", json=body) as reply:
+            if reply.status >= 300:
+                raise SwissbotError(f"the local Discord refused {member.name} in the other server")
+
+
+@asynccontextmanager
+async def booted(scenario: Scenario, out: TextIO, workdir: Path) -> AsyncIterator[ScenarioRun]:
+    """A scenario ready to run: the local Lichess and the local Discord up, the club's server on it, the bot logged
+    in; everything is stopped on the way out."""
+    run = ScenarioRun(scenario, out, workdir)
+    async with AsyncExitStack() as stack:
+        on_scenario_time = lambda: run.clock.now().timestamp()  # noqa: E731 - the local Lichess on the scenario's clock
+        run.sandbox = await stack.enter_async_context(
+            run_sandbox(seed=scenario.seed, autoplay=scenario.autoplay, clock=on_scenario_time)
+        )
+        run.discord = await stack.enter_async_context(run_discord_sandbox(seed=scenario.seed))
+        run.http = await stack.enter_async_context(aiohttp.ClientSession())
+        await setup_server(run)
+        await run.boot()
+        try:
+            yield run
+        finally:
+            if run._lock_holder is not None:
+                run._lock_holder.close()
+            await run.stop()
 
 
 async def run_scenario(scenario: Scenario, out: TextIO) -> None:
     """Run a scenario to its end; ExpectationFailed on the first expectation that does not hold."""
     with tempfile.TemporaryDirectory(prefix="swissbot-scenario-") as tmp:
-        run = ScenarioRun(scenario, out, Path(tmp))
-        async with AsyncExitStack() as stack:
-            run.sandbox = await stack.enter_async_context(run_sandbox(seed=scenario.seed, autoplay=scenario.autoplay))
-            await run.boot()
-            try:
-                await run.run()
-            finally:
-                if run._lock_holder is not None:
-                    run._lock_holder.close()
-                await run.stop()
+        async with booted(scenario, out, Path(tmp)) as run:
+            await run.run()

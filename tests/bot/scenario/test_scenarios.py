@@ -10,7 +10,7 @@ import pytest
 from bot.cli import main
 from bot.cli.exit_codes import ExitCode
 from bot.scenario.format import ScenarioError, load
-from bot.scenario.runner import run_scenario
+from bot.scenario.runner import ExpectationFailed, run_scenario
 from tests.support.paths import ROOT
 
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
@@ -59,6 +59,7 @@ def test_a_refusal_that_does_not_come_is_a_failure(tmp_path: Path, capsys: pytes
         ('[director]\nlichess_pause = "soon"\n', 1, "lichess_pause"),
         ('[[step]]\ndo = "join"\n', 1, "'by' must name the member"),
         ("[director]\nlichess_pause = 0\n", 1, "lichess_pause' must be at least 60 seconds"),
+        ("[director]\npoll_interval = 0\n", 1, "poll_interval' must be positive"),
     ],
 )
 def test_a_malformed_file_is_an_error_with_its_line(
@@ -72,3 +73,43 @@ def test_a_malformed_file_is_an_error_with_its_line(
     assert f"{path}:{line}" in str(caught.value) or f"line {line}" in str(caught.value)
     assert main(["scenario", str(path)]) == ExitCode.BAD_INPUT
     assert str(path) in capsys.readouterr().err
+
+
+async def test_the_reply_a_scenario_checks_is_the_one_the_cog_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "mygame.toml"
+    path.write_text(BASIC.read_text().replace('reply = "Result: 1/2-1/2"', 'reply = "the cog says so"'))
+    with pytest.raises(ExpectationFailed, match="expected the reply 'the cog says so'; found"):
+        await run_scenario(load(path), io.StringIO())
+    monkeypatch.setattr("bot.discord.cogs.member.my_game_text", lambda game: f"{game.event.name}: the cog says so")
+    out = io.StringIO()
+    await run_scenario(load(path), out)
+    assert "bob: /mygame → Monday Blitz: the cog says so" in out.getvalue()
+
+
+def test_a_play_before_any_round_is_paired_is_a_step_error_naming_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "early.toml"
+    path.write_text(
+        '[scenario]\nname = "early"\n\n[event]\nname = "Early"\nrounds = 2\n\n[[member]]\nname = "alice"\n\n'
+        '[[step]]\ndo = "play"\nboard = 1\nresult = "1-0"\n'
+    )
+    assert main(["scenario", "--quiet", str(path)]) == ExitCode.FAILED
+    err = capsys.readouterr().err
+    assert f"{path}: step 1 (line 11), play: cannot run: " in err
+    assert "Traceback" not in err
+
+
+def test_every_file_is_run_and_reported_after_a_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(BASIC.read_text().replace('reply = "Result: 1/2-1/2"', 'reply = "Result: 1-0"'))
+    unreadable = tmp_path / "unreadable.toml"
+    unreadable.write_text('[[step]]\ndo = "jump"\n')
+    right = ROOT / "tests" / "scenarios" / "interval-zero-refused.toml"
+    assert main(["scenario", "--quiet", str(wrong), str(unreadable), str(right)]) == ExitCode.FAILED
+    captured = capsys.readouterr()
+    assert f"FAILED {wrong}" in captured.err and str(unreadable) in captured.err
+    assert f"ok {right}" in captured.out
+    assert "1 of 3 scenario(s) held; 1 failed, 1 unreadable" in captured.err

@@ -15,11 +15,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.cli import main as swissbot
 from bot.config import ClubConfig
 from bot.scenario.format import load
-from bot.scenario.runner import CHANNEL, GUILD, ScenarioRun
+from bot.scenario.runner import CHANNEL, GUILD, ScenarioRun, booted
 from bot.web.pages.site import make_pages_app
 from domain.result import Result
 from pairing.model import RecordKind
-from sandbox.lichess.server import run_sandbox
 from storage.entries import list_entries
 from storage.rounds import list_rounds
 from storage.teams import list_teams
@@ -40,16 +39,9 @@ POINTS: dict[Result, tuple[Fraction, Fraction]] = {
 @asynccontextmanager
 async def finished_event(tmp_path: Path) -> AsyncIterator[ScenarioRun]:
     """The scenario run to its end, its bot still up."""
-    scenario = load(SCENARIO)
-    run = ScenarioRun(scenario, io.StringIO(), tmp_path)
-    async with run_sandbox(seed=scenario.seed, autoplay=scenario.autoplay) as sandbox:
-        run.sandbox = sandbox
-        await run.boot()
-        try:
-            await run.run()
-            yield run
-        finally:
-            await run.stop()
+    async with booted(load(SCENARIO), io.StringIO(), tmp_path) as run:
+        await run.run()
+        yield run
 
 
 async def test_the_exported_trf_passes_the_team_checker(tmp_path: Path) -> None:
