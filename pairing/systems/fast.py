@@ -158,7 +158,11 @@ def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
     if round_number is not None and round_number != tournament.round_to_pair:
         tournament = tournament.truncated(round_number - 1)
     event = FastEvent.from_tournament(tournament)
-    result = pair_event(event)
+    return pairing_of(event, pair_event(event))
+
+
+def pairing_of(event: FastEvent, result: FastResult) -> Pairing:
+    """A paired round of the event by pairing number."""
     numbers = event.numbers
     boards = tuple(Board(numbers[w], numbers[b]) for w, b in result.boards)
     return Pairing(boards, None if result.bye is None else numbers[result.bye])

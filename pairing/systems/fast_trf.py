@@ -1,0 +1,235 @@
+"""Read a TRF file straight into the Fast engine's columns (`FastEvent`), without a `Tournament` model.
+
+`swissbot pair --system fast` on 100,000 players x 30 rounds spent most of its time and memory building one
+`RoundRecord` per player-round. This reader pads the player records (001) to one width, joins them, and takes each
+round's opponent, colour and result characters as strided slices of that one string; codes are mapped with
+`translate` and checked with C-level `map`s, so no Python object is made per player-round.
+
+It reads the plain files only and returns None for anything else, which the caller then reads with
+`pairing.trf.parse` (so every error message and every rarer record keeps one home there): records other than 001,
+comments, XXR/142, XXC/152, the scoring records (162, XXS, BB*), XXW and inert header lines; a missing initial
+colour (XXC/152; the model infers it); starting ranks other than 1..n; any character the model reader would reject
+or read in an unusual way (an opponent field with a space between digits, an unknown code or colour); an
+asymmetric round, a self-pairing or two PABs in a round. On the files it accepts it gives the event, the number of
+rounds and the round to pair that `FastEvent.from_tournament(trf.parse(text))` and the model give.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass
+from itertools import pairwise, repeat
+from operator import eq, mul, ne, sub
+
+from pairing import trf
+from pairing.model import Colour
+from pairing.systems import fast
+
+# Header records this reader handles itself (through `trf`'s own header parser); any other engine record or a
+# 240/250/260/XXA/XXP/team record sends the file to the model reader.
+_HEADER_TAGS = frozenset({"XXR", "142", "XXC", "152", "162", "XXS", "XXW", "BBW", "BBD", "BBL", "BBZ", "BBF", "BBU"})
+_OTHER_ENGINE_TAGS = trf.ENGINE_TAGS - _HEADER_TAGS
+_TEAM_TAGS = frozenset({"310", "013"})
+_TAG = re.compile(r"[0-9A-Z]{3}")
+_NUMBER = re.compile(r"\s*-?\d+(?:\.\d*)?\s*")
+_INVALID = 255
+
+
+def _table(pairs: dict[int, int], default: int = _INVALID) -> bytes:
+    return bytes(pairs.get(i, default) for i in range(256))
+
+
+# A result key is the upper-cased code character, plus 128 when the opponent field is not zero.
+_WITH_OPPONENT = 128
+_RESULTS = _table(
+    {
+        ord(" "): fast.NOT_PAIRED,
+        ord("H"): fast.HALF_BYE,
+        ord("F"): fast.FULL_BYE,
+        ord("U"): fast.PAB,
+        ord("+"): fast.PAB,
+        ord("Z"): fast.ZERO_BYE,
+        ord("-"): fast.ZERO_BYE,
+        _WITH_OPPONENT + ord("1"): fast.WIN,
+        _WITH_OPPONENT + ord("W"): fast.WIN,
+        _WITH_OPPONENT + ord("="): fast.DRAW,
+        _WITH_OPPONENT + ord("D"): fast.DRAW,
+        _WITH_OPPONENT + ord("0"): fast.LOSS,
+        _WITH_OPPONENT + ord("L"): fast.LOSS,
+        _WITH_OPPONENT + ord("+"): fast.FORFEIT_WIN,
+        _WITH_OPPONENT + ord("-"): fast.FORFEIT_LOSS,
+    }
+)
+_ZERO_TO_FLAG = _table({0: 0}, _WITH_OPPONENT)  # an opponent byte (0 or not) to the flag of the result key
+_COLOUR_CLASS = _table({ord(" "): 0, ord("-"): 0, ord("w"): 1, ord("b"): 2})
+# A side key is the result code + 16 x the colour class; the side is WHITE/BLACK for a game over the board, 3 for a
+# forfeit (its colour is free), 0 for a record without an opponent, _INVALID where the model reader raises.
+_SIDES = _table(
+    {code + 16 * cls: 0 for code in (0, 6, 7, 8, 9) for cls in (0,)}
+    | {code + 16 * cls: cls or _INVALID for code in (fast.WIN, fast.DRAW, fast.LOSS) for cls in (0, 1, 2)}
+    | {code + 16 * cls: 3 for code in (fast.FORFEIT_WIN, fast.FORFEIT_LOSS) for cls in (0, 1, 2)}
+)
+_PARTNER_SIDE = _table({0: 0, fast.WHITE: fast.BLACK, fast.BLACK: fast.WHITE, 3: 3})
+_GAME_COLOURS = _table({fast.WHITE: fast.WHITE, fast.BLACK: fast.BLACK}, fast.NO_COLOUR)
+_IS_GAME = _table({fast.WHITE: 1, fast.BLACK: 1}, 0)
+_DIGIT_OR_SPACE = _table({ord(" "): 0} | {ord(str(d)): 1 for d in range(10)})
+_IS_DIGIT = _table({ord(str(d)): 1 for d in range(10)}, 0)
+_IS_SPACE = _table({ord(" "): 1}, 0)
+_SPACE_AS_ZERO = str.maketrans(" ", "0")
+
+
+@dataclass(frozen=True)
+class FastFile:
+    """A TRF file read into columns: the event, its number of rounds, and the round to pair next."""
+
+    event: fast.FastEvent
+    total_rounds: int
+    round_to_pair: int
+
+
+def read_event(text: str) -> FastFile | None:
+    """The file's event in columns, or None when it is not a plain file this reader takes (see the module)."""
+    builder = trf._Builder()
+    records: list[str] = []
+    for lineno, line in trf._lines(text):
+        tag = line[:3]
+        if tag == "001":
+            records.append(line)
+        elif tag == "###":
+            continue
+        elif tag in _HEADER_TAGS:
+            if records and tag == "XXW":
+                return None
+            try:
+                trf._parse_header(tag, line, lineno, builder)
+            except trf.TrfError:
+                return None
+        elif tag in _OTHER_ENGINE_TAGS or tag in _TEAM_TAGS or not _inert_header(tag, line):
+            return None
+    if not records or builder.total_rounds is None or builder.initial_colour is None:
+        return None
+    columns = _columns(records, builder.id_width)
+    if columns is None:
+        return None
+    opponents, results, colours, completed = columns
+    event = fast.FastEvent(
+        numbers=range(1, len(records) + 1),
+        opponents=opponents,
+        results=results,
+        colours=colours,
+        scoring=builder.scoring,
+        initial_colour=builder.initial_colour or Colour.WHITE,
+    )
+    return FastFile(event, builder.total_rounds, completed + 1)
+
+
+def _inert_header(tag: str, line: str) -> bool:
+    """Whether the model reader keeps the line as a header record."""
+    return _TAG.fullmatch(tag) is not None and (len(line) == 3 or line[3] == " ")
+
+
+def _columns(records: list[str], width: int) -> tuple[list[array[int]], list[bytes], list[bytes], int] | None:
+    """Opponents, results and colours, round by round, of the 001 records; with the last round paired."""
+    shift = width - 4
+    first = 89 + shift  # the 0-based offset of the first round's block
+    step = 6 + width
+    lines = [line.rstrip() for line in records]
+    if min(map(len, lines)) < 4 + width:
+        return None
+    numbers = _numbers(lines, width)
+    if numbers is None:
+        return None
+    n = len(lines)
+    order = sorted(range(n), key=numbers.__getitem__)
+    if any(map(ne, (numbers[i] for i in order), range(1, n + 1))):
+        return None  # starting ranks that are not 1..n (gaps or repeats): the model reader's business
+    if not all(_header_fields_read(line, shift) for line in lines):
+        return None
+    rounds = max((max(0, len(line) - first) + step - 1) // step for line in lines)
+    size = first + rounds * step
+    joined = "".join(lines[i][:size].ljust(size) for i in order)
+    player_numbers = list(range(1, n + 1))
+    opponents: list[array[int]] = []
+    results: list[bytes] = []
+    colours: list[bytes] = []
+    completed = 0
+    for r in range(rounds):
+        start = first + r * step
+        got = _round(joined, size, start, width, player_numbers)
+        if got is None:
+            return None
+        opponent_numbers, result, side = got
+        played = side.translate(_GAME_COLOURS)
+        opponents.append(array("l", map(sub, map(mul, opponent_numbers, played.translate(_IS_GAME)), repeat(1))))
+        results.append(result)
+        colours.append(played)
+        if any(opponent_numbers) or result.find(fast.PAB) >= 0:
+            completed = r + 1
+    return opponents, results, colours, completed
+
+
+def _numbers(lines: list[str], width: int) -> list[int] | None:
+    """The starting ranks of the records, or None for one the model reader would reject or read otherwise."""
+    if any(line[4 + width : 5 + width].isdigit() for line in lines):
+        return None
+    fields = [line[4 : 4 + width] for line in lines]
+    if not all(field.strip().isdigit() and field.isascii() for field in fields):
+        return None
+    return list(map(int, fields))
+
+
+def _header_fields_read(line: str, shift: int) -> bool:
+    """Whether the record's rating, points and rank read as the model reader reads them."""
+    rating, points, rank = line[48 + shift : 52 + shift], line[80 + shift : 84 + shift], line[85 + shift : 89 + shift]
+    return (
+        (not rating.strip() or rating.strip().lstrip("-").isdigit())
+        and (not points.strip() or _NUMBER.fullmatch(points) is not None)
+        and (not rank.strip() or rank.strip().lstrip("-").isdigit())
+    )
+
+
+def _round(
+    joined: str, size: int, start: int, width: int, player_numbers: list[int]
+) -> tuple[list[int], bytes, bytes] | None:
+    """One round's opponent numbers (0: none), result codes and sides, or None where the model reader would raise
+    or read the round otherwise."""
+    digits = [joined[start + 2 + k :: size] for k in range(width)]
+    colour_text = joined[start + 3 + width :: size]
+    code_text = joined[start + 5 + width :: size]
+    if not (all(map(str.isascii, digits)) and colour_text.isascii() and code_text.isascii()):
+        return None
+    raw = [column.encode("ascii") for column in digits]
+    if any(column.translate(_DIGIT_OR_SPACE).find(_INVALID) >= 0 for column in raw):
+        return None
+    # A space after a digit ("12  ", "1 2") is read otherwise by the model reader (or refused): leave it to it.
+    for left, right in pairwise(raw):
+        if int.from_bytes(left.translate(_IS_DIGIT), "big") & int.from_bytes(right.translate(_IS_SPACE), "big"):
+            return None
+    zeroed = [column.translate(_SPACE_AS_ZERO) for column in digits]
+    opponent_numbers = list(map(int, map("".join, zip(*zeroed, strict=True))))
+    n = len(player_numbers)
+    if max(opponent_numbers) > n or any(map(eq, opponent_numbers, player_numbers)):
+        return None
+    with_opponent = bytes(map(bool, opponent_numbers)).translate(_ZERO_TO_FLAG)
+    keys = bytes(map(int.__or__, code_text.upper().encode("ascii"), with_opponent))
+    result = keys.translate(_RESULTS)
+    if result.find(_INVALID) >= 0 or result.count(fast.PAB) > 1:
+        return None
+    colour_class = colour_text.lower().encode("ascii").translate(_COLOUR_CLASS)
+    if colour_class.find(_INVALID) >= 0:
+        return None
+    side = bytes(map(int.__add__, result, bytes(map(int.__mul__, colour_class, repeat(16))))).translate(_SIDES)
+    if side.find(_INVALID) >= 0:
+        return None
+    # Each opponent lists the player back, on the other side of the same game (a bye's "opponent" is the sentinel
+    # at the end: number 0, side 0).
+    partner = [number - 1 for number in opponent_numbers]
+    listed = [*opponent_numbers, 0]
+    sides = side + b"\x00"
+    expected = list(map(mul, player_numbers, map(bool, opponent_numbers)))
+    if any(map(ne, map(listed.__getitem__, partner), expected)):
+        return None
+    if bytes(map(sides.__getitem__, partner)) != side.translate(_PARTNER_SIDE):
+        return None
+    return opponent_numbers, result, side
