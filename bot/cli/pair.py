@@ -49,10 +49,9 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"swissbot pair: unknown system {args.system!r} (supported: {known})", file=sys.stderr)
         return ExitCode.USAGE
     try:
-        text = read_text(args.file)
         if choice == "fast":
-            return _pair_fast(args.file, text)
-        tournament = parse_trf(args.file, text, require_rounds=True)
+            return _pair_fast(args.file)
+        tournament = parse_trf(args.file, read_text(args.file), require_rounds=True)
     except TrfFileError as exc:
         return exc.report("swissbot pair: ")
     return _pair(
@@ -60,15 +59,17 @@ def run(args: argparse.Namespace) -> ExitCode:
     )
 
 
-def _pair_fast(path: str, text: str) -> ExitCode:
+def _pair_fast(path: str) -> ExitCode:
     """Pair with the Fast engine, reading a plain file straight into its columns (`fast_trf`) and any other through
     the model: the same output and exit codes either way, without a `Tournament` for the big files."""
     from pairing.systems import fast, fast_trf
 
+    text = read_text(path)
     read = fast_trf.read_event(text)
     if read is None:
         tournament = parse_trf(path, text, require_rounds=True)
         return _pair(path, tournament.round_to_pair, tournament.total_rounds, lambda: fast.pair(tournament))
+    del text  # the file's text is not needed while pairing
     event = read.event
     return _pair(path, read.round_to_pair, read.total_rounds, lambda: fast.pairing_of(event, fast.pair_event(event)))
 

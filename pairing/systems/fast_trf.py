@@ -17,10 +17,11 @@ rounds and the round to pair that `FastEvent.from_tournament(trf.parse(text))` a
 from __future__ import annotations
 
 import re
+import sys
 from array import array
 from dataclasses import dataclass
-from itertools import pairwise, repeat
-from operator import eq, mul, ne, sub
+from itertools import pairwise
+from operator import eq, ne
 
 from pairing import trf
 from pairing.model import Colour
@@ -76,7 +77,9 @@ _IS_GAME = _table({fast.WHITE: 1, fast.BLACK: 1}, 0)
 _DIGIT_OR_SPACE = _table({ord(" "): 0} | {ord(str(d)): 1 for d in range(10)})
 _IS_DIGIT = _table({ord(str(d)): 1 for d in range(10)}, 0)
 _IS_SPACE = _table({ord(" "): 1}, 0)
-_SPACE_AS_ZERO = str.maketrans(" ", "0")
+_DIGIT_VALUE = _table({ord(" "): 0} | {ord(str(d)): d for d in range(10)})
+_IS_NONZERO = _table({0: 0}, 1)
+_TIMES_16 = _table({c: 16 * c for c in range(3)})
 
 
 @dataclass(frozen=True)
@@ -92,11 +95,11 @@ def read_event(text: str) -> FastFile | None:
     """The file's event in columns, or None when it is not a plain file this reader takes (see the module)."""
     builder = trf._Builder()
     records: list[str] = []
-    for lineno, line in trf._lines(text):
+    for lineno, line in enumerate(_split_lines(text), start=1):
         tag = line[:3]
         if tag == "001":
             records.append(line)
-        elif tag == "###":
+        elif tag == "###" or not line.strip():
             continue
         elif tag in _HEADER_TAGS:
             if records and tag == "XXW":
@@ -124,6 +127,15 @@ def read_event(text: str) -> FastFile | None:
     return FastFile(event, builder.total_rounds, completed + 1)
 
 
+def _split_lines(text: str) -> list[str]:
+    """The file's lines as the model reader splits them (at CR LF, CR or LF only)."""
+    lines = text.splitlines()
+    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    if len(lines) == breaks + (not text.endswith(("\n", "\r"))) - (not text):
+        return lines  # no other character `splitlines` breaks at (\v, \f, \x1c-\x1e, \x85, \u2028, \u2029)
+    return re.split(r"\r\n|\r|\n", text)
+
+
 def _inert_header(tag: str, line: str) -> bool:
     """Whether the model reader keeps the line as a header record."""
     return _TAG.fullmatch(tag) is not None and (len(line) == 3 or line[3] == " ")
@@ -144,27 +156,26 @@ def _columns(records: list[str], width: int) -> tuple[list[array[int]], list[byt
     order = sorted(range(n), key=numbers.__getitem__)
     if any(map(ne, (numbers[i] for i in order), range(1, n + 1))):
         return None  # starting ranks that are not 1..n (gaps or repeats): the model reader's business
-    if not all(_header_fields_read(line, shift) for line in lines):
+    if not _header_fields_read(lines, shift):
         return None
     rounds = max((max(0, len(line) - first) + step - 1) // step for line in lines)
     size = first + rounds * step
     joined = "".join(lines[i][:size].ljust(size) for i in order)
-    player_numbers = list(range(1, n + 1))
+    del lines
+    lanes = _Lanes(n)
     opponents: list[array[int]] = []
     results: list[bytes] = []
     colours: list[bytes] = []
     completed = 0
     for r in range(rounds):
-        start = first + r * step
-        got = _round(joined, size, start, width, player_numbers)
+        got = _round(joined, size, first + r * step, width, lanes)
         if got is None:
             return None
-        opponent_numbers, result, side = got
-        played = side.translate(_GAME_COLOURS)
-        opponents.append(array("l", map(sub, map(mul, opponent_numbers, played.translate(_IS_GAME)), repeat(1))))
+        opponent_index, result, colour, paired = got
+        opponents.append(opponent_index)
         results.append(result)
-        colours.append(played)
-        if any(opponent_numbers) or result.find(fast.PAB) >= 0:
+        colours.append(colour)
+        if paired:
             completed = r + 1
     return opponents, results, colours, completed
 
@@ -179,57 +190,102 @@ def _numbers(lines: list[str], width: int) -> list[int] | None:
     return list(map(int, fields))
 
 
-def _header_fields_read(line: str, shift: int) -> bool:
-    """Whether the record's rating, points and rank read as the model reader reads them."""
-    rating, points, rank = line[48 + shift : 52 + shift], line[80 + shift : 84 + shift], line[85 + shift : 89 + shift]
-    return (
-        (not rating.strip() or rating.strip().lstrip("-").isdigit())
-        and (not points.strip() or _NUMBER.fullmatch(points) is not None)
-        and (not rank.strip() or rank.strip().lstrip("-").isdigit())
+_RATING_FIELDS = re.compile(r"(?: *(?:-?\d+)? *\n)*")
+_POINTS_FIELDS = re.compile(r"(?: *(?:-?\d+(?:\.\d*)?)? *\n)*")
+
+
+def _header_fields_read(lines: list[str], shift: int) -> bool:
+    """Whether every record's rating, points and rank read as the model reader reads them (else it decides)."""
+    ratings = "\n".join([line[48 + shift : 52 + shift] for line in lines]) + "\n"
+    points = "\n".join([line[80 + shift : 84 + shift] for line in lines]) + "\n"
+    ranks = "\n".join([line[85 + shift : 89 + shift] for line in lines]) + "\n"
+    return bool(
+        _RATING_FIELDS.fullmatch(ratings) and _POINTS_FIELDS.fullmatch(points) and _RATING_FIELDS.fullmatch(ranks)
     )
 
 
+class _Lanes:
+    """Arithmetic on all players at once: one 32-bit lane per player in a big integer (native byte order)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.ones = self.spread(b"\x01" * n)
+        self.full = self.ones * 0xFFFFFFFF
+        self.numbers = array("i", range(1, n + 1))
+
+    def spread(self, values: bytes) -> int:
+        """Bytes, one per player, as lanes."""
+        buffer = bytearray(4 * self.n)
+        buffer[0 if sys.byteorder == "little" else 3 :: 4] = values
+        return int.from_bytes(buffer, sys.byteorder)
+
+    def unpack(self, lanes: int) -> array[int]:
+        """The lanes as signed 32-bit integers."""
+        out = array("i")
+        out.frombytes(lanes.to_bytes(4 * self.n, sys.byteorder))
+        return out
+
+
+def _or(a: bytes, b: bytes) -> bytes:
+    """Byte-wise OR of two equally long byte strings."""
+    return (int.from_bytes(a, "little") | int.from_bytes(b, "little")).to_bytes(len(a), "little")
+
+
 def _round(
-    joined: str, size: int, start: int, width: int, player_numbers: list[int]
-) -> tuple[list[int], bytes, bytes] | None:
-    """One round's opponent numbers (0: none), result codes and sides, or None where the model reader would raise
-    or read the round otherwise."""
-    digits = [joined[start + 2 + k :: size] for k in range(width)]
+    joined: str, size: int, start: int, width: int, lanes: _Lanes
+) -> tuple[array[int], bytes, bytes, bool] | None:
+    """One round: the opponent indices of the games over the board (-1 for none), the result codes, the colour
+    codes, and whether anybody was paired; None where the model reader would raise or read the round otherwise."""
+    digit_text = [joined[start + 2 + k :: size] for k in range(width)]
     colour_text = joined[start + 3 + width :: size]
     code_text = joined[start + 5 + width :: size]
-    if not (all(map(str.isascii, digits)) and colour_text.isascii() and code_text.isascii()):
+    if not (all(map(str.isascii, digit_text)) and colour_text.isascii() and code_text.isascii()):
         return None
-    raw = [column.encode("ascii") for column in digits]
+    raw = [column.encode("ascii") for column in digit_text]
     if any(column.translate(_DIGIT_OR_SPACE).find(_INVALID) >= 0 for column in raw):
         return None
     # A space after a digit ("12  ", "1 2") is read otherwise by the model reader (or refused): leave it to it.
     for left, right in pairwise(raw):
         if int.from_bytes(left.translate(_IS_DIGIT), "big") & int.from_bytes(right.translate(_IS_SPACE), "big"):
             return None
-    zeroed = [column.translate(_SPACE_AS_ZERO) for column in digits]
-    opponent_numbers = list(map(int, map("".join, zip(*zeroed, strict=True))))
-    n = len(player_numbers)
-    if max(opponent_numbers) > n or any(map(eq, opponent_numbers, player_numbers)):
+    digits = [column.translate(_DIGIT_VALUE) for column in raw]
+    packed = 0
+    for column in digits:
+        packed = packed * 10 + lanes.spread(column)
+    opponent_numbers = lanes.unpack(packed)
+    n = lanes.n
+    if max(opponent_numbers) > n or any(map(eq, opponent_numbers, lanes.numbers)):
         return None
-    with_opponent = bytes(map(bool, opponent_numbers)).translate(_ZERO_TO_FLAG)
-    keys = bytes(map(int.__or__, code_text.upper().encode("ascii"), with_opponent))
+    nonzero = bytes(n)
+    for column in digits:
+        nonzero = _or(nonzero, column)
+    keys = _or(code_text.upper().encode("ascii"), nonzero.translate(_ZERO_TO_FLAG))
     result = keys.translate(_RESULTS)
     if result.find(_INVALID) >= 0 or result.count(fast.PAB) > 1:
         return None
     colour_class = colour_text.lower().encode("ascii").translate(_COLOUR_CLASS)
     if colour_class.find(_INVALID) >= 0:
         return None
-    side = bytes(map(int.__add__, result, bytes(map(int.__mul__, colour_class, repeat(16))))).translate(_SIDES)
+    side = _or(result, colour_class.translate(_TIMES_16)).translate(_SIDES)
     if side.find(_INVALID) >= 0:
         return None
-    # Each opponent lists the player back, on the other side of the same game (a bye's "opponent" is the sentinel
-    # at the end: number 0, side 0).
-    partner = [number - 1 for number in opponent_numbers]
-    listed = [*opponent_numbers, 0]
-    sides = side + b"\x00"
-    expected = list(map(mul, player_numbers, map(bool, opponent_numbers)))
-    if any(map(ne, map(listed.__getitem__, partner), expected)):
+    # Each opponent lists the player back, on the other side of the same game (index 0 is the "opponent" of a
+    # record without one: number 0, side 0).
+    listed = array("i", [0]) + opponent_numbers
+    expected = lanes.unpack(lanes.spread(nonzero.translate(_IS_NONZERO)) * 0xFFFFFFFF & _packed(lanes.numbers))
+    if array("i", map(listed.__getitem__, opponent_numbers)) != expected:
         return None
-    if bytes(map(sides.__getitem__, partner)) != side.translate(_PARTNER_SIDE):
+    sides = b"\x00" + side
+    if bytes(map(sides.__getitem__, opponent_numbers)) != side.translate(_PARTNER_SIDE):
         return None
-    return opponent_numbers, result, side
+    colour = side.translate(_GAME_COLOURS)
+    games = lanes.spread(colour.translate(_IS_GAME)) * 0xFFFFFFFF
+    # Players of a game get their opponent's index (number - 1), the others -1.
+    index = ((packed & games) + (lanes.ones & ~games) - lanes.ones) | (lanes.full & ~games)
+    paired = nonzero.count(0) < n or result.find(fast.PAB) >= 0
+    return array("l", lanes.unpack(index)), result, colour, paired
+
+
+def _packed(values: array[int]) -> int:
+    """An array of 32-bit integers as lanes."""
+    return int.from_bytes(values.tobytes(), sys.byteorder)
