@@ -64,12 +64,10 @@ def _pair_fast(path: str) -> ExitCode:
     the model: the same output and exit codes either way, without a `Tournament` for the big files."""
     from pairing.systems import fast, fast_trf
 
-    text = read_text(path)
-    read = fast_trf.read_event(text)
+    read = fast_trf.read_event(fast_trf.split_lines(read_text(path)))
     if read is None:
-        tournament = parse_trf(path, text, require_rounds=True)
+        tournament = parse_trf(path, read_text(path), require_rounds=True)
         return _pair(path, tournament.round_to_pair, tournament.total_rounds, lambda: fast.pair(tournament))
-    del text  # the file's text is not needed while pairing
     event = read.event
     return _pair(path, read.round_to_pair, read.total_rounds, lambda: fast.pairing_of(event, fast.pair_event(event)))
 

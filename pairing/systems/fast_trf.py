@@ -16,6 +16,7 @@ rounds and the round to pair that `FastEvent.from_tournament(trf.parse(text))` a
 
 from __future__ import annotations
 
+import mmap
 import re
 import sys
 from array import array
@@ -91,11 +92,12 @@ class FastFile:
     round_to_pair: int
 
 
-def read_event(text: str) -> FastFile | None:
-    """The file's event in columns, or None when it is not a plain file this reader takes (see the module)."""
+def read_event(lines: list[str]) -> FastFile | None:
+    """The event of a file's lines (`split_lines`) in columns, or None when it is not a plain file this reader takes
+    (see the module). Empties `lines` as it goes, so that the file is not held twice at its peak."""
     builder = trf._Builder()
     records: list[str] = []
-    for lineno, line in enumerate(_split_lines(text), start=1):
+    for lineno, line in enumerate(lines, start=1):
         tag = line[:3]
         if tag == "001":
             records.append(line)
@@ -110,14 +112,16 @@ def read_event(text: str) -> FastFile | None:
                 return None
         elif tag in _OTHER_ENGINE_TAGS or tag in _TEAM_TAGS or not _inert_header(tag, line):
             return None
+    lines.clear()
     if not records or builder.total_rounds is None or builder.initial_colour is None:
         return None
+    n = len(records)
     columns = _columns(records, builder.id_width)
     if columns is None:
         return None
     opponents, results, colours, completed = columns
     event = fast.FastEvent(
-        numbers=range(1, len(records) + 1),
+        numbers=range(1, n + 1),
         opponents=opponents,
         results=results,
         colours=colours,
@@ -127,7 +131,7 @@ def read_event(text: str) -> FastFile | None:
     return FastFile(event, builder.total_rounds, completed + 1)
 
 
-def _split_lines(text: str) -> list[str]:
+def split_lines(text: str) -> list[str]:
     """The file's lines as the model reader splits them (at CR LF, CR or LF only)."""
     lines = text.splitlines()
     breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
@@ -142,11 +146,12 @@ def _inert_header(tag: str, line: str) -> bool:
 
 
 def _columns(records: list[str], width: int) -> tuple[list[array[int]], list[bytes], list[bytes], int] | None:
-    """Opponents, results and colours, round by round, of the 001 records; with the last round paired."""
+    """Opponents, results and colours, round by round, of the 001 records (emptied); with the last round paired."""
     shift = width - 4
     first = 89 + shift  # the 0-based offset of the first round's block
     step = 6 + width
     lines = [line.rstrip() for line in records]
+    records.clear()
     if min(map(len, lines)) < 4 + width:
         return None
     numbers = _numbers(lines, width)
@@ -160,8 +165,24 @@ def _columns(records: list[str], width: int) -> tuple[list[array[int]], list[byt
         return None
     rounds = max((max(0, len(line) - first) + step - 1) // step for line in lines)
     size = first + rounds * step
-    joined = "".join(lines[i][:size].ljust(size) for i in order)
-    del lines
+    # The records one after the other, `size` bytes each (Latin-1, any other character as "?", so that a character
+    # is one byte); each line is let go once copied, so the file is not held twice. The rounds' characters are
+    # then strided slices of this buffer.
+    joined = mmap.mmap(-1, n * size)
+    for position, i in enumerate(order):
+        line, lines[i] = lines[i], ""
+        joined[position * size : (position + 1) * size] = line[:size].ljust(size).encode("latin-1", "replace")
+    del line, lines
+    try:
+        return _rounds(joined, n, size, first, step, rounds, width)
+    finally:
+        joined.close()
+
+
+def _rounds(
+    joined: mmap.mmap, n: int, size: int, first: int, step: int, rounds: int, width: int
+) -> tuple[list[array[int]], list[bytes], list[bytes], int] | None:
+    """The columns of every round of the joined records; with the last round paired."""
     lanes = _Lanes(n)
     opponents: list[array[int]] = []
     results: list[bytes] = []
@@ -190,17 +211,19 @@ def _numbers(lines: list[str], width: int) -> list[int] | None:
     return list(map(int, fields))
 
 
-_RATING_FIELDS = re.compile(r"(?: *(?:-?\d+)? *\n)*")
-_POINTS_FIELDS = re.compile(r"(?: *(?:-?\d+(?:\.\d*)?)? *\n)*")
+_WHOLE_NUMBER = re.compile(r" *(?:-?\d+)? *")
+_POINTS_NUMBER = re.compile(r" *(?:-?\d+(?:\.\d*)?)? *")
 
 
 def _header_fields_read(lines: list[str], shift: int) -> bool:
     """Whether every record's rating, points and rank read as the model reader reads them (else it decides)."""
-    ratings = "\n".join([line[48 + shift : 52 + shift] for line in lines]) + "\n"
-    points = "\n".join([line[80 + shift : 84 + shift] for line in lines]) + "\n"
-    ranks = "\n".join([line[85 + shift : 89 + shift] for line in lines]) + "\n"
-    return bool(
-        _RATING_FIELDS.fullmatch(ratings) and _POINTS_FIELDS.fullmatch(points) and _RATING_FIELDS.fullmatch(ranks)
+    ratings = [line[48 + shift : 52 + shift] for line in lines]
+    points = [line[80 + shift : 84 + shift] for line in lines]
+    ranks = [line[85 + shift : 89 + shift] for line in lines]
+    return (
+        all(map(_WHOLE_NUMBER.fullmatch, ratings))
+        and all(map(_POINTS_NUMBER.fullmatch, points))
+        and all(map(_WHOLE_NUMBER.fullmatch, ranks))
     )
 
 
@@ -232,16 +255,13 @@ def _or(a: bytes, b: bytes) -> bytes:
 
 
 def _round(
-    joined: str, size: int, start: int, width: int, lanes: _Lanes
+    joined: mmap.mmap, size: int, start: int, width: int, lanes: _Lanes
 ) -> tuple[array[int], bytes, bytes, bool] | None:
     """One round: the opponent indices of the games over the board (-1 for none), the result codes, the colour
     codes, and whether anybody was paired; None where the model reader would raise or read the round otherwise."""
-    digit_text = [joined[start + 2 + k :: size] for k in range(width)]
+    raw = [joined[start + 2 + k :: size] for k in range(width)]
     colour_text = joined[start + 3 + width :: size]
     code_text = joined[start + 5 + width :: size]
-    if not (all(map(str.isascii, digit_text)) and colour_text.isascii() and code_text.isascii()):
-        return None
-    raw = [column.encode("ascii") for column in digit_text]
     if any(column.translate(_DIGIT_OR_SPACE).find(_INVALID) >= 0 for column in raw):
         return None
     # A space after a digit ("12  ", "1 2") is read otherwise by the model reader (or refused): leave it to it.
@@ -259,11 +279,11 @@ def _round(
     nonzero = bytes(n)
     for column in digits:
         nonzero = _or(nonzero, column)
-    keys = _or(code_text.upper().encode("ascii"), nonzero.translate(_ZERO_TO_FLAG))
+    keys = _or(code_text.upper(), nonzero.translate(_ZERO_TO_FLAG))
     result = keys.translate(_RESULTS)
     if result.find(_INVALID) >= 0 or result.count(fast.PAB) > 1:
         return None
-    colour_class = colour_text.lower().encode("ascii").translate(_COLOUR_CLASS)
+    colour_class = colour_text.lower().translate(_COLOUR_CLASS)
     if colour_class.find(_INVALID) >= 0:
         return None
     side = _or(result, colour_class.translate(_TIMES_16)).translate(_SIDES)
