@@ -42,7 +42,8 @@ Scale: the history is held column-wise (`FastEvent`: per round, an array of oppo
 colour codes), the metrics are computed a round at a time with C-level `map`s (fixing up only the few unplayed
 entries), and the sort uses one packed integer key per player, so 100,000 players after 30 rounds pair in about
 3 s, with memory linear in players x rounds (docs/benchmarks.md, "Fast Swiss"). `pair(tournament)` builds the
-event from the `Tournament` model first; `pair_event` takes one built directly.
+event from the `Tournament` model first; `pair_event` takes one built directly (`swissbot pair --system fast` reads
+the TRF file straight into one: `pairing.systems.fast_trf`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Read a TRF file straight into the Fast engine's columns (`FastEvent`), without a `Tournament` model.
 
 `swissbot pair --system fast` on 100,000 players x 30 rounds spent most of its time and memory building one
-`RoundRecord` per player-round. This reader pads the player records (001) to one width, joins them, and takes each
-round's opponent, colour and result characters as strided slices of that one string; codes are mapped with
-`translate` and checked with C-level `map`s, so no Python object is made per player-round.
+`RoundRecord` per player-round. This reader copies the player records (001), padded to one width, into one buffer,
+letting each line go once copied, and takes each round's opponent, colour and result characters as strided slices
+of it; codes are mapped with `translate`, opponent numbers and the checks are computed for all players at once in
+32-bit lanes of one integer, so no Python object is made per player-round.
 
 It reads the plain files only and returns None for anything else, which the caller then reads with
 `pairing.trf.parse` (so every error message and every rarer record keeps one home there): records other than 001,
