@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from bot.cli import COMMANDS
 from bot.cli.exit_codes import ExitCode, describe
-from bot.cli.trf_files import TrfFileError, read_trf
+from bot.cli.trf_files import TrfFileError, parse_trf, read_text
 from pairing import systems
 from pairing.errors import NoValidPairing, PairingError, TeamError
+from pairing.model import Pairing
 
 EXITS = {
     ExitCode.OK: "paired",
@@ -28,8 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["pair"],
         description="Pair the next round of a TRF file and print it: the number of pairs, then "
         "'white black' lines of starting numbers, the pairing-allocated bye as 'id 0' (with --system team: team "
-        "numbers, White being the first board's colour). "
-        + describe(EXITS),
+        "numbers, White being the first board's colour). " + describe(EXITS),
     )
     parser.add_argument(
         "--system",
@@ -48,17 +49,36 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"swissbot pair: unknown system {args.system!r} (supported: {known})", file=sys.stderr)
         return ExitCode.USAGE
     try:
-        tournament = read_trf(args.file, require_rounds=True)
+        if choice == "fast":
+            return _pair_fast(args.file)
+        tournament = parse_trf(args.file, read_text(args.file), require_rounds=True)
     except TrfFileError as exc:
         return exc.report("swissbot pair: ")
-    if tournament.round_to_pair > tournament.total_rounds:
-        print(
-            f"swissbot pair: {args.file}: all {tournament.total_rounds} rounds are already paired",
-            file=sys.stderr,
-        )
+    return _pair(
+        args.file, tournament.round_to_pair, tournament.total_rounds, lambda: systems.pair(tournament, choice)[1]
+    )
+
+
+def _pair_fast(path: str) -> ExitCode:
+    """Pair with the Fast engine, reading a plain file straight into its columns (`fast_trf`) and any other through
+    the model: the same output and exit codes either way, without a `Tournament` for the big files."""
+    from pairing.systems import fast, fast_trf
+
+    read = fast_trf.read_event(fast_trf.split_lines(read_text(path)))
+    if read is None:
+        tournament = parse_trf(path, read_text(path), require_rounds=True)
+        return _pair(path, tournament.round_to_pair, tournament.total_rounds, lambda: fast.pair(tournament))
+    event = read.event
+    return _pair(path, read.round_to_pair, read.total_rounds, lambda: fast.pairing_of(event, fast.pair_event(event)))
+
+
+def _pair(path: str, round_to_pair: int, total_rounds: int, pair: Callable[[], Pairing]) -> ExitCode:
+    """Print the pairing `pair` gives for the next round, or why there is none; the exit code."""
+    if round_to_pair > total_rounds:
+        print(f"swissbot pair: {path}: all {total_rounds} rounds are already paired", file=sys.stderr)
         return ExitCode.BAD_INPUT
     try:
-        _, pairing = systems.pair(tournament, choice)
+        pairing = pair()
     except NoValidPairing as exc:
         print(f"swissbot pair: no valid pairing: {exc}", file=sys.stderr)
         return ExitCode.FAILED
@@ -66,7 +86,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"swissbot pair: the engine gave up (not a proof that no pairing exists): {exc}", file=sys.stderr)
         return ExitCode.ENGINE_GAVE_UP
     except TeamError as exc:
-        print(f"swissbot pair: {args.file}: {exc}", file=sys.stderr)
+        print(f"swissbot pair: {path}: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     sys.stdout.write("\n".join(pairing.lines()) + "\n")
     return ExitCode.OK

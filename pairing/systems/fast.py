@@ -42,7 +42,8 @@ Scale: the history is held column-wise (`FastEvent`: per round, an array of oppo
 colour codes), the metrics are computed a round at a time with C-level `map`s (fixing up only the few unplayed
 entries), and the sort uses one packed integer key per player, so 100,000 players after 30 rounds pair in about
 3 s, with memory linear in players x rounds (docs/benchmarks.md, "Fast Swiss"). `pair(tournament)` builds the
-event from the `Tournament` model first; `pair_event` takes one built directly.
+event from the `Tournament` model first; `pair_event` takes one built directly (`swissbot pair --system fast` reads
+the TRF file straight into one: `pairing.systems.fast_trf`).
 """
 
 from __future__ import annotations
@@ -158,7 +159,11 @@ def pair(tournament: Tournament, round_number: int | None = None) -> Pairing:
     if round_number is not None and round_number != tournament.round_to_pair:
         tournament = tournament.truncated(round_number - 1)
     event = FastEvent.from_tournament(tournament)
-    result = pair_event(event)
+    return pairing_of(event, pair_event(event))
+
+
+def pairing_of(event: FastEvent, result: FastResult) -> Pairing:
+    """A paired round of the event by pairing number."""
     numbers = event.numbers
     boards = tuple(Board(numbers[w], numbers[b]) for w, b in result.boards)
     return Pairing(boards, None if result.bye is None else numbers[result.bye])
@@ -283,8 +288,10 @@ class _Context:
         n, pr, draw = self.n, self.pr, self.draw
         cols = [*self.event.results[:pr], *([bytes(n)] * (pr - len(self.event.results)))]
         points = self.points
-        pts_cols = [list(map(points.__getitem__, col)) for col in cols]
-        score = list(map(sum, zip(*pts_cols, strict=True))) if pr else [0] * n
+        # A round's points are made again where needed rather than kept for all rounds (memory: 100,000 x 30).
+        score = [0] * n
+        for col in cols:
+            score = list(map(add, score, map(points.__getitem__, col)))
         self.score = score
         self.pairing_score = list(map(add, score, self.acc))
         # Adjusted scores (an unplayed round counts as a draw), fixed up at the few unplayed entries.
@@ -296,29 +303,37 @@ class _Context:
             for i in entries:
                 adjusted[i] += draw - points[col[i]]
         adjusted.append(0)  # index -1: no opponent
-        # Lists share one int object per opponent between the columns and the rows (arrays would make new ones).
-        opponents = [list(col) if not isinstance(col, array) else col.tolist() for col in self.event.opponents]
+        # Lists share one int object per player between all the columns and the rows (an array's `tolist` would
+        # make one per entry: 28 more bytes a player-round).
+        shared = [*range(n), -1]
+        opponents = [list(map(shared.__getitem__, col)) for col in self.event.opponents]
         opp_cols = [*opponents[:pr], *([[-1] * n] * (pr - len(opponents)))]
         sb = [0] * n
-        contribs: list[list[int]] = []
+        # Buchholz and the smallest and largest of its parts, summed a round at a time.
+        bh = [0] * n
+        lowest: list[int] = []
+        highest: list[int] = []
         acc, virtual = self.acc, self.virtual
         before = list(acc)  # acceleration plus own points before the round, for the virtual opponents
-        for c, (col, opp, pts, entries) in enumerate(zip(cols, opp_cols, pts_cols, unplayed, strict=True)):
+        for c, (col, opp, entries) in enumerate(zip(cols, opp_cols, unplayed, strict=True)):
+            pts = list(map(points.__getitem__, col))
             contrib = list(map(adjusted.__getitem__, opp))
             for i in entries:
                 # The virtual opponent: own score before this round, draws in the rounds after it (to pr).
                 contrib[i] = before[i] + (pr - 1 - c) * draw + virtual[col[i]]
-            contribs.append(contrib)
             sb = list(map(add, sb, map(mul, pts, contrib)))
+            bh = list(map(add, bh, contrib))
+            lowest = list(map(min, lowest, contrib)) if c else contrib
+            highest = list(map(max, highest, contrib)) if c else contrib
             if c + 1 < pr:
                 before = list(map(add, before, pts))
         self.sb = sb
-        self.bh = list(map(sum, zip(*contribs, strict=True))) if pr else [0] * n
+        self.bh = bh
         # The Median tie-break: Buchholz without its smallest and largest part; 0 up to two rounds.
         self.median = [0] * n
         if pr > 2:
-            self.median = list(map(sub, self.bh, map(add, map(min, *contribs), map(max, *contribs))))
-        del contribs
+            self.median = list(map(sub, bh, map(add, lowest, highest)))
+        del lowest, highest
         all_opps = [*opp_cols, *opponents[pr:]]
         self.opp_rows: list[tuple[int, ...]] = list(zip(*all_opps, strict=True)) if all_opps else [()] * n
         forbidden: dict[int, set[int]] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import resource
 import sys
 from pathlib import Path
 
@@ -51,3 +52,28 @@ def test_the_section_shows_the_reference_measured_here_beside_the_readme_figure(
     text = bench.section([(100000, 10, "event", got, 10.0)], {100000: None}, {100000: 0.1}, {(100000, 10): 2.0})
     assert "| 100,000 | 10 | `pair_event` | 100000 | **1.50** (1.40 to 1.60) | 2.00 | 2.36 |" in text
     assert "100,000 players after 10 rounds 1.50 s against 2.00 s (measured here)" in text
+
+
+def test_the_whole_command_table_compares_cpu_and_peak_memory_with_the_reference() -> None:
+    got = {
+        "command": {"seconds": 2.0, "cpu": 1.5, "peak": 150.0},
+        "model": {"seconds": 40.0, "cpu": 38.0, "peak": 700.0},
+        "reference": {"seconds": 1.4, "cpu": 1.2, "peak": 180.0},
+        "load": {"average": 3.5, "megabytes": 46.0},
+    }
+    text = bench.section([], {}, {}, {}, [(100000, 30, got)])
+    assert (
+        "| 100,000 | 30 | 46 | 3.5 | 2.00 / **1.50** | 1.40 / 1.20 | **1.25** | 150 | 180 | **0.83** | 38.00 / 700 |"
+        in text
+    )
+    assert "**not met** (100,000 x 30: CPU 1.25x, peak RSS 0.83x)" in text
+
+
+def test_a_process_is_measured_from_the_launcher_not_from_the_benchmark() -> None:
+    numbers, out = bench.run_process([sys.executable, "-c", "print('paired')"])
+    assert out == "paired\n"
+    own_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    assert numbers["cpu"] > 0
+    assert 0 < numbers["peak"] < own_peak  # a child of this process would count this process's peak too
+    with pytest.raises(RuntimeError, match="exited with 3"):
+        bench.run_process([sys.executable, "-c", "raise SystemExit(3)"])
