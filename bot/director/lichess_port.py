@@ -56,12 +56,23 @@ class LichessPort(Protocol):
         name: str,
         rated: bool,
         rules: Sequence[str] = DEFAULT_RULES,
+        exclude: Collection[str] = (),
     ) -> Challenge:
         """An open challenge only `white` and `black` can join (`white` gets white), never created twice."""
         ...
 
-    async def find_created_game(self, white: str, black: str, *, name: str) -> Challenge | None:
-        """An attempt's challenge, pending on Lichess under the attempt's own name; nothing else identifies it."""
+    async def find_created_game(
+        self,
+        white: str,
+        black: str,
+        *,
+        name: str,
+        since_ms: int,
+        until_ms: int | None = None,
+        clock: tuple[int, int] | None = None,
+        exclude: Collection[str] = (),
+    ) -> Challenge | None:
+        """An attempt's challenge or game, if Lichess recorded it."""
         ...
 
     async def cancel_challenge(self, challenge_id: str) -> bool:

@@ -31,6 +31,10 @@ from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.history import History, build_tournament
 
+FIND_SLACK = timedelta(minutes=1)  # clocks differ a little between the bot and Lichess
+FIND_TRIES = 5
+RECREATED = "game.recreated"  # audit action: an interrupted create was not on Lichess (the organisers told once)
+
 
 async def start_round(ctx: Context, event_id: int, round_number: int) -> None:
     """Pair, store, create every game, announce; idempotent (does only what is missing). The event's state is
@@ -119,7 +123,6 @@ def challenge_name(event: Event, round_number: int, board: int, attempt: int) ->
 
 
 REFUSED = "game.refused"  # audit action: Lichess refused a board's game; the board is held for an organiser
-RECREATED = "game.recreated"  # audit action: an interrupted create was not on Lichess (the organisers told once)
 TROUBLE = "games.trouble"  # audit action: Lichess failed to create a round's games (the organisers told once)
 
 
@@ -142,6 +145,7 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
         summary = await get_round(ctx.db, event, round_number)
         all_games = await storage_games.games_of_round(ctx.db, event_id, round_number)
     latest = latest_games(all_games)
+    known_ids = {g.lichess_id for g in all_games if g.lichess_id}
     trouble: str | None = None
     refused: list[tuple[BoardRow, str]] = []
     for board in summary.boards:
@@ -164,13 +168,14 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
             continue  # held for an organiser since Lichess refused it
         white, black = _lichess_id(people[board.white_id]), _lichess_id(people[board.black_id])
         try:
-            await _create_game(ctx, event, board, game, white, black)
+            created = await _create_game(ctx, event, board, game, white, black, known_ids)
         except LichessBadRequest as exc:
             refused.append((board, str(exc)))
             continue  # this board only: the others still get their games
         except LichessError as exc:
             trouble = f"board {board.board_no}: {exc}"
             break  # Lichess is in trouble: leave the rest for the next attempt
+        known_ids.add(created)
     for board, why in refused:
         await _refused(ctx, event, board, people, why)
     if trouble is not None:
@@ -302,7 +307,7 @@ async def _announce_round(ctx: Context, event: Event, people: dict[int, Entry], 
 
 
 async def _create_game(
-    ctx: Context, event: Event, board: BoardRow, game: GameRow | None, white: str, black: str
+    ctx: Context, event: Event, board: BoardRow, game: GameRow | None, white: str, black: str, known: set[str]
 ) -> str:
     """Resolve a pending attempt or start a new one; the game's id is stored at once."""
     now = ctx.clock.now()
@@ -332,6 +337,7 @@ async def _create_game(
             name=row.challenge_name,
             rated=event.settings.rated,
             rules=event.settings.rules,
+            exclude=known,
         )
     except LichessError:
         await storage_games.game_failed(ctx.db, row.id, at=ctx.clock.now())
@@ -341,13 +347,23 @@ async def _create_game(
 
 
 async def _find_created(ctx: Context, event: Event, game: GameRow, white: str, black: str) -> str | None:
-    """This attempt's challenge, pending on Lichess under the attempt's own name and stored for no other attempt.
-    Nothing else identifies it: a game of the same two players (another event's, a casual one) is never adopted."""
-    found = await ctx.lichess_of(event.guild_id).find_created_game(white, black, name=game.challenge_name)
-    if found is None:
-        return None
-    owner = await storage_games.game_by_lichess_id(ctx.db, found.game_id)
-    return found.game_id if owner is None or owner.id == game.id else None
+    """This attempt's challenge or game on Lichess: pending under its challenge name, or created between the
+    players with the event's clock from the attempt's own timestamp on, and stored for no other attempt of any
+    event. An older game of the same two players is never adopted."""
+    since_ms = round((game.created_at - FIND_SLACK).timestamp() * 1000)
+    clock = (event.settings.clock_limit, event.settings.clock_increment)
+    skip: set[str] = set()
+    for _ in range(FIND_TRIES):
+        found = await ctx.lichess_of(event.guild_id).find_created_game(
+            white, black, name=game.challenge_name, since_ms=since_ms, clock=clock, exclude=skip
+        )
+        if found is None:
+            return None
+        owner = await storage_games.game_by_lichess_id(ctx.db, found.game_id)
+        if owner is None or owner.id == game.id:
+            return found.game_id
+        skip.add(found.game_id)
+    return None
 
 
 async def _interrupted_create_lost(ctx: Context, event: Event, board: BoardRow) -> None:

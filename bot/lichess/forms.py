@@ -6,11 +6,11 @@ lost, and the error a refusal becomes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.lichess.errors import LichessAuthError, LichessBadRequest, LichessError, LichessTokensRefused
-from bot.lichess.payloads import Challenge
+from bot.lichess.payloads import Challenge, GameData, unconvert
 
 
 def form(fields: Mapping[str, Any]) -> dict[str, str | int]:
@@ -77,16 +77,48 @@ def challenge_from(reply: Mapping[str, Any], white: str, black: str, name: str) 
 
 
 def pending_challenge(mine: Mapping[str, Any], white: str, black: str, name: str) -> Challenge | None:
-    """Among the bot's pending challenges (`GET /api/challenge`), the one named `name` for these two players.
-
-    A challenge's name is unique to its event, round, board and attempt, and nobody can join a challenge whose
-    create reply was lost (its link was never posted), so a lost create is still pending under its name: a game
-    of the same two players (another event's, a casual one) is never taken for it."""
+    """Among the bot's pending challenges (`GET /api/challenge`), the one named `name` for these two players."""
     for item in mine.get("out", []):
         user_ids = [u.lower() for u in (item.get("open") or {}).get("userIds", [])]
         if item.get("name") == name and (not user_ids or user_ids == [white.lower(), black.lower()]):
             return challenge_from(item, white, black, name)
     return None
+
+
+def recorded_game(
+    games: Iterable[Mapping[str, Any]],
+    white: str,
+    black: str,
+    *,
+    name: str,
+    base_url: str,
+    since_ms: int,
+    until_ms: int | None,
+    clock: tuple[int, int] | None,
+    exclude: Collection[str],
+) -> Challenge | None:
+    """Among white's recent games (newest first), white-vs-black created in [`since_ms`, `until_ms`] with `clock`,
+    skipping the ids in `exclude`."""
+    skip = frozenset(exclude)
+    for game in games:
+        data = GameData.from_json(unconvert(game, "createdAt", "lastMoveAt"))
+        if data.white != white.lower() or data.black != black.lower() or data.id in skip:
+            continue
+        created_ms = round(data.created_at.timestamp() * 1000)
+        if created_ms < since_ms or (until_ms is not None and created_ms > until_ms):
+            continue
+        if clock is not None and _clock_of(game) != clock:
+            continue
+        return Challenge(data.id, f"{base_url}/{data.id}", white, black, name)
+    return None
+
+
+def _clock_of(game: Mapping[str, Any]) -> tuple[int, int] | None:
+    """A game's clock as (limit, increment) seconds, None for correspondence."""
+    clock = game.get("clock")
+    if not isinstance(clock, Mapping):
+        return None
+    return int(clock.get("initial", -1)), int(clock.get("increment", -1))
 
 
 def refusal(what: str, status: int, body: Any, reason: str = "error") -> LichessError:

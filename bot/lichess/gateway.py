@@ -35,6 +35,7 @@ from bot.lichess.forms import (
     challenge_from,
     open_challenge_form,
     pending_challenge,
+    recorded_game,
     refusal,
 )
 from bot.lichess.pause import SharedPause
@@ -218,17 +219,20 @@ class LichessGateway:
         name: str,
         rated: bool,
         rules: Sequence[str] = DEFAULT_RULES,
+        exclude: Collection[str] = (),
     ) -> Challenge:
         """An open challenge only `white` and `black` can join (`white` gets white), with the event's rules.
 
-        If the create fails in a way that leaves its fate unknown (network, timeout, 5xx), the gateway looks
-        for the challenge Lichess recorded under this attempt's `name` before trying again, so a lost reply
+        If the create fails in a way that leaves its fate unknown (network, timeout, 5xx), the
+        gateway looks for a challenge or game Lichess recorded (by name, then by players, skipping
+        the games in `exclude`: the board's earlier attempts) before trying again, so a lost reply
         never makes a duplicate game.
         """
         fields = open_challenge_form(
             white, black, clock_limit=clock_limit, clock_increment=clock_increment, name=name, rated=rated, rules=rules
         )
         what = f"creating the game {name!r}"
+        since_ms = round(time.time() * 1000) - 60_000
         transient = 0
         limited = 0
         while True:
@@ -243,7 +247,9 @@ class LichessGateway:
                 raise LichessBadRequest(f"Lichess refused {what}: {exc}") from None
             except _Transient:
                 transient += 1
-                found = await self.find_created_game(white, black, name=name)
+                found = await self.find_created_game(
+                    white, black, name=name, since_ms=since_ms, clock=(clock_limit, clock_increment), exclude=exclude
+                )
                 if found is not None:
                     LOG.info("Lichess: %s failed, but Lichess had created %s", what, found.game_id)
                     return found
@@ -259,10 +265,39 @@ class LichessGateway:
         )
         return reply
 
-    async def find_created_game(self, white: str, black: str, *, name: str) -> Challenge | None:
-        """This attempt's challenge: the bot's pending challenge named `name` for white and black, nothing else."""
+    async def find_created_game(
+        self,
+        white: str,
+        black: str,
+        *,
+        name: str,
+        since_ms: int,
+        until_ms: int | None = None,
+        clock: tuple[int, int] | None = None,
+        exclude: Collection[str] = (),
+    ) -> Challenge | None:
+        """This attempt's challenge or game: the bot's pending challenge named `name`, else a game white-vs-black
+        created inside the attempt's window [`since_ms`, `until_ms`] with the attempt's `clock` (limit, increment),
+        newest first, skipping the ids in `exclude` (games stored for any attempt). A game of the same two
+        players from before the window is never taken."""
         mine: Mapping[str, Any] = await self._read("listing the bot's challenges", self._client.challenges.get_mine)
-        return pending_challenge(mine, white, black, name)
+        pending = pending_challenge(mine, white, black, name)
+        if pending is not None:
+            return pending
+        games = await self._read(
+            f"reading {white}'s recent games", lambda: self._games_vs(white, black, since_ms, until_ms)
+        )
+        return recorded_game(
+            games,
+            white,
+            black,
+            name=name,
+            base_url=self.base_url,
+            since_ms=since_ms,
+            until_ms=until_ms,
+            clock=clock,
+            exclude=exclude,
+        )
 
     async def cancel_challenge(self, challenge_id: str) -> bool:
         """Cancel the bot's challenge (or abort its game while nobody has moved); False if Lichess has no such
@@ -274,6 +309,12 @@ class LichessGateway:
         except _NotFound:
             return False
         return True
+
+    def _games_vs(self, white: str, black: str, since_ms: int, until_ms: int | None = None) -> list[JsonDict]:
+        games = self._client.games.export_by_player(
+            white, since=since_ms, until=until_ms, vs=black, color="white", max=30, moves=False, ongoing=True
+        )
+        return cast(list[JsonDict], list(games))
 
     def _export_ids(self, ids: Sequence[str]) -> list[JsonDict]:
         # berserk's export_multi is a generator: the request is sent while we iterate, in this thread

@@ -30,7 +30,7 @@ from bot.lichess.errors import (
     LichessUnavailable,
     LichessUserNotFound,
 )
-from bot.lichess.forms import bulk_form, challenge_from, open_challenge_form, pending_challenge, refusal
+from bot.lichess.forms import bulk_form, challenge_from, open_challenge_form, pending_challenge, recorded_game, refusal
 from bot.lichess.payloads import (
     AccessToken,
     BulkPairing,
@@ -169,6 +169,7 @@ class MemoryLichess:
         name: str,
         rated: bool,
         rules: Sequence[str] = DEFAULT_RULES,
+        exclude: Collection[str] = (),
     ) -> Challenge:
         """An open challenge only `white` and `black` can join, handed to the simulated players."""
         body = open_challenge_form(
@@ -191,8 +192,18 @@ class MemoryLichess:
                 return created[-1]
             raise
 
-    async def find_created_game(self, white: str, black: str, *, name: str) -> Challenge | None:
-        """This attempt's pending challenge named `name` for white and black, nothing else."""
+    async def find_created_game(
+        self,
+        white: str,
+        black: str,
+        *,
+        name: str,
+        since_ms: int,
+        until_ms: int | None = None,
+        clock: tuple[int, int] | None = None,
+        exclude: Collection[str] = (),
+    ) -> Challenge | None:
+        """This attempt's pending challenge named `name`, else its game created inside the window."""
 
         def mine() -> dict[str, Any]:
             bot = self._owner(self.token)
@@ -200,7 +211,41 @@ class MemoryLichess:
             return {"in": [], "out": [challenge_json(g, self.state, self.base_url, listed=True) for g in pending]}
 
         listed = self._call("listing the bot's challenges", "GET /api/challenge", mine)
-        return pending_challenge(listed, white, black, name)
+        pending = pending_challenge(listed, white, black, name)
+        if pending is not None:
+            return pending
+        uid = white.lower()
+
+        def games() -> list[dict[str, Any]]:
+            if uid not in self.state.users:
+                raise NotFound()
+            found = api.games_of_user(
+                self.state,
+                uid,
+                since=since_ms / 1000,
+                until=None if until_ms is None else until_ms / 1000,
+                limit=30,
+                vs=black.lower(),
+                color="white",
+                ongoing=True,
+            )
+            return [game_json(g, self.state, moves=False) for g in found]
+
+        try:
+            recent = self._call(f"reading {white}'s recent games", f"GET /api/games/user/{uid}", games)
+        except _Missing:
+            raise LichessBadRequest(f"Lichess refused reading {white}'s recent games: Not found.") from None
+        return recorded_game(
+            recent,
+            white,
+            black,
+            name=name,
+            base_url=self.base_url,
+            since_ms=since_ms,
+            until_ms=until_ms,
+            clock=clock,
+            exclude=exclude,
+        )
 
     async def cancel_challenge(self, challenge_id: str) -> bool:
         """Cancel the bot's challenge (or abort its game while nobody has moved); False if it is gone."""

@@ -140,29 +140,6 @@ async def test_a_failed_create_never_adopts_a_game_of_another_event(synced_world
     assert not notices(w, "rror")
 
 
-async def test_a_lost_create_reply_is_found_by_its_name_beside_another_events_game_of_the_same_players(
-    synced_world: World,
-) -> None:
-    w = synced_world
-    first, actors = await w.event(players=2, rounds=1)
-    second, _ = await w.event(players=0, rounds=1, start_at=w.clock.now() + timedelta(minutes=10))
-    for actor in actors:
-        await w.director.join(actor, second)
-    await w.start(first)
-    theirs = (await w.director.pairings(first)).boards[0].game_id
-    assert theirs is not None
-    w.sandbox.state.start(w.sandbox.state.games[theirs])  # both joined: a game of the same two players, same clock
-    fault = {"path": "/api/challenge/open", "status": 502, "count": 1, "after": True}
-    await w.control("/sandbox/faults", fault)  # Lichess records the second event's challenge; its reply is lost
-    await w.start(second)
-    board = (await w.director.pairings(second)).boards[0]
-    assert board.game_id not in (None, theirs)
-    assert w.sandbox.state.games[board.game_id].name == "Club Swiss #2 R1 B1"
-    named = [g for g in w.sandbox.state.games.values() if g.name and g.name.startswith("Club Swiss #2")]
-    assert len(named) == 1  # found under its own name: never created twice
-    assert not notices(w, "rror")
-
-
 # --- an aborted game is re-created once per attempt ----------------------------------------------
 
 

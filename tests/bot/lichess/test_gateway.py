@@ -300,7 +300,7 @@ async def test_create_failed_before_lichess_recorded_it_is_created_once(
     challenge = await create(gateway, name="R2 B1")
     assert list(sandbox.state.games) == [challenge.game_id]
     paths = [r.path for r in sandbox.state.requests]
-    assert paths == ["/api/challenge/open", "/api/challenge", "/api/challenge/open"]  # by its name only
+    assert paths == ["/api/challenge/open", "/api/challenge", "/api/games/user/alice", "/api/challenge/open"]
 
 
 async def test_create_failed_after_lichess_recorded_it_makes_no_duplicate(
@@ -323,16 +323,16 @@ async def test_create_timed_out_after_lichess_recorded_it_makes_no_duplicate(san
     await gw.close()
 
 
-async def test_a_lost_create_is_found_by_its_name_and_players_only(sandbox: Sandbox, gateway: LichessGateway) -> None:
-    other = _started(sandbox, "carol", "dave", "Other event R4 B1")  # same players, same clock, just now
-    pending = sandbox.state.create_challenge(
+async def test_a_lost_create_whose_game_already_started_is_found(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    game = sandbox.state.create_challenge(
         white="carol", black="dave", name="R4 B1", clock_limit=600, clock_increment=5,
         days=None, rated=False, rules=frozenset(), creator="swissbot", expires_at=None,
     )  # fmt: skip
-    found = await gateway.find_created_game("carol", "dave", name="R4 B1")
-    assert found is not None and found.game_id == pending.id != other
-    assert await gateway.find_created_game("dave", "carol", name="R4 B1") is None
-    assert await gateway.find_created_game("carol", "dave", name="R4 B1 G2") is None
+    sandbox.state.start(game)
+    sandbox.state.games[game.id].moves = [m.uci() for m in quiet_moves(random.Random(1), 3)]
+    found = await gateway.find_created_game("carol", "dave", name="R4 B1", since_ms=0)
+    assert found is not None and found.game_id == game.id
+    assert await gateway.find_created_game("dave", "carol", name="R4 B1", since_ms=0) is None
 
 
 def _started(sandbox: Sandbox, white: str, black: str, name: str, *, finish: bool = False) -> str:
@@ -363,16 +363,35 @@ async def test_the_sandbox_lists_ongoing_games_only_when_asked(sandbox: Sandbox)
     assert await listed("&ongoing=true&finished=false") == [ongoing]
 
 
-async def test_a_lost_create_reply_never_adopts_another_events_game_of_the_same_players(
+async def test_a_lost_create_reply_whose_game_started_meanwhile_is_found(
     sandbox: Sandbox, gateway: LichessGateway
 ) -> None:
-    other = _started(sandbox, "alice", "bob", "Other event #9 R1 B1")  # same players, same clock, just now
-    fault = {"path": "/api/challenge/open", "status": 502, "count": 1, "after": True}
+    # Lichess records the challenge, the players join and move, and only then does the reply get lost.
+    fault = {"path": "/api/challenge/open", "status": 502, "count": 1, "after": True, "delay": 0.3}
     await control(sandbox, "POST", "/sandbox/faults", fault)
+
+    async def players_join() -> None:
+        while not sandbox.state.games:
+            await asyncio.sleep(0.01)
+        (game,) = sandbox.state.games.values()
+        sandbox.state.start(game)
+        game.moves = [m.uci() for m in quiet_moves(random.Random(3), 4)]
+
+    joining = asyncio.create_task(players_join())
     challenge = await create(gateway, "alice", "bob", name="R5 B1")
-    assert challenge.game_id != other
-    assert sandbox.state.games[challenge.game_id].name == "R5 B1"
-    assert len(requests_to(sandbox, "/api/challenge/open")) == 1  # found under its name: not created twice
+    await joining
+    (game,) = sandbox.state.games.values()
+    assert game.status == "started" and challenge.game_id == game.id
+    assert len(requests_to(sandbox, "/api/challenge/open")) == 1
+
+
+async def test_the_look_up_skips_the_boards_earlier_games(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    earlier = _started(sandbox, "carol", "dave", "R2 B1", finish=True)
+    assert await gateway.find_created_game("carol", "dave", name="R2 B1 G2", since_ms=0, exclude={earlier}) is None
+    replay = _started(sandbox, "carol", "dave", "R2 B1 G2")
+    found = await gateway.find_created_game("carol", "dave", name="R2 B1 G2", since_ms=0, exclude={earlier})
+    assert found is not None and found.game_id == replay
+    assert await gateway.find_created_game("carol", "dave", name="x", since_ms=0, exclude={earlier, replay}) is None
 
 
 async def test_a_replay_whose_create_failed_is_not_mistaken_for_the_earlier_game(
@@ -381,7 +400,7 @@ async def test_a_replay_whose_create_failed_is_not_mistaken_for_the_earlier_game
     earlier = _started(sandbox, "alice", "bob", "R3 B1", finish=True)
     await control(sandbox, "POST", "/sandbox/faults", {"path": "/api/challenge/open", "status": 502, "count": 1})
     challenge = await gateway.create_game(
-        "alice", "bob", clock_limit=600, clock_increment=5, name="R3 B1 G2", rated=False
+        "alice", "bob", clock_limit=600, clock_increment=5, name="R3 B1 G2", rated=False, exclude={earlier}
     )
     assert challenge.game_id != earlier
     assert sandbox.state.games[challenge.game_id].name == "R3 B1 G2"
@@ -414,6 +433,17 @@ async def test_the_token_never_appears_in_logs_or_errors(sandbox: Sandbox, caplo
     assert all(secret not in text for text in texts)
     assert "HTTP 503" in caplog.text or "503" in caplog.text
     await gw.close()
+
+
+async def test_the_look_up_keeps_to_the_attempts_window_and_clock(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    game_id = _started(sandbox, "carol", "dave", "R3 B1")  # clock 600+5, started now
+    started_ms = int((sandbox.state.games[game_id].started_at or 0.0) * 1000)  # at or just before the start
+    found = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=started_ms, clock=(600, 5))
+    assert found is not None and found.game_id == game_id
+    after = started_ms + 1000
+    later = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=after, clock=(600, 5))
+    assert later is None  # a game from before the attempt is never taken
+    assert await gateway.find_created_game("carol", "dave", name="x", since_ms=started_ms, clock=(180, 2)) is None
 
 
 async def test_cancel_challenge(sandbox: Sandbox, gateway: LichessGateway) -> None:

@@ -43,7 +43,7 @@ async def the_port_answered_directly(world: World) -> list[Any]:
     answers.append(str(refused.value))
     made = await port.create_game("alice", "bob", clock_limit=180, clock_increment=2, name="R1 B2", rated=True)
     answers.append((made.game_id, made.white, made.black, made.name, made.url.removeprefix(port.base_url)))
-    found = await port.find_created_game("alice", "bob", name="R1 B2")
+    found = await port.find_created_game("alice", "bob", name="R1 B2", since_ms=0)
     answers.append(found == made)
     answers.append(await port.export_games([made.game_id, "unknown1"]))  # nobody joined yet: not a game
     answers.append([await port.cancel_challenge(made.game_id), await port.cancel_challenge(made.game_id)])
