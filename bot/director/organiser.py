@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot.director.challenges import cancel_games, open_games
+from bot.director.challenges import cancel_games, forfeit_departed, open_games
 from bot.director.context import Context
 from bot.director.endings import as_of_round, finish_event, finish_round, last_finished_round, show_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, player_in_event, sentence
@@ -285,41 +285,23 @@ async def reinstate(ctx: Context, actor: Actor, event_id: int, player: str) -> E
 
 
 async def remove(ctx: Context, actor: Actor, event_id: int, player: str) -> Entry:
-    """Remove a player from the event (not paired again, cannot rejoin); a game of theirs that nobody has played
-    yet is cancelled on Lichess and lost by forfeit."""
+    """Remove a player from the event (not paired again, cannot rejoin); their board of the round in play is lost
+    by forfeit at once and its game cancelled on Lichess."""
     _organiser(actor)
     entry = await _set_entry(ctx, actor, event_id, player, EntryStatus.BANNED, None)
     async with ctx.lock(event_id):
-        await _forfeit_unplayed(ctx, actor, event_id, entry)
+        await forfeit_departed(ctx, actor, event_id, entry, "was removed")
     ctx.changed()
     return entry
 
 
-async def _forfeit_unplayed(ctx: Context, actor: Actor, event_id: int, entry: Entry) -> None:
-    """The removed player's undecided board of the round in play: cancelled on Lichess if nobody has moved,
-    then lost by forfeit (a game already in play is left to finish)."""
-    event = await get_event(ctx.db, event_id)
-    if event.status in OVER or event.current_round < 1:
-        return
-    board = await storage_rounds.board_of_player(ctx.db, event_id, event.current_round, entry.player_id)
-    if board is None or board.result is not None:
-        return
-    if not await cancel_games(ctx, await open_games(ctx, event_id, board.round, [board.id])):
-        return
-    result = Result.BLACK_WINS_FORFEIT if board.white_id == entry.player_id else Result.WHITE_WINS_FORFEIT
-    await storage_results.record_result(
-        ctx.db, board.id, result, at=ctx.clock.now(), actor=actor.audit_name, reason=f"{entry.name} was removed"
-    )
-    view = await pairings(ctx, event_id, board.round)
-    await ctx.announcer.results_updated(event, view)
-    if view.decided:
-        await finish_round(ctx, event_id, board.round)
-
-
 async def disqualify(ctx: Context, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
-    """Take a player out of the ranking (everyone's scores unchanged)."""
+    """Take a player out of the ranking (everyone's scores unchanged); their board of the round in play is lost by
+    forfeit at once and its game cancelled on Lichess."""
     _organiser(actor)
     entry = await _set_entry(ctx, actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
+    async with ctx.lock(event_id):
+        await forfeit_departed(ctx, actor, event_id, entry, "was disqualified")
     event = await get_event(ctx.db, event_id)
     why = f" ({reason.strip()})" if reason and reason.strip() else ""
     if event.status is EventStatus.FINISHED:

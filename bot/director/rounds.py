@@ -191,34 +191,45 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
 
 
 async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> None:
-    """Boards a player is paired on without playing, decided by forfeit before any game is created: a
-    Double-Swiss match's second game whose player left after the first (C.04.5: the match is still one pairing),
-    and a team match's board that a team short of players defaults (its absent player: gone, or on a bye)."""
+    """Boards a player is paired on without playing, decided by forfeit before any game is created: a player who
+    left while the round's pairing was held for review, a Double-Swiss match's second game whose player left after
+    the first (C.04.5: the match is still one pairing), and a team match's board that a team short of players
+    defaults (its absent player: gone, or on a bye)."""
     event_id = event.id
     second_game = is_second_game(event, round_number)
-    if not (second_game or teams.is_team_event(event)):
-        return
+    byes_count = second_game or teams.is_team_event(event)  # elsewhere a paired player has no bye of the round
+    on_bye: set[int] = set()
     async with ctx.db.snapshot():
-        # Read again, not taken from the job's start: a player who left while the round was paired loses here.
-        people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
-        on_bye = {b.player_id for b in await storage_entries.bye_requests(ctx.db, event_id) if b.round == round_number}
+        if byes_count:
+            # Read again, not taken from the job's start: a player who left while the round was paired loses here.
+            people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
+            on_bye = {
+                b.player_id for b in await storage_entries.bye_requests(ctx.db, event_id) if b.round == round_number
+            }
         summary = await get_round(ctx.db, event, round_number)
+        gone = {pid for pid, entry in people.items() if entry.status is not EntryStatus.ACTIVE} | on_bye
+        if not any(b.white_id in gone or b.black_id in gone for b in summary.boards if b.result is None):
+            return
         tried = {g.board_id for g in await storage_games.games_of_round(ctx.db, event_id, round_number)}
     now = ctx.clock.now()
     for board in summary.boards:
         if board.result is not None or board.id in tried:
             continue
-        white_gone, black_gone = (
-            people[pid].status is not EntryStatus.ACTIVE or pid in on_bye for pid in (board.white_id, board.black_id)
-        )
+        white_gone, black_gone = (pid in gone for pid in (board.white_id, board.black_id))
         if not (white_gone or black_gone) or (second_game and white_gone and black_gone):
             continue  # both play; or (two-game matches) both gone, which pairing settled with zero-point byes
         if white_gone and black_gone:
             result, reason = Result.DOUBLE_FORFEIT, "both players are absent"
         else:
             result = Result.BLACK_WINS_FORFEIT if white_gone else Result.WHITE_WINS_FORFEIT
-            gone = people[board.white_id if white_gone else board.black_id]
-            reason = f"{gone.name} left after the match's first game" if second_game else f"{gone.name} is absent"
+            name = people[board.white_id if white_gone else board.black_id].name
+            reason = (
+                f"{name} left after the match's first game"
+                if second_game
+                else f"{name} is absent"
+                if byes_count
+                else f"{name} left before the game"
+            )
         await storage_results.record_result(ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name, reason=reason)
 
 
