@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from domain.fide import TrfHeader
 from pairing import acceleration, systems
@@ -108,6 +108,13 @@ class EventSettings:
         return replace(self, round_interval=None)
 
     @property
+    def first_round_at(self) -> datetime | None:
+        """When round 1 is due: the start time, or with fixed times and no start, the first fixed time."""
+        if self.start_at is None and self.round_times:
+            return self.round_times[0]
+        return self.start_at
+
+    @property
     def speed(self) -> str:
         """The Lichess speed of the time control (the rating the limits apply to)."""
         estimate = self.clock_limit + 40 * self.clock_increment
@@ -132,12 +139,15 @@ class EventSettings:
         """The last round before which joining is still allowed (more than half started closes it)."""
         return self.rounds // 2 + 1
 
-    def problems(self) -> list[str]:
-        """Every reason these settings cannot describe an event, one sentence each (none: they can)."""
+    def problems(self, now: datetime | None = None, before: EventSettings | None = None, played: int = 0) -> list[str]:
+        """Every reason these settings cannot describe an event, one sentence each (none: they can). With `now`, a
+        start or fixed time in the past is one, unless `before` (the settings being edited) had it already or it is
+        the time of one of the `played` rounds already paired."""
         return [
             *self._name_and_rounds_problems(),
             *self._clock_problems(),
             *self._schedule_problems(),
+            *self._past_problems(now, before, played),
             *self._entry_problems(),
             *self._game_problems(),
             *self._pairing_problems(),
@@ -180,11 +190,25 @@ class EventSettings:
             if moment is not None and moment.utcoffset() is None
         )
         aware = all(moment.utcoffset() is not None for moment in self.round_times)
-        if aware and list(self.round_times) != sorted(self.round_times):
+        twice = sorted({t for t in self.round_times if self.round_times.count(t) > 1}) if aware else []
+        problems.extend(f"the fixed time {_shown(moment)} is given twice" for moment in twice)
+        if aware and not twice and list(self.round_times) != sorted(self.round_times):
             problems.append("the fixed round times are not in order")
         if self.reminder_seconds is not None and self.reminder_seconds < 0:
             problems.append("the reminder cannot come after the round's start")
         return problems
+
+    def _past_problems(self, now: datetime | None, before: EventSettings | None, played: int) -> list[str]:
+        if now is None:
+            return []
+        kept = () if before is None else (before.start_at, *before.round_times)
+        named = [("start", self.start_at)] if not played else []
+        named += [("fixed time", moment) for moment in self.round_times[played:]]
+        return [
+            f"the {what} {_shown(moment)} is in the past (it is {_shown(now)} now)"
+            for what, moment in named
+            if moment is not None and moment.utcoffset() is not None and moment < now and moment not in kept
+        ]
 
     def _entry_problems(self) -> list[str]:
         problems = []
@@ -233,3 +257,8 @@ class EventSettings:
             except ValueError as exc:
                 problems.append(str(exc))
         return problems
+
+
+def _shown(moment: datetime) -> str:
+    """A moment as the organisers read it: "2026-03-02 19:00 UTC"."""
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

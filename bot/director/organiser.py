@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from bot.director.challenges import cancel_games, forfeit_departed, open_games
 from bot.director.context import Context
@@ -69,7 +70,7 @@ async def create_event(ctx: Context, actor: Actor, guild_id: int, channel_id: in
     """Create an event (a draft until opened)."""
     _organiser(actor)
     settings = replace(settings, guild_id=guild_id, channel_id=channel_id)
-    _validate(settings)
+    _validate(settings, ctx.clock.now())
     return await storage_events.create_event(ctx.db, settings, created_by=actor.discord_id, at=ctx.clock.now())
 
 
@@ -78,7 +79,7 @@ async def edit_event(ctx: Context, actor: Actor, event_id: int, settings: EventS
     _organiser(actor)
     event = await get_event(ctx.db, event_id)
     settings = replace(settings, guild_id=event.guild_id, channel_id=event.channel_id)
-    _validate(settings)
+    _validate(settings, ctx.clock.now(), event.settings, event.current_round)
     if event.status in OVER:
         raise InvalidState(f"{event.name} is over.")
     if event.current_round and settings.rounds < event.current_round:
@@ -120,7 +121,7 @@ async def _reschedule(ctx: Context, event_id: int) -> Event:
         if event.status is EventStatus.DRAFT or event.status in OVER:
             return event
         if event.current_round == 0:
-            return await storage_events.set_next_round_at(ctx.db, event_id, event.settings.start_at)
+            return await storage_events.set_next_round_at(ctx.db, event_id, event.settings.first_round_at)
         last = (await storage_rounds.list_rounds(ctx.db, event_id))[-1].round
         if last.status is not RoundStatus.FINISHED or last.number >= event.settings.rounds:
             return event
@@ -137,7 +138,7 @@ async def open_event(ctx: Context, actor: Actor, event_id: int) -> Event:
         if event.status is not EventStatus.DRAFT:
             raise InvalidState(f"{event.name} is already {event.status.value}.")
         await storage_events.set_event_status(ctx.db, event_id, EventStatus.OPEN, at=now, actor=actor.audit_name)
-        event = await storage_events.set_next_round_at(ctx.db, event_id, event.settings.start_at)
+        event = await storage_events.set_next_round_at(ctx.db, event_id, event.settings.first_round_at)
     await ctx.announcer.event_opened(event)
     ctx.changed()
     return event
@@ -373,9 +374,10 @@ async def export(ctx: Context, event_id: int, fmt: str, *, public: bool = False)
         raise InvalidSetting(f"Unknown export format {fmt!r}: trf, pgn or json.") from None
 
 
-def _validate(settings: EventSettings) -> None:
-    """Refuse settings that cannot describe an event, naming every problem in one sentence."""
-    problems = settings.problems()
+def _validate(settings: EventSettings, now: datetime, before: EventSettings | None = None, played: int = 0) -> None:
+    """Refuse settings that cannot describe an event (or a time of theirs in the past, unless `before` had it or a
+    round of the `played` ones has it), naming every problem in one sentence."""
+    problems = settings.problems(now, before, played)
     if problems:
         raise InvalidSetting("Invalid event settings: " + "; ".join(problems) + ".")
 

@@ -69,7 +69,17 @@ async def _pair(ctx: Context, history: History, round_number: int) -> History | 
         if len(active) < ctx.settings.min_players:
             later = now + timedelta(seconds=ctx.settings.retry_after)
             await set_next_round_at(ctx, event_id, later)
-            await ctx.announcer.notice(event, f"Not enough players to start; trying again at {later:%H:%M} UTC.")
+            if not await storage_audit.logged(ctx.db, event_id=event_id, action=SHORT, subject="round:1"):
+                await storage_audit.record_action(
+                    ctx.db, at=now, actor=SYSTEM_ACTOR.name, action=SHORT, subject="round:1", event_id=event_id,
+                    reason=f"{len(active)} of {ctx.settings.min_players} players",
+                )  # fmt: skip
+                await ctx.announcer.notice(
+                    event,
+                    f"Not enough players to start ({len(active)} of the {ctx.settings.min_players} needed):"
+                    f" the bot tries again every {_every(ctx.settings.retry_after)} and starts as soon as enough"
+                    " have joined (/swiss cancel ends the event).",
+                )
             return None
         try:
             await storage_entries.start_event(ctx.db, event_id, at=now, actor=SYSTEM_ACTOR.name)
@@ -107,6 +117,13 @@ async def _pair(ctx: Context, history: History, round_number: int) -> History | 
     return replace(history, event=stored)
 
 
+def _every(seconds: float) -> str:
+    """A retry period as organisers read it: "minute", "5 minutes", "30 seconds"."""
+    if seconds == 60:
+        return "minute"
+    return f"{seconds / 60:g} minutes" if seconds >= 60 else f"{seconds:g} seconds"
+
+
 async def set_next_round_at(ctx: Context, event_id: int, when: datetime | None) -> None:
     """When the event's next round starts (None: not scheduled); the jobs are rebuilt."""
     await storage_events.set_next_round_at(ctx.db, event_id, when)
@@ -120,6 +137,7 @@ def challenge_name(event: Event, round_number: int, board: int, attempt: int) ->
 
 
 REFUSED = "game.refused"  # audit action: Lichess refused a board's game; the board is held for an organiser
+SHORT = "start.short"  # audit action: too few players at the start time (the organisers told once)
 TROUBLE = "games.trouble"  # audit action: Lichess failed to create a round's games (the organisers told once)
 
 

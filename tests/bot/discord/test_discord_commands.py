@@ -354,3 +354,35 @@ async def test_every_offered_system_is_one_an_event_takes_and_double_needs_whole
     odd = await env.run("swiss create", env.organiser, name="Odd Double", rounds=3, system="double")
     assert "rounds count games and must be even (not 3)" in _refusal(odd)
     assert "Odd Double" not in {e.name for e in await env.director.list_events(GUILD)}
+
+
+@pytest.mark.parametrize(
+    ("options", "sentence"),
+    [
+        ({"schedule": "fixed"}, "schedule: fixed needs fixed-times, one start time a round (YYYY-MM-DD HH:MM UTC)."),
+        (
+            {"schedule": "manual", "interval": 10.0},
+            "interval: 10 cannot apply with schedule: manual (drop one of them).",
+        ),
+        ({"boards": 6}, "boards: 6 applies only to a team event (system: team)."),
+        (
+            {"fixed_times": "2099-01-01 18:00, 2099-01-01 18:00"},
+            "Invalid event settings: the fixed time 2099-01-01 18:00 UTC is given twice.",
+        ),
+    ],
+)
+async def test_settings_that_cannot_apply_are_refused_in_one_sentence(
+    env: Env, options: dict[str, object], sentence: str
+) -> None:
+    reply = await env.run("swiss create", env.organiser, name="Odd", rounds=2, **options)
+    assert sentence in _refusal(reply)
+    assert not [e for e in await env.director.list_events(GUILD) if e.name == "Odd"]
+
+
+async def test_a_start_in_the_past_is_refused_naming_it_and_the_time_now(env: Env) -> None:
+    now = env.clock.now()
+    past = now - timedelta(hours=2)
+    reply = await env.run("swiss create", env.organiser, name="Late", rounds=2, start=f"{past:%Y-%m-%d %H:%M}")
+    assert f"the start {past:%Y-%m-%d %H:%M} UTC is in the past (it is {now:%Y-%m-%d %H:%M} UTC now)." in _refusal(
+        reply
+    )
