@@ -341,6 +341,8 @@ async def finish(ctx: Context, actor: Actor, event_id: int) -> Event:
     event = await get_event(ctx.db, event_id)
     if event.status not in ACTIVE_EVENT_STATUSES:
         raise InvalidState(f"{event.name} is {event.status.value}.")
+    if event.current_round == 0:
+        raise InvalidState(f"{event.name} has not started, so there is nothing to finish: cancel it (/swiss cancel).")
     async with ctx.lock(event_id):
         await finish_event(ctx, event_id, "finished by an organiser", actor)
         if event.current_round >= 1:  # the round in play no longer counts: its open challenges go
@@ -355,12 +357,25 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
     was = (await get_event(ctx.db, event_id)).status
     async with ctx.lock(event_id):
         cancelled = await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
-        if cancelled.current_round >= 1:
-            await cancel_games(ctx, await open_games(ctx, event_id, cancelled.current_round))
+        completed = await last_finished_round(ctx, event_id)
+        in_play = cancelled.current_round if cancelled.current_round > completed else None
+        if in_play is not None:
+            await cancel_games(ctx, await open_games(ctx, event_id, in_play))
     if was is not EventStatus.DRAFT:  # a draft was never shown in the channel
-        played = f" after {cancelled.current_round} round(s)" if cancelled.current_round else ""
-        await ctx.announcer.bulletin(cancelled, f"the event is cancelled by the organisers{played}.")
+        if in_play is not None:  # the round's post shows the games no longer played
+            await ctx.announcer.results_updated(cancelled, await pairings(ctx, event_id, in_play))
+        await ctx.announcer.bulletin(cancelled, f"the event is cancelled by the organisers{_when(completed, in_play)}.")
     return cancelled
+
+
+def _when(completed: int, in_play: int | None) -> str:
+    """When an event was cancelled, as its channel reads it: the rounds completed, and the round in play."""
+    done = f"after {completed} completed round{'s' if completed != 1 else ''}"
+    if in_play is None:
+        return f" {done}" if completed else ""
+    return (
+        f" {done}, during round {in_play}" if completed else f" during round {in_play}, before any round was completed"
+    )
 
 
 async def export(ctx: Context, event_id: int, fmt: str, *, public: bool = False) -> bytes:

@@ -21,6 +21,7 @@ from domain.event import Event, EventStatus
 from domain.result import GameRow, GameStatus, Result
 from domain.rounds import BoardRow, RoundStatus, is_second_game
 from pairing import systems
+from pairing.model import RecordKind
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -325,6 +326,13 @@ async def _announce_round(ctx: Context, event: Event, people: dict[int, Entry], 
             else:
                 what = f"you play {other.name} with {colour}: {board_view.url}"
             await ctx.announcer.dm(me.discord_id, f"{event.name} {event.round_name(round_number)}: {what}")
+    for bye in view.byes:  # the pairing's bye is a pairing too: its player is told like the others
+        if bye.kind is RecordKind.PAB and bye.player.discord_id:
+            await ctx.announcer.dm(
+                bye.player.discord_id,
+                f"{event.name} {event.round_name(round_number)}: you have the pairing-allocated bye: no game to play,"
+                " and the bye's points are yours.",
+            )
     await storage_rounds.mark_pairings_announced(ctx.db, event.id, round_number, at=ctx.clock.now())
 
 

@@ -249,7 +249,13 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         director = self.bot.director
         settings = apply_changes(found.settings, changes, default_interval=director.default_round_interval)
         updated = await director.edit_event(actor, found.id, settings)
-        await self._done(interaction, f"Updated **{updated.name}**: {describe_settings(updated.settings)}.")
+        text = f"Updated **{updated.name}**: {describe_settings(updated.settings)}."
+        if rounds is not None and found.status is not EventStatus.FINISHED and updated.status is EventStatus.FINISHED:
+            last = updated.settings.rounds
+            text += f" This ended the event: round {last} was its last; the final standings are posted."
+        elif rounds is not None and updated.current_round and updated.settings.rounds == updated.current_round:
+            text += f" Round {updated.current_round} is now the last: the event ends when it is finished."
+        await self._done(interaction, text)
 
     @app_commands.command(name="open", description="Open an event for entries (posts the join button)")
     @app_commands.describe(event=EVENT_HELP)

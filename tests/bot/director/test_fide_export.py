@@ -45,9 +45,11 @@ async def test_a_fide_rated_event_s_trf_fills_every_field_at_its_column(world: W
     assert event.started_at is not None and event.finished_at is not None
     assert f"042 {event.started_at:%Y/%m/%d}" in lines and f"052 {event.finished_at:%Y/%m/%d}" in lines
     assert "062 6" in lines and "072 2" in lines
-    assert [
-        line for line in lines if line[:3] in ("102", "112")
-    ] == ["102 Anna Arbiter (12345678)", "112 Bert Deputy", "112 Cees Deputy"]
+    assert [line for line in lines if line[:3] in ("102", "112")] == [
+        "102 Anna Arbiter (12345678)",
+        "112 Bert Deputy",
+        "112 Cees Deputy",
+    ]
     assert "122 3 minutes + 2 seconds per move" in lines and "222 180+2" in lines
     (dates,) = [line for line in lines if line.startswith("132")]
     rounds = await world.director.pairings(event_id, 1)

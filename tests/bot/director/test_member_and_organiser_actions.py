@@ -137,7 +137,8 @@ async def test_cancelling_an_event_is_announced_in_its_channel(quiet_world: Worl
     await w.start(event_id)
     await w.director.cancel(ORGANISER, event_id)
     (said,) = w.announcer.of("bulletin")
-    assert said[0].status.value == "cancelled" and "cancelled" in said[1] and "after 1 round" in said[1]
+    assert said[0].status.value == "cancelled"
+    assert said[1] == "the event is cancelled by the organisers during round 1, before any round was completed."
 
 
 async def test_a_disqualification_after_the_end_updates_the_final_standings(quiet_world: World) -> None:
@@ -370,3 +371,40 @@ async def test_a_player_who_leaves_a_held_round_forfeits_when_the_hold_ends(quie
     assert view.boards[0].result is Result.WHITE_WINS_FORFEIT and view.boards[0].game_id is None
     assert all(b.game_id for b in view.boards[1:])
     assert not any("banned" in n[1] for n in w.announcer.of("notice"))
+
+
+async def test_finishing_an_event_that_never_started_is_refused_pointing_at_cancel(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=2)
+    with pytest.raises(InvalidState) as refused:
+        await w.director.finish(ORGANISER, event_id)
+    assert str(refused.value) == "Club Swiss has not started, so there is nothing to finish: cancel it (/swiss cancel)."
+    assert (await w.director.event(event_id)).status.value == "open"
+
+
+async def test_a_cancellation_mid_round_says_the_rounds_completed_and_updates_the_rounds_post(
+    quiet_world: World,
+) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    await w.play_all(event_id)
+    await w.scheduler.run_due()
+    assert await w.next_round(event_id) == 2
+    before = len(w.announcer.of("results_updated"))
+    await w.director.cancel(ORGANISER, event_id)
+    bulletins = [b[1] for b in w.announcer.of("bulletin")]
+    assert bulletins[-1] == "the event is cancelled by the organisers after 1 completed round, during round 2."
+    updated = w.announcer.of("results_updated")[before:]
+    assert [(view.number, event.status.value) for event, view in updated] == [(2, "cancelled")]
+
+
+async def test_the_pairing_allocated_bye_is_dmed_like_a_pairing(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=3, rounds=2)
+    await w.start(event_id)
+    (bye,) = (await w.director.pairings(event_id)).byes
+    dms = [d[1] for d in w.announcer.of("dm") if d[0] == bye.player.discord_id]
+    assert dms == [
+        "Club Swiss round 1: you have the pairing-allocated bye: no game to play, and the bye's points are yours."
+    ]

@@ -18,6 +18,7 @@ from bot.rendering.text import MESSAGE_LIMIT
 from bot.settings import DirectorSettings
 from domain.event import EventStatus
 from domain.settings import EventSettings
+from sandbox.lichess.control import play_to
 from tests.bot.discord.discord_fakes import (
     CHANNEL,
     GUILD,
@@ -386,3 +387,19 @@ async def test_a_start_in_the_past_is_refused_naming_it_and_the_time_now(env: En
     assert f"the start {past:%Y-%m-%d %H:%M} UTC is in the past (it is {now:%Y-%m-%d %H:%M} UTC now)." in _refusal(
         reply
     )
+
+
+async def test_edit_rounds_that_ends_a_running_event_says_it_ended_it(env: Env) -> None:
+    event_id = await _open_event(env, "Short Swiss")
+    for i in range(4):
+        await env.run("join", await env.linked(f"s{i}", 1900 - 50 * i))
+    await env.run("swiss start", env.organiser, event="Short Swiss")
+    for board in (await env.director.pairings(event_id)).boards:
+        assert board.game_id is not None
+        play_to(env.sandbox.state, env.sandbox.state.games[board.game_id], winner="white", status="resign", plies=40)
+    await env.director.poll_round(event_id)
+    edited = await env.run("swiss edit", env.organiser, event="Short Swiss", rounds=1)
+    assert _private_answer(edited).endswith(
+        "This ended the event: round 1 was its last; the final standings are posted."
+    )
+    assert (await env.director.event(event_id)).status is EventStatus.FINISHED
