@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -39,6 +40,9 @@ SHORT_CLOCK_LIMITS = frozenset({0, 15, 30, 45, 60, 90})  # seconds; above these 
 MAX_CLOCK_LIMIT = 180 * 60
 MAX_CLOCK_INCREMENT = 180
 MAX_PAIRING_REVIEW = 24 * 60  # minutes
+# Unicode's bidirectional embeddings, overrides and isolates (and the marks): they reorder the text after them.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # Hangul fillers and the blank Braille pattern
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 
 
 def lichess_takes_clock(limit: int, increment: int) -> bool:
@@ -158,6 +162,12 @@ class EventSettings:
         problems = []
         if not self.name.strip():
             problems.append("the name is empty")
+        elif any(unicodedata.category(c) == "Cc" for c in self.name):
+            problems.append("the name has a control character or a line break")
+        elif any(c in BIDI_CONTROLS for c in self.name):
+            problems.append("the name has a bidirectional override, which would turn the text around it")
+        elif not any(unicodedata.category(c)[0] not in "CZ" and c not in BLANK_LETTERS for c in self.name):
+            problems.append("the name has no visible character")
         if not 1 <= self.rounds <= MAX_ROUNDS:
             problems.append(f"rounds must be between 1 and {MAX_ROUNDS}")
         return problems
@@ -251,6 +261,10 @@ class EventSettings:
             problems.append(f"the pairing review lasts 0 to {MAX_PAIRING_REVIEW} minutes")
         if not 1 <= self.team_boards <= MAX_TEAM_BOARDS:
             problems.append(f"a team match has 1 to {MAX_TEAM_BOARDS} boards")
+        problems.extend(
+            f"the tie-break {code} is listed twice"
+            for code in dict.fromkeys(c for c in self.tiebreaks if self.tiebreaks.count(c) > 1)
+        )
         for code in self.tiebreaks:
             try:
                 parse_tiebreak(code)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -84,6 +85,10 @@ def settings_changes(
 ) -> dict[str, Any]:
     """The `EventSettings` fields an organiser's options set (options left empty change nothing)."""
     changes: dict[str, Any] = {}
+    numbers = {"minutes": minutes, "interval": interval, "noshow": noshow, "reminder": reminder}
+    for option, value in numbers.items():
+        if value is not None and not math.isfinite(value):
+            raise InvalidSetting(f"{option}: {value} is not a number of minutes.")
     if minutes is not None:
         seconds = round(minutes * 60)
         if abs(seconds - minutes * 60) > 1e-6:

@@ -27,6 +27,11 @@ def test_good_settings_have_no_problem() -> None:
     ("changes", "problem"),
     [
         ({"name": "  "}, "the name is empty"),
+        ({"name": "\u200b\u3164\u2800"}, "the name has no visible character"),
+        ({"name": "Club\nSwiss"}, "the name has a control character or a line break"),
+        ({"name": "Club\x1bSwiss"}, "the name has a control character or a line break"),
+        ({"name": "Club \u202eSwiss"}, "the name has a bidirectional override, which would turn the text around it"),
+        ({"tiebreaks": ("BH", "SB", "BH")}, "the tie-break BH is listed twice"),
         ({"rounds": 0}, "rounds must be between 1 and 50"),
         ({"rounds": 51}, "rounds must be between 1 and 50"),
         ({"clock_limit": -60}, "the clock cannot be negative"),

@@ -403,3 +403,14 @@ async def test_edit_rounds_that_ends_a_running_event_says_it_ended_it(env: Env) 
         "This ended the event: round 1 was its last; the final standings are posted."
     )
     assert (await env.director.event(event_id)).status is EventStatus.FINISHED
+
+
+@pytest.mark.parametrize(("option", "value"), [("minutes", float("nan")), ("interval", float("inf"))])
+async def test_a_non_finite_number_is_refused_not_a_crash(env: Env, option: str, value: float) -> None:
+    reply = await env.run("swiss create", env.organiser, name="Odd", rounds=2, **{option: value})
+    assert _refusal(reply) == f"{option}: {value} is not a number of minutes."
+
+
+async def test_an_event_name_of_invisible_characters_is_refused(env: Env) -> None:
+    reply = await env.run("swiss create", env.organiser, name="\u200b\u3164", rounds=2)
+    assert _refusal(reply) == "Invalid event settings: the name has no visible character."
