@@ -111,3 +111,18 @@ async def test_profiles_and_headers_are_checked_for_their_form(world: World) -> 
         await world.director.set_trf_header(ORGANISER, event_id, TrfHeader(federation="Dutch"))
     row = await world.director.set_fide_profile(actors[0], FideProfile(fide_id="123", federation="NED"))
     assert row.fide == FideProfile(fide_id="123", federation="NED")
+
+
+async def test_any_event_s_trf_rank_field_holds_the_final_place(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)  # not FIDE-rated
+    await w.start(event_id)
+    await w.play_all(event_id, "black")  # the lower-rated player of each board wins: places differ from numbers
+    await w.scheduler.run_due()
+    assert await w.next_round(event_id) == 2
+    await w.play_all(event_id, "black")
+    await w.run_until(lambda: w.finished(event_id))
+    lines = (await w.director.export(event_id, "trf")).decode().splitlines()
+    standings = {row.player.number: row.rank for row in await w.director.standings(event_id)}
+    places = {int(_field(line, 5, 8)): int(_field(line, 86, 89)) for line in lines if line.startswith("001")}
+    assert places == standings and places != {n: n for n in places}
