@@ -414,3 +414,18 @@ async def test_a_non_finite_number_is_refused_not_a_crash(env: Env, option: str,
 async def test_an_event_name_of_invisible_characters_is_refused(env: Env) -> None:
     reply = await env.run("swiss create", env.organiser, name="\u200b\u3164", rounds=2)
     assert _refusal(reply) == "Invalid event settings: the name has no visible character."
+
+
+async def test_every_organiser_option_naming_a_player_takes_a_discord_mention(env: Env) -> None:
+    event_id = await _open_event(env, "Mentions")
+    members = [await env.linked(f"m{i}", 1900 - 50 * i) for i in range(4)]
+    for user in members:
+        await env.run("join", user)
+    a, b, c, d = (f"<@{user.id}>" for user in members)
+    assert "will not be paired" in _private_answer(await env.run("swiss forbid", env.organiser, player_a=a, player_b=b))
+    assert "may be paired" in _private_answer(await env.run("swiss allow", env.organiser, player_a=a, player_b=b))
+    await env.run("swiss remove", env.organiser, player=c)
+    await env.run("swiss reinstate", env.organiser, player=c)
+    await env.run("swiss disqualify", env.organiser, player=d, reason="fair play")
+    entries = {e.discord_id: e.status.value for e in await env.director.entries(event_id)}
+    assert [entries[user.id] for user in members] == ["active", "active", "active", "disqualified"]
