@@ -429,3 +429,23 @@ async def test_every_organiser_option_naming_a_player_takes_a_discord_mention(en
     await env.run("swiss disqualify", env.organiser, player=d, reason="fair play")
     entries = {e.discord_id: e.status.value for e in await env.director.entries(event_id)}
     assert [entries[user.id] for user in members] == ["active", "active", "active", "disqualified"]
+
+
+async def test_pairings_before_the_start_and_standings_after_the_end_answer_with_the_event_that_makes_sense(
+    env: Env,
+) -> None:
+    done_id = await _open_event(env, "Last Week")
+    players = [await env.linked(f"w{i}", 1900 - 50 * i) for i in range(4)]
+    for user in players:
+        await env.run("join", user, event="Last Week")
+    await env.run("swiss start", env.organiser, event="Last Week")
+    await env.run("swiss finish", env.organiser, event="Last Week")
+    assert (await env.director.event(done_id)).status is EventStatus.FINISHED
+    next_id = await _open_event(env, "Next Week")
+    start = (await env.director.event(next_id)).next_round_at
+    assert start is not None
+
+    standings = _private_answer(await env.run("standings", players[0]))
+    assert standings.startswith("**Last Week — standings**")
+    pairings = _private_answer(await env.run("pairings", players[0]))
+    assert pairings == f"**Next Week** has not started: round 1 is paired at <t:{int(start.timestamp())}:f>."
