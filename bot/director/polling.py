@@ -162,10 +162,32 @@ async def _apply(
     await cancel_games(ctx, unplayed)  # a forfeit on a game nobody moved in: abort it on Lichess
     if replays:
         await ensure_games(ctx, event, people, decisions[0][0].round)
+        replaced = {b.board_no for b, _, o, _ in decisions if isinstance(o, (EarlyDraw, Aborted))}
+        await _send_new_links(ctx, event, decisions[0][0].round, replaced, people)
     if any(_scored(o) for _, _, o, _ in decisions):
         async with ctx.db.snapshot():
             view = await round_view(ctx, event, decisions[0][0].round, people)
         await show_results(ctx, event, view)
+
+
+async def _send_new_links(
+    ctx: Context, event: Event, round_number: int, boards: set[int], people: dict[int, Entry]
+) -> None:
+    """Each replaced board's new game reaches both players (a DM naming the board), and the round's post shows it."""
+    async with ctx.db.snapshot():
+        view = await round_view(ctx, event, round_number, people)
+    changed = [b for b in view.boards if b.number in boards and b.url]
+    if not changed:
+        return
+    for board in changed:
+        for me, other in ((board.white, board.black), (board.black, board.white)):
+            if me.discord_id:
+                await ctx.announcer.dm(
+                    me.discord_id,
+                    f"{event.name} {event.round_name(round_number)} board {board.number}: your game against"
+                    f" {other.name} is played again, in a new game: {board.url}",
+                )
+    await ctx.announcer.results_updated(event, view)
 
 
 def _scored(outcome: Outcome) -> bool:

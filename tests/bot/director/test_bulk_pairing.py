@@ -237,3 +237,26 @@ async def test_a_result_arrives_through_the_stream_without_a_poll(bulk_world: Wo
         assert (await world.director.pairings(event_id, 1)).boards[0].result is Result.BLACK_WINS
     finally:
         await feeder.close()
+
+
+async def test_an_early_draws_replacement_is_a_bulk_pairing_and_its_link_reaches_both_players(
+    bulk_world: World,
+) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    first = (await world.director.pairings(event_id, 1)).boards[0]
+    await world.control(f"/sandbox/games/{first.game_id}/play", {"winner": None, "status": "draw", "plies": 20})
+    world.clock.advance(30)
+    await world.scheduler.run_due()
+    again = (await world.director.pairings(event_id, 1)).boards[0]
+    assert again.game_id not in (None, first.game_id) and again.result is None
+    games = {g["id"]: g for g in await sandbox_games(world)}
+    assert games[again.game_id]["source"] == "api" and games[again.game_id]["bulk"]  # a bulk pairing again
+    assert await requests_to(world, "POST", "/api/bulk-pairing") == 2
+    for me, other in ((first.white, first.black), (first.black, first.white)):
+        assert (
+            me.discord_id,
+            f"Club Swiss round 1 board 1: your game against {other.name} is played again, in a new game: {again.url}",
+        ) in world.announcer.of("dm")
+    assert world.announcer.of("results_updated")[-1][1].boards[0].game_id == again.game_id
