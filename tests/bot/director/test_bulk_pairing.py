@@ -19,6 +19,7 @@ from bot.director.streaming import StreamFeeder
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import TokenInfo
 from bot.lichess.stream import GameStream
+from bot.rendering.text import round_messages
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
 from domain.entry import EntryStatus
@@ -260,3 +261,16 @@ async def test_an_early_draws_replacement_is_a_bulk_pairing_and_its_link_reaches
             f"Club Swiss round 1 board 1: your game against {other.name} is played again, in a new game: {again.url}",
         ) in world.announcer.of("dm")
     assert world.announcer.of("results_updated")[-1][1].boards[0].game_id == again.game_id
+
+
+async def test_the_rounds_footer_says_how_each_board_starts(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    view = await world.director.pairings(event_id, 1)
+    assert [b.bulk for b in view.boards] == [True, True, False]
+    (page,) = round_messages(await world.director.event(event_id), view, mention=False)
+    assert page.embeds[-1].footer == (
+        "Boards 1, 2: the game is ready and its clock starts by itself. Boards 3: click your game link to join;"
+        " the clock starts when both players move."
+    )
