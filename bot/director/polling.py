@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -173,7 +174,8 @@ async def _apply(
 async def _send_new_links(
     ctx: Context, event: Event, round_number: int, boards: set[int], people: dict[int, Entry]
 ) -> None:
-    """Each replaced board's new game reaches both players (a DM naming the board), and the round's post shows it."""
+    """Each replaced board's new game reaches both players (a DM naming the board), and the round's post shows it,
+    marking the board "new game"."""
     async with ctx.db.snapshot():
         view = await round_view(ctx, event, round_number, people)
     changed = [b for b in view.boards if b.number in boards and b.url]
@@ -187,7 +189,11 @@ async def _send_new_links(
                     f"{event.name} {event.round_name(round_number)} board {board.number}: your game against"
                     f" {other.name} is played again, in a new game: {board.url}",
                 )
-    await ctx.announcer.results_updated(event, view)
+    marked = tuple(
+        replace(b, detail=f"{b.detail} · new game" if b.detail else "new game") if b in changed else b
+        for b in view.boards
+    )
+    await ctx.announcer.results_updated(event, replace(view, boards=marked))  # the post says which board changed
 
 
 def _scored(outcome: Outcome) -> bool:

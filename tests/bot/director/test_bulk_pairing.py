@@ -260,7 +260,8 @@ async def test_an_early_draws_replacement_is_a_bulk_pairing_and_its_link_reaches
             me.discord_id,
             f"Club Swiss round 1 board 1: your game against {other.name} is played again, in a new game: {again.url}",
         ) in world.announcer.of("dm")
-    assert world.announcer.of("results_updated")[-1][1].boards[0].game_id == again.game_id
+    shown = world.announcer.of("results_updated")[-1][1].boards
+    assert (shown[0].game_id, shown[0].detail) == (again.game_id, "new game") and shown[1].detail == ""
 
 
 async def test_the_rounds_footer_says_how_each_board_starts(bulk_world: World) -> None:
