@@ -252,6 +252,9 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
         raise ConfigError(f"guild {duplicates[0]} appears in more than one [[clubs]] table")
 
     director = _read_dataclass(DirectorSettings, root.table("director"))
+    for key in ("poll_interval", "default_round_interval_minutes", "default_noshow_minutes"):
+        if not getattr(director, key) > 0:  # NaN too
+            raise ConfigError(f"'director.{key}' must be positive, not {getattr(director, key):g}")
     if director.lichess_pause < MIN_LICHESS_PAUSE:
         raise ConfigError(
             f"'director.lichess_pause' must be at least {MIN_LICHESS_PAUSE:g} seconds: "

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import enum
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from domain.fide import TrfHeader
 from pairing import acceleration, systems
@@ -39,6 +40,9 @@ SHORT_CLOCK_LIMITS = frozenset({0, 15, 30, 45, 60, 90})  # seconds; above these 
 MAX_CLOCK_LIMIT = 180 * 60
 MAX_CLOCK_INCREMENT = 180
 MAX_PAIRING_REVIEW = 24 * 60  # minutes
+# Unicode's bidirectional embeddings, overrides and isolates (and the marks): they reorder the text after them.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # Hangul fillers and the blank Braille pattern
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 
 
 def lichess_takes_clock(limit: int, increment: int) -> bool:
@@ -108,6 +112,13 @@ class EventSettings:
         return replace(self, round_interval=None)
 
     @property
+    def first_round_at(self) -> datetime | None:
+        """When round 1 is due: the start time, or with fixed times and no start, the first fixed time."""
+        if self.start_at is None and self.round_times:
+            return self.round_times[0]
+        return self.start_at
+
+    @property
     def speed(self) -> str:
         """The Lichess speed of the time control (the rating the limits apply to)."""
         estimate = self.clock_limit + 40 * self.clock_increment
@@ -132,12 +143,15 @@ class EventSettings:
         """The last round before which joining is still allowed (more than half started closes it)."""
         return self.rounds // 2 + 1
 
-    def problems(self) -> list[str]:
-        """Every reason these settings cannot describe an event, one sentence each (none: they can)."""
+    def problems(self, now: datetime | None = None, before: EventSettings | None = None, played: int = 0) -> list[str]:
+        """Every reason these settings cannot describe an event, one sentence each (none: they can). With `now`, a
+        start or fixed time in the past is one, unless `before` (the settings being edited) had it already or it is
+        the time of one of the `played` rounds already paired."""
         return [
             *self._name_and_rounds_problems(),
             *self._clock_problems(),
             *self._schedule_problems(),
+            *self._past_problems(now, before, played),
             *self._entry_problems(),
             *self._game_problems(),
             *self._pairing_problems(),
@@ -148,6 +162,12 @@ class EventSettings:
         problems = []
         if not self.name.strip():
             problems.append("the name is empty")
+        elif any(unicodedata.category(c) == "Cc" for c in self.name):
+            problems.append("the name has a control character or a line break")
+        elif any(c in BIDI_CONTROLS for c in self.name):
+            problems.append("the name has a bidirectional override, which would turn the text around it")
+        elif not any(unicodedata.category(c)[0] not in "CZ" and c not in BLANK_LETTERS for c in self.name):
+            problems.append("the name has no visible character")
         if not 1 <= self.rounds <= MAX_ROUNDS:
             problems.append(f"rounds must be between 1 and {MAX_ROUNDS}")
         return problems
@@ -180,11 +200,25 @@ class EventSettings:
             if moment is not None and moment.utcoffset() is None
         )
         aware = all(moment.utcoffset() is not None for moment in self.round_times)
-        if aware and list(self.round_times) != sorted(self.round_times):
+        twice = sorted({t for t in self.round_times if self.round_times.count(t) > 1}) if aware else []
+        problems.extend(f"the fixed time {_shown(moment)} is given twice" for moment in twice)
+        if aware and not twice and list(self.round_times) != sorted(self.round_times):
             problems.append("the fixed round times are not in order")
         if self.reminder_seconds is not None and self.reminder_seconds < 0:
             problems.append("the reminder cannot come after the round's start")
         return problems
+
+    def _past_problems(self, now: datetime | None, before: EventSettings | None, played: int) -> list[str]:
+        if now is None:
+            return []
+        kept = () if before is None else (before.start_at, *before.round_times)
+        named = [("start", self.start_at)] if not played else []
+        named += [("fixed time", moment) for moment in self.round_times[played:]]
+        return [
+            f"the {what} {_shown(moment)} is in the past (it is {_shown(now)} now)"
+            for what, moment in named
+            if moment is not None and moment.utcoffset() is not None and moment < now and moment not in kept
+        ]
 
     def _entry_problems(self) -> list[str]:
         problems = []
@@ -227,9 +261,18 @@ class EventSettings:
             problems.append(f"the pairing review lasts 0 to {MAX_PAIRING_REVIEW} minutes")
         if not 1 <= self.team_boards <= MAX_TEAM_BOARDS:
             problems.append(f"a team match has 1 to {MAX_TEAM_BOARDS} boards")
+        problems.extend(
+            f"the tie-break {code} is listed twice"
+            for code in dict.fromkeys(c for c in self.tiebreaks if self.tiebreaks.count(c) > 1)
+        )
         for code in self.tiebreaks:
             try:
                 parse_tiebreak(code)
             except ValueError as exc:
                 problems.append(str(exc))
         return problems
+
+
+def _shown(moment: datetime) -> str:
+    """A moment as the organisers read it: "2026-03-02 19:00 UTC"."""
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

@@ -75,8 +75,7 @@ async def export_trf(db: Database, event_id: int, *, private: bool = False) -> s
             rows = await teams.load_teams(conn, event_id)
         tournament = teams.team_tournament(history, rows, replace(tournament, header=tuple(header)))
         return trf.dumps(tournament)
-    if report.fide_rated or private:
-        tournament = _report_players(history, tournament, private)
+    tournament = _report_players(history, tournament, private)
     return trf.dumps(replace(tournament, header=tuple(header)))
 
 
@@ -90,16 +89,14 @@ def _round_dates(history: History) -> str:
 
 
 def _report_players(history: History, tournament: Tournament, private: bool) -> Tournament:
-    """The players as an arbiter's report gives them: the rank field the place in the standings (of a FIDE-rated
-    event; disqualified players after the ranked ones), and with `private` their FIDE profiles."""
-    rank: dict[int, int] = {}
-    if history.event.settings.trf_header.fide_rated:
-        played = results_tournament(history)
-        out = [n for n, e in history.numbered.items() if e.status is EntryStatus.DISQUALIFIED]
-        settings = history.event.settings
-        rows = compute_standings(played, settings.tiebreaks, exclude=out, lichess_sb=settings.lichess_sb)
-        rank = {row.number: row.rank for row in rows}
-        rank.update({n: len(rows) + i for i, n in enumerate(sorted(out), start=1)})
+    """The players as an arbiter's report gives them: the rank field the place in the standings (disqualified
+    players after the ranked ones), and with `private` their FIDE profiles."""
+    played = results_tournament(history)
+    out = [n for n, e in history.numbered.items() if e.status is EntryStatus.DISQUALIFIED]
+    settings = history.event.settings
+    rows = compute_standings(played, settings.tiebreaks, exclude=out, lichess_sb=settings.lichess_sb)
+    rank = {row.number: row.rank for row in rows}
+    rank.update({n: len(rows) + i for i, n in enumerate(sorted(out), start=1)})
     players = []
     for player in tournament.players:
         fide = history.numbered[player.number].player.fide

@@ -138,7 +138,9 @@ async def _cancel_round_games(ctx: Context, history: History, number: int) -> No
     before anything is cancelled)."""
     games = await open_games(ctx, history.event.id, number)
     try:
-        exported = await ctx.lichess.export_games([g.lichess_id for g in games if g.lichess_id])
+        exported = await ctx.lichess_of(history.event.guild_id).export_games(
+            [g.lichess_id for g in games if g.lichess_id]
+        )
     except LichessError as exc:
         raise InvalidState(f"Lichess cannot tell whether round {number}'s games have begun ({exc}).") from None
     begun = sorted(g.id for g in exported if g.plies > 0 or g.status not in NOT_BEGUN)

@@ -144,7 +144,8 @@ def _game_ids(attempt: BulkAttempt, bulk: BulkPairing) -> dict[int, str]:
 
 
 async def _eligible(ctx: Context, event: Event, round_number: int) -> list[tuple[BoardRow, str, str, int]]:
-    """Undecided boards never created but in bulks (fewer than `BULK_TRIES`), whose two players have valid
+    """Undecided boards never created but in bulks (fewer than `BULK_TRIES`) since their last game was replaced (an
+    abort's or an early draw's replacement is a bulk pairing like the first game), whose two players have valid
     tokens: (board, white token, black token, the attempt number)."""
     summary = await get_round(ctx.db, event, round_number)
     games = await storage_games.games_of_round(ctx.db, event.id, round_number)
@@ -154,10 +155,12 @@ async def _eligible(ctx: Context, event: Event, round_number: int) -> list[tuple
         by_board.setdefault(game.board_id, []).append(game)
     candidates = []
     for board in summary.boards:
-        tries = by_board.get(board.id, [])
-        if board.result is not None or any(g.status is not GameStatus.FAILED or g.id not in in_bulks for g in tries):
+        tries = sorted(by_board.get(board.id, []), key=lambda g: g.attempt)
+        replaced = [i for i, g in enumerate(tries) if g.status is GameStatus.REPLACED]
+        since = tries[replaced[-1] + 1 :] if replaced else tries
+        if board.result is not None or any(g.status is not GameStatus.FAILED or g.id not in in_bulks for g in since):
             continue
-        if len(tries) < BULK_TRIES:
+        if len(since) < BULK_TRIES:
             candidates.append((board, len(tries) + 1))
     if not candidates:
         return []

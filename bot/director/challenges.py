@@ -1,15 +1,23 @@
-"""The bot's own Lichess challenges that can no longer be played: cancelled (best effort), marked aborted."""
+"""The bot's own Lichess challenges that can no longer be played: cancelled (best effort), marked aborted; and the
+board of a player who left during a round, lost by forfeit at once."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from bot.director.context import Context
-from bot.director.lookups import latest_games
+from bot.director.endings import finish_round, show_results
+from bot.director.lookups import OVER, get_event, get_round, latest_games
+from bot.director.models import Actor
+from bot.director.outcome import UNFINISHED_STATUSES
+from bot.director.queries import pairings
 from bot.lichess.errors import LichessError
-from domain.result import GameRow, GameStatus
+from domain.entry import Entry
+from domain.result import GameRow, GameStatus, Result
 from storage import games as storage_games
+from storage import results as storage_results
+from storage import rounds as storage_rounds
 
 LOG = logging.getLogger(__name__)
 
@@ -44,3 +52,55 @@ async def cancel_games(ctx: Context, guild_id: int, games: Iterable[GameRow]) ->
             row = await storage_games.update_game(ctx.db, game.id, GameStatus.ABORTED, at=ctx.clock.now())
             cancelled.append(row)
     return cancelled
+
+
+async def forfeit_departed(ctx: Context, actor: Actor, event_id: int, entry: Entry, left: str) -> None:
+    """A player who left (`left`: "withdrew", "was removed"...) during a round loses their undecided board of it by
+    forfeit at once: its game on Lichess is cancelled (best effort; a game they start afterwards counts for nothing,
+    as a decided board is never read again), the opponent is told, and a round now decided ends. A game already
+    over on Lichess is left to the round's poll, which records how it ended. A round whose
+    pairing is held for review is left to the organisers (`rounds._forfeit_gone` decides the board when its games
+    are created). Call under the event's lock."""
+    event = await get_event(ctx.db, event_id)
+    if event.status in OVER or event.current_round < 1:
+        return
+    if (await get_round(ctx.db, event, event.current_round)).round.held(ctx.clock.now()):
+        return  # the organisers may still re-pair it; else the board is forfeited when its games are created
+    board = await storage_rounds.board_of_player(ctx.db, event_id, event.current_round, entry.player_id)
+    if board is None or board.result is not None:
+        return
+    live = await open_games(ctx, event_id, board.round, [board.id])
+    if await _ended_on_lichess(ctx, event.guild_id, live):
+        return  # the game was played before they left: the round's poll records its result
+    await cancel_games(ctx, event.guild_id, live)
+    white_left = board.white_id == entry.player_id
+    result = Result.BLACK_WINS_FORFEIT if white_left else Result.WHITE_WINS_FORFEIT
+    await storage_results.record_result(
+        ctx.db, board.id, result, at=ctx.clock.now(), actor=actor.audit_name, reason=f"{entry.name} {left}"
+    )
+    view = await pairings(ctx, event_id, board.round)
+    shown = next(b for b in view.boards if b.number == board.board_no)
+    opponent = shown.black if white_left else shown.white
+    where = f"{event.round_name(board.round).capitalize()} board {board.board_no}"
+    await ctx.announcer.notice(event, f"{where}: {entry.name} {left}, so {opponent.name} wins by forfeit.")
+    if opponent.discord_id:
+        await ctx.announcer.dm(
+            opponent.discord_id,
+            f"{event.name} {event.round_name(board.round)}: {entry.name} {left}; you win your board by forfeit, no"
+            " game to play.",
+        )
+    await show_results(ctx, event, view)  # through the outbox: a post Discord refuses now is sent later
+    if view.decided:
+        await finish_round(ctx, event_id, board.round)
+
+
+async def _ended_on_lichess(ctx: Context, guild_id: int, games: Sequence[GameRow]) -> bool:
+    """Whether one of these games has ended on Lichess (False when Lichess cannot tell)."""
+    ids = [g.lichess_id for g in games if g.lichess_id]
+    if not ids:
+        return False
+    try:
+        exported = await ctx.lichess_of(guild_id).export_games(ids)
+    except LichessError:
+        return False
+    return any(game.status not in UNFINISHED_STATUSES for game in exported)

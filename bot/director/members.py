@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from datetime import timedelta
 
+from bot.director.challenges import forfeit_departed
 from bot.director.context import Context
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, get_event, linked_player, sentence
 from bot.director.models import SYSTEM_ACTOR, Actor, LinkChallenge, LinkedAccount
@@ -131,7 +132,8 @@ async def join(ctx: Context, actor: Actor, event_id: int) -> Entry:
 
 
 async def withdraw(ctx: Context, actor: Actor, event_id: int) -> Entry:
-    """Leave an event: not paired again, points kept; may rejoin while joining is open."""
+    """Leave an event: not paired again, points kept, the board of the round in play lost by forfeit at once; may
+    rejoin while joining is open."""
     now = ctx.clock.now()
     async with ctx.db.transaction():
         event = await get_event(ctx.db, event_id)
@@ -143,6 +145,8 @@ async def withdraw(ctx: Context, actor: Actor, event_id: int) -> Entry:
         left = await storage_entries.set_entry_status(
             ctx.db, event_id, entry.player_id, EntryStatus.WITHDRAWN, at=now, actor=actor.audit_name
         )
+    async with ctx.lock(event_id):
+        await forfeit_departed(ctx, actor, event_id, left, "withdrew")
     ctx.changed()
     return left
 

@@ -99,6 +99,7 @@ class BoardView:
     url: str | None
     result: Result | None
     detail: str = ""
+    bulk: bool = False  # its game is a bulk pairing: the clocks start by themselves (else an open challenge)
 
 
 # The byes a round view lists: the pairing-allocated bye and half-point byes (requested, or a late joiner's).

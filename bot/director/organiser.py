@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
-from bot.director.challenges import cancel_games, open_games
+from bot.director.challenges import cancel_games, forfeit_departed, open_games
 from bot.director.context import Context
 from bot.director.endings import finish_event, finish_round, last_finished_round, post, show_results
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, player_in_event, sentence
@@ -71,7 +72,7 @@ async def create_event(ctx: Context, actor: Actor, guild_id: int, channel_id: in
     """Create an event (a draft until opened)."""
     _organiser(actor)
     settings = replace(settings, guild_id=guild_id, channel_id=channel_id)
-    _validate(settings)
+    _validate(settings, ctx.clock.now())
     return await storage_events.create_event(ctx.db, settings, created_by=actor.discord_id, at=ctx.clock.now())
 
 
@@ -80,7 +81,7 @@ async def edit_event(ctx: Context, actor: Actor, event_id: int, settings: EventS
     _organiser(actor)
     event = await get_event(ctx.db, event_id)
     settings = replace(settings, guild_id=event.guild_id, channel_id=event.channel_id)
-    _validate(settings)
+    _validate(settings, ctx.clock.now(), event.settings, event.current_round)
     if event.status in OVER:
         raise InvalidState(f"{event.name} is over.")
     if event.current_round and settings.rounds < event.current_round:
@@ -122,7 +123,7 @@ async def _reschedule(ctx: Context, event_id: int) -> Event:
         if event.status is EventStatus.DRAFT or event.status in OVER:
             return event
         if event.current_round == 0:
-            return await storage_events.set_next_round_at(ctx.db, event_id, event.settings.start_at)
+            return await storage_events.set_next_round_at(ctx.db, event_id, event.settings.first_round_at)
         last = (await storage_rounds.list_rounds(ctx.db, event_id))[-1].round
         if last.status is not RoundStatus.FINISHED or last.number >= event.settings.rounds:
             return event
@@ -139,7 +140,7 @@ async def open_event(ctx: Context, actor: Actor, event_id: int) -> Event:
         if event.status is not EventStatus.DRAFT:
             raise InvalidState(f"{event.name} is already {event.status.value}.")
         await storage_events.set_event_status(ctx.db, event_id, EventStatus.OPEN, at=now, actor=actor.audit_name)
-        event = await storage_events.set_next_round_at(ctx.db, event_id, event.settings.start_at)
+        event = await storage_events.set_next_round_at(ctx.db, event_id, event.settings.first_round_at)
     await ctx.announcer.event_opened(event)
     ctx.changed()
     return event
@@ -287,41 +288,23 @@ async def reinstate(ctx: Context, actor: Actor, event_id: int, player: str) -> E
 
 
 async def remove(ctx: Context, actor: Actor, event_id: int, player: str) -> Entry:
-    """Remove a player from the event (not paired again, cannot rejoin); a game of theirs that nobody has played
-    yet is cancelled on Lichess and lost by forfeit."""
+    """Remove a player from the event (not paired again, cannot rejoin); their board of the round in play is lost
+    by forfeit at once and its game cancelled on Lichess."""
     _organiser(actor)
     entry = await _set_entry(ctx, actor, event_id, player, EntryStatus.BANNED, None)
     async with ctx.lock(event_id):
-        await _forfeit_unplayed(ctx, actor, event_id, entry)
+        await forfeit_departed(ctx, actor, event_id, entry, "was removed")
     ctx.changed()
     return entry
 
 
-async def _forfeit_unplayed(ctx: Context, actor: Actor, event_id: int, entry: Entry) -> None:
-    """The removed player's undecided board of the round in play: cancelled on Lichess if nobody has moved,
-    then lost by forfeit (a game already in play is left to finish)."""
-    event = await get_event(ctx.db, event_id)
-    if event.status in OVER or event.current_round < 1:
-        return
-    board = await storage_rounds.board_of_player(ctx.db, event_id, event.current_round, entry.player_id)
-    if board is None or board.result is not None:
-        return
-    if not await cancel_games(ctx, event.guild_id, await open_games(ctx, event_id, board.round, [board.id])):
-        return
-    result = Result.BLACK_WINS_FORFEIT if board.white_id == entry.player_id else Result.WHITE_WINS_FORFEIT
-    await storage_results.record_result(
-        ctx.db, board.id, result, at=ctx.clock.now(), actor=actor.audit_name, reason=f"{entry.name} was removed"
-    )
-    view = await pairings(ctx, event_id, board.round)
-    await show_results(ctx, event, view)
-    if view.decided:
-        await finish_round(ctx, event_id, board.round)
-
-
 async def disqualify(ctx: Context, actor: Actor, event_id: int, player: str, reason: str) -> Entry:
-    """Take a player out of the ranking (everyone's scores unchanged)."""
+    """Take a player out of the ranking (everyone's scores unchanged); their board of the round in play is lost by
+    forfeit at once and its game cancelled on Lichess."""
     _organiser(actor)
     entry = await _set_entry(ctx, actor, event_id, player, EntryStatus.DISQUALIFIED, reason)
+    async with ctx.lock(event_id):
+        await forfeit_departed(ctx, actor, event_id, entry, "was disqualified")
     event = await get_event(ctx.db, event_id)
     why = f" ({reason.strip()})" if reason and reason.strip() else ""
     if event.status is EventStatus.FINISHED:
@@ -359,6 +342,8 @@ async def finish(ctx: Context, actor: Actor, event_id: int) -> Event:
     event = await get_event(ctx.db, event_id)
     if event.status not in ACTIVE_EVENT_STATUSES:
         raise InvalidState(f"{event.name} is {event.status.value}.")
+    if event.current_round == 0:
+        raise InvalidState(f"{event.name} has not started, so there is nothing to finish: cancel it (/swiss cancel).")
     async with ctx.lock(event_id):
         await finish_event(ctx, event_id, "finished by an organiser", actor)
         if event.current_round >= 1:  # the round in play no longer counts: its open challenges go
@@ -373,12 +358,25 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
     was = (await get_event(ctx.db, event_id)).status
     async with ctx.lock(event_id):
         cancelled = await _set_status(ctx, actor, event_id, EventStatus.CANCELLED, allowed, "cancelled")
-        if cancelled.current_round >= 1:
-            await cancel_games(ctx, cancelled.guild_id, await open_games(ctx, event_id, cancelled.current_round))
+        completed = await last_finished_round(ctx, event_id)
+        in_play = cancelled.current_round if cancelled.current_round > completed else None
+        if in_play is not None:
+            await cancel_games(ctx, cancelled.guild_id, await open_games(ctx, event_id, in_play))
     if was is not EventStatus.DRAFT:  # a draft was never shown in the channel
-        played = f" after {cancelled.current_round} round(s)" if cancelled.current_round else ""
-        await ctx.announcer.bulletin(cancelled, f"the event is cancelled by the organisers{played}.")
+        if in_play is not None:  # the round's post shows the games no longer played
+            await ctx.announcer.results_updated(cancelled, await pairings(ctx, event_id, in_play))
+        await ctx.announcer.bulletin(cancelled, f"the event is cancelled by the organisers{_when(completed, in_play)}.")
     return cancelled
+
+
+def _when(completed: int, in_play: int | None) -> str:
+    """When an event was cancelled, as its channel reads it: the rounds completed, and the round in play."""
+    done = f"after {completed} completed round{'s' if completed != 1 else ''}"
+    if in_play is None:
+        return f" {done}" if completed else ""
+    return (
+        f" {done}, during round {in_play}" if completed else f" during round {in_play}, before any round was completed"
+    )
 
 
 async def export(ctx: Context, event_id: int, fmt: str, *, public: bool = False) -> bytes:
@@ -392,9 +390,10 @@ async def export(ctx: Context, event_id: int, fmt: str, *, public: bool = False)
         raise InvalidSetting(f"Unknown export format {fmt!r}: trf, pgn or json.") from None
 
 
-def _validate(settings: EventSettings) -> None:
-    """Refuse settings that cannot describe an event, naming every problem in one sentence."""
-    problems = settings.problems()
+def _validate(settings: EventSettings, now: datetime, before: EventSettings | None = None, played: int = 0) -> None:
+    """Refuse settings that cannot describe an event (or a time of theirs in the past, unless `before` had it or a
+    round of the `played` ones has it), naming every problem in one sentence."""
+    problems = settings.problems(now, before, played)
     if problems:
         raise InvalidSetting("Invalid event settings: " + "; ".join(problems) + ".")
 

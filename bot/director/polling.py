@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -176,10 +177,37 @@ async def _apply(
     await cancel_games(ctx, event.guild_id, unplayed)  # a forfeit on a game nobody moved in: abort it on Lichess
     if replays:
         await ensure_games(ctx, event, people, decisions[0][0].round)
+        replaced = {b.board_no for b, _, o, _ in decisions if isinstance(o, (EarlyDraw, Aborted))}
+        await _send_new_links(ctx, event, decisions[0][0].round, replaced, people)
     if any(_scored(o) for _, _, o, _ in decisions):
         async with ctx.db.snapshot():
             view = await round_view(ctx, event, decisions[0][0].round, people)
         await show_results(ctx, event, view)
+
+
+async def _send_new_links(
+    ctx: Context, event: Event, round_number: int, boards: set[int], people: dict[int, Entry]
+) -> None:
+    """Each replaced board's new game reaches both players (a DM naming the board), and the round's post shows it,
+    marking the board "new game"."""
+    async with ctx.db.snapshot():
+        view = await round_view(ctx, event, round_number, people)
+    changed = [b for b in view.boards if b.number in boards and b.url]
+    if not changed:
+        return
+    for board in changed:
+        for me, other in ((board.white, board.black), (board.black, board.white)):
+            if me.discord_id:
+                await ctx.announcer.dm(
+                    me.discord_id,
+                    f"{event.name} {event.round_name(round_number)} board {board.number}: your game against"
+                    f" {other.name} is played again, in a new game: {board.url}",
+                )
+    marked = tuple(
+        replace(b, detail=f"{b.detail} · new game" if b.detail else "new game") if b in changed else b
+        for b in view.boards
+    )
+    await ctx.announcer.results_updated(event, replace(view, boards=marked))  # the post says which board changed
 
 
 def _scored(outcome: Outcome) -> bool:

@@ -24,6 +24,7 @@ from domain.event import Event, EventStatus
 from domain.result import GameRow
 from domain.rounds import BoardRow
 from pairing.standings.crosstable import CrosstableCell
+from storage import bulks as storage_bulks
 from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
@@ -127,7 +128,10 @@ async def round_view(ctx: Context, event: Event, number: int, people: dict[int, 
     """A round with names, links and results, for a job that holds the event and its entries (by player id)."""
     summary = await get_round(ctx.db, event, number)
     games = latest_games(await storage_games.games_of_round(ctx.db, event.id, number))
-    boards = [_board_view(ctx, b, people, games.get(b.id)) for b in summary.boards]
+    bulk = {
+        g.game_row_id for attempt in await storage_bulks.bulks_of_round(ctx.db, event.id, number) for g in attempt.games
+    }
+    boards = [_board_view(ctx, b, people, games.get(b.id), bulk) for b in summary.boards]
     boards = await team_standings.label_matches(ctx, event, boards, people)  # a team event's boards name their match
     byes = [
         ByeView(player_ref(people[player_id]), shown)
@@ -138,10 +142,19 @@ async def round_view(ctx: Context, event: Event, number: int, people: dict[int, 
     return RoundView(event.id, number, rnd.status, rnd.started_at, tuple(boards), tuple(byes))
 
 
-def _board_view(ctx: Context, b: BoardRow, people: dict[int, Entry], game: GameRow | None) -> BoardView:
+def _board_view(
+    ctx: Context,
+    b: BoardRow,
+    people: dict[int, Entry],
+    game: GameRow | None,
+    bulk: frozenset[int] | set[int] = frozenset(),
+) -> BoardView:
     game_id = b.game_id if b.result is not None and b.game_id else (game.lichess_id if game else None)
     url = f"{ctx.lichess.base_url}/{game_id}" if game_id else None
-    return BoardView(b.board_no, player_ref(people[b.white_id]), player_ref(people[b.black_id]), game_id, url, b.result)
+    in_bulk = game is not None and game.id in bulk
+    return BoardView(
+        b.board_no, player_ref(people[b.white_id]), player_ref(people[b.black_id]), game_id, url, b.result, bulk=in_bulk
+    )
 
 
 async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, BoardView]:

@@ -22,6 +22,7 @@ from domain.event import Event, EventStatus
 from domain.result import GameRow, GameStatus, Result
 from domain.rounds import BoardRow, RoundStatus, is_second_game
 from pairing import systems
+from pairing.model import RecordKind
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import errors as storage_errors
@@ -71,7 +72,17 @@ async def _pair(ctx: Context, history: History, round_number: int) -> History | 
         if len(active) < ctx.settings.min_players:
             later = now + timedelta(seconds=ctx.settings.retry_after)
             await set_next_round_at(ctx, event_id, later)
-            await ctx.announcer.notice(event, f"Not enough players to start; trying again at {later:%H:%M} UTC.")
+            if not await storage_audit.logged(ctx.db, event_id=event_id, action=SHORT, subject="round:1"):
+                await storage_audit.record_action(
+                    ctx.db, at=now, actor=SYSTEM_ACTOR.name, action=SHORT, subject="round:1", event_id=event_id,
+                    reason=f"{len(active)} of {ctx.settings.min_players} players",
+                )  # fmt: skip
+                await ctx.announcer.notice(
+                    event,
+                    f"Not enough players to start ({len(active)} of the {ctx.settings.min_players} needed):"
+                    f" the bot tries again every {_every(ctx.settings.retry_after)} and starts as soon as enough"
+                    " have joined (/swiss cancel ends the event).",
+                )
             return None
         try:
             await storage_entries.start_event(ctx.db, event_id, at=now, actor=SYSTEM_ACTOR.name)
@@ -110,6 +121,13 @@ async def _pair(ctx: Context, history: History, round_number: int) -> History | 
     return replace(history, event=stored)
 
 
+def _every(seconds: float) -> str:
+    """A retry period as organisers read it: "minute", "5 minutes", "30 seconds"."""
+    if seconds == 60:
+        return "minute"
+    return f"{seconds / 60:g} minutes" if seconds >= 60 else f"{seconds:g} seconds"
+
+
 async def set_next_round_at(ctx: Context, event_id: int, when: datetime | None) -> None:
     """When the event's next round starts (None: not scheduled); the jobs are rebuilt."""
     await storage_events.set_next_round_at(ctx.db, event_id, when)
@@ -123,6 +141,7 @@ def challenge_name(event: Event, round_number: int, board: int, attempt: int) ->
 
 
 REFUSED = "game.refused"  # audit action: Lichess refused a board's game; the board is held for an organiser
+SHORT = "start.short"  # audit action: too few players at the start time (the organisers told once)
 TROUBLE = "games.trouble"  # audit action: Lichess failed to create a round's games (the organisers told once)
 
 
@@ -198,34 +217,45 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
 
 
 async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> None:
-    """Boards a player is paired on without playing, decided by forfeit before any game is created: a
-    Double-Swiss match's second game whose player left after the first (C.04.5: the match is still one pairing),
-    and a team match's board that a team short of players defaults (its absent player: gone, or on a bye)."""
+    """Boards a player is paired on without playing, decided by forfeit before any game is created: a player who
+    left while the round's pairing was held for review, a Double-Swiss match's second game whose player left after
+    the first (C.04.5: the match is still one pairing), and a team match's board that a team short of players
+    defaults (its absent player: gone, or on a bye)."""
     event_id = event.id
     second_game = is_second_game(event, round_number)
-    if not (second_game or teams.is_team_event(event)):
-        return
+    byes_count = second_game or teams.is_team_event(event)  # elsewhere a paired player has no bye of the round
+    on_bye: set[int] = set()
     async with ctx.db.snapshot():
-        # Read again, not taken from the job's start: a player who left while the round was paired loses here.
-        people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
-        on_bye = {b.player_id for b in await storage_entries.bye_requests(ctx.db, event_id) if b.round == round_number}
+        if byes_count:
+            # Read again, not taken from the job's start: a player who left while the round was paired loses here.
+            people = {e.player_id: e for e in await storage_entries.list_entries(ctx.db, event_id)}
+            on_bye = {
+                b.player_id for b in await storage_entries.bye_requests(ctx.db, event_id) if b.round == round_number
+            }
         summary = await get_round(ctx.db, event, round_number)
+        gone = {pid for pid, entry in people.items() if entry.status is not EntryStatus.ACTIVE} | on_bye
+        if not any(b.white_id in gone or b.black_id in gone for b in summary.boards if b.result is None):
+            return
         tried = {g.board_id for g in await storage_games.games_of_round(ctx.db, event_id, round_number)}
     now = ctx.clock.now()
     for board in summary.boards:
         if board.result is not None or board.id in tried:
             continue
-        white_gone, black_gone = (
-            people[pid].status is not EntryStatus.ACTIVE or pid in on_bye for pid in (board.white_id, board.black_id)
-        )
+        white_gone, black_gone = (pid in gone for pid in (board.white_id, board.black_id))
         if not (white_gone or black_gone) or (second_game and white_gone and black_gone):
             continue  # both play; or (two-game matches) both gone, which pairing settled with zero-point byes
         if white_gone and black_gone:
             result, reason = Result.DOUBLE_FORFEIT, "both players are absent"
         else:
             result = Result.BLACK_WINS_FORFEIT if white_gone else Result.WHITE_WINS_FORFEIT
-            gone = people[board.white_id if white_gone else board.black_id]
-            reason = f"{gone.name} left after the match's first game" if second_game else f"{gone.name} is absent"
+            name = people[board.white_id if white_gone else board.black_id].name
+            reason = (
+                f"{name} left after the match's first game"
+                if second_game
+                else f"{name} is absent"
+                if byes_count
+                else f"{name} left before the game"
+            )
         await storage_results.record_result(ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name, reason=reason)
 
 
@@ -303,6 +333,13 @@ async def _announce_round(ctx: Context, event: Event, people: dict[int, Entry], 
             else:
                 what = f"you play {other.name} with {colour}: {board_view.url}"
             await ctx.announcer.dm(me.discord_id, f"{event.name} {event.round_name(round_number)}: {what}")
+    for bye in view.byes:  # the pairing's bye is a pairing too: its player is told like the others
+        if bye.kind is RecordKind.PAB and bye.player.discord_id:
+            await ctx.announcer.dm(
+                bye.player.discord_id,
+                f"{event.name} {event.round_name(round_number)}: you have the pairing-allocated bye: no game to play,"
+                " and the bye's points are yours.",
+            )
     await storage_rounds.mark_pairings_announced(ctx.db, event.id, round_number, at=ctx.clock.now())
 
 

@@ -178,20 +178,27 @@ class DiscordAnnouncer:
         files = [bytes_file("standings.png", png)]
         if len(pages) > 1:
             files.append(text_file("standings.txt", lines))
+        if final:  # the crosstable goes with the final standings, so a correction after the end updates both
+            files.extend(await self._crosstable_files(event))
         await self._post_pages(event, kind, event.current_round, pages, files=files)
+
+    async def _crosstable_files(self, event: Event) -> list[discord.File]:
+        """The crosstable as a PNG and a text file (none without a director or before anyone played)."""
+        if self.director is None:
+            return []
+        table = await self.director.crosstable(event.id)
+        if not table.rows:
+            return []
+        png, lines = await asyncio.to_thread(lambda: (crosstable_png(event, table), crosstable_lines(table)))
+        return [bytes_file("crosstable.png", png), text_file("crosstable.txt", lines)]
 
     @_required
     async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
         """The end: why, the final standings (unless already posted) and the crosstable."""
         channel = await self._channel(event.channel_id)
         if await get_message(self.db, event.id, "final:0", round_number=event.current_round) is None and rows:
-            await self.standings(event, rows, True)
-        files = []
-        if self.director is not None:
-            table = await self.director.crosstable(event.id)
-            if table.rows:
-                png, lines = await asyncio.to_thread(lambda: (crosstable_png(event, table), crosstable_lines(table)))
-                files = [bytes_file("crosstable.png", png), text_file("crosstable.txt", lines)]
+            await self.standings(event, rows, True)  # with the crosstable
+        files = [] if rows else await self._crosstable_files(event)
         await channel.send(clip(f"**{event.name}** is over: {reason}", 2000), files=files, allowed_mentions=NO_MENTIONS)
 
     @_guarded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Collection
+from datetime import UTC, datetime
 
 from discord import app_commands
 
@@ -55,8 +56,16 @@ class EventCache:
         wanted.sort(key=lambda e: (e.status not in LIVE, not e.name.casefold().startswith(typed)))
         return [app_commands.Choice(name=choice_name(e), value=str(e.id)) for e in wanted[:MAX_CHOICES]]
 
-    async def resolve(self, guild_id: int | None, value: str | None, statuses: Collection[EventStatus] = LIVE) -> Event:
-        """The event an option names (an id from autocomplete, or a typed name); the only live one if omitted."""
+    async def resolve(
+        self,
+        guild_id: int | None,
+        value: str | None,
+        statuses: Collection[EventStatus] = LIVE,
+        *,
+        otherwise: Callable[[list[Event]], Event | None] | None = None,
+    ) -> Event:
+        """The event an option names (an id from autocomplete, or a typed name); the only live one if omitted, or
+        when there is none, the one `otherwise` picks among the guild's events (e.g. the next, the last finished)."""
         if guild_id is None:
             raise EventNotFound("Events live in a server; use this command there.")
         events = await self.events(guild_id)
@@ -65,6 +74,9 @@ class EventCache:
             if len(candidates) == 1:
                 return candidates[0]
             if not candidates:
+                chosen = None if otherwise is None else otherwise(events)
+                if chosen is not None:
+                    return chosen
                 raise EventNotFound("There is no event in progress here.")
             names = ", ".join(e.name for e in candidates[:5])
             raise EventNotFound(f"Several events are in progress ({names}); pick one with the event option.")
@@ -90,3 +102,29 @@ def choice_name(event: Event) -> str:
     """How an event appears in the autocomplete list (at most 100 characters)."""
     suffix = f" ({event.status.value})"
     return event.name[: CHOICE_NAME_LIMIT - len(suffix)] + suffix
+
+
+PLAYING = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
+
+
+def next_to_start(events: list[Event]) -> Event | None:
+    """The open event that starts first (one without a start time after those with one), or None."""
+    waiting = [e for e in events if e.status is EventStatus.OPEN]
+    far = datetime.max.replace(tzinfo=UTC)
+    return min(waiting, key=lambda e: (e.next_round_at or far, e.id), default=None)
+
+
+def last_finished(events: list[Event]) -> Event | None:
+    """The event that finished last, or None."""
+    done = [e for e in events if e.status is EventStatus.FINISHED and e.finished_at is not None]
+    return max(done, key=lambda e: e.finished_at or datetime.min.replace(tzinfo=UTC), default=None)
+
+
+def standings_event(events: list[Event]) -> Event | None:
+    """With no event in play: the last finished one's standings, else the next one's entrants."""
+    return last_finished(events) or next_to_start(events)
+
+
+def pairings_event(events: list[Event]) -> Event | None:
+    """With no event in play: the next one to start, else the last finished."""
+    return next_to_start(events) or last_finished(events)

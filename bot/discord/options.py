@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -84,6 +85,10 @@ def settings_changes(
 ) -> dict[str, Any]:
     """The `EventSettings` fields an organiser's options set (options left empty change nothing)."""
     changes: dict[str, Any] = {}
+    numbers = {"minutes": minutes, "interval": interval, "noshow": noshow, "reminder": reminder}
+    for option, value in numbers.items():
+        if value is not None and not math.isfinite(value):
+            raise InvalidSetting(f"{option}: {value} is not a number of minutes.")
     if minutes is not None:
         seconds = round(minutes * 60)
         if abs(seconds - minutes * 60) > 1e-6:
@@ -114,6 +119,10 @@ def settings_changes(
         changes["schedule"] = Schedule.FIXED
     if schedule is not None:
         changes["schedule"] = Schedule(schedule)
+        if interval is not None and changes["schedule"] is not Schedule.INTERVAL:
+            raise InvalidSetting(f"interval: {interval:g} cannot apply with schedule: {schedule} (drop one of them).")
+        if fixed_times is not None and changes["schedule"] is not Schedule.FIXED:
+            raise InvalidSetting(f"fixed-times cannot apply with schedule: {schedule} (drop one of them).")
     if min_games is not None:
         changes["min_rated_games"] = min_games or None
     if team is not None:
@@ -136,7 +145,19 @@ def apply_changes(
     fields = dict(changes)
     schedule = fields.pop("schedule", None)
     changed = replace(settings, **fields)
+    if schedule is Schedule.FIXED and not changed.round_times:
+        raise InvalidSetting("schedule: fixed needs fixed-times, one start time a round (YYYY-MM-DD HH:MM UTC).")
+    if "team_boards" in fields and not _team_system(changed):
+        raise InvalidSetting(f"boards: {fields['team_boards']} applies only to a team event (system: team).")
     return changed if schedule is None else changed.with_schedule(schedule, default_interval)
+
+
+def _team_system(settings: EventSettings) -> bool:
+    """Whether the settings' system is a team system (an unknown system is refused later, with its sentence)."""
+    try:
+        return settings.pairing_system.team
+    except ValueError:
+        return True
 
 
 def _seconds(minutes: float | None) -> int | None:

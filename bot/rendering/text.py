@@ -178,10 +178,28 @@ def embed_messages(title: str, lines: Sequence[str], footer: str = "") -> list[M
 
 def round_messages(event: Event, round: RoundView, *, mention: bool = True) -> list[MessagePage]:
     """A round as the channel shows it: its boards with links and results, in as few messages as fit."""
-    footer = "Click your game link to join; the clock starts when both players move."
+    footer = _how_boards_start(round)
     if round.decided:
         footer = "All results are in."
     return embed_messages(round_title(event, round), round_lines(round, mention=mention), footer)
+
+
+def _how_boards_start(round: RoundView) -> str:
+    """How each board's game starts: a bulk pairing's clock by itself, an open challenge when both join."""
+    bulk = [b.number for b in round.boards if b.bulk]
+    if not bulk:
+        return "Click your game link to join; the clock starts when both players move."
+    if len(bulk) == len(round.boards):
+        return "Your game is ready on Lichess: its clock starts by itself."
+    others = [b.number for b in round.boards if not b.bulk]
+    return (
+        f"Boards {_numbers(bulk)}: the game is ready and its clock starts by itself. Boards {_numbers(others)}: click"
+        " your game link to join; the clock starts when both players move."
+    )
+
+
+def _numbers(numbers: Sequence[int]) -> str:
+    return ", ".join(str(n) for n in numbers)
 
 
 MAX_PINGS = 100  # Discord's limit on the users a message's `allowed_mentions` names

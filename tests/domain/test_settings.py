@@ -12,6 +12,8 @@ from domain.settings import MAX_TEAM_BOARDS, EventSettings, lichess_takes_clock
 
 T0 = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 GOOD = EventSettings(name="Club Swiss", rounds=4)
+H = timedelta(hours=1)
+FOUR_TIMES = tuple(T0 + h * H for h in range(4))
 
 
 def test_good_settings_have_no_problem() -> None:
@@ -25,6 +27,11 @@ def test_good_settings_have_no_problem() -> None:
     ("changes", "problem"),
     [
         ({"name": "  "}, "the name is empty"),
+        ({"name": "\u200b\u3164\u2800"}, "the name has no visible character"),
+        ({"name": "Club\nSwiss"}, "the name has a control character or a line break"),
+        ({"name": "Club\x1bSwiss"}, "the name has a control character or a line break"),
+        ({"name": "Club \u202eSwiss"}, "the name has a bidirectional override, which would turn the text around it"),
+        ({"tiebreaks": ("BH", "SB", "BH")}, "the tie-break BH is listed twice"),
         ({"rounds": 0}, "rounds must be between 1 and 50"),
         ({"rounds": 51}, "rounds must be between 1 and 50"),
         ({"clock_limit": -60}, "the clock cannot be negative"),
@@ -38,12 +45,16 @@ def test_good_settings_have_no_problem() -> None:
         ({"clock_limit": 181 * 60}, "Lichess refuses a 10860 s + 2 s clock"),
         ({"clock_increment": 181}, "Lichess refuses a 180 s + 181 s clock"),
         ({"round_interval": 0}, "the round interval must be positive"),
-        ({"round_times": (T0,) * 4}, "give a round interval or fixed round times, not both"),
+        ({"round_times": FOUR_TIMES}, "give a round interval or fixed round times, not both"),
         ({"round_interval": None, "round_times": (T0,)}, "1 fixed round times for 4 rounds"),
         ({"start_at": T0.replace(tzinfo=None)}, "the time 2026-03-02T18:00:00 has no timezone (times are UTC-aware)"),
         (
-            {"round_interval": None, "round_times": (T0 + timedelta(hours=3), T0, T0 + timedelta(hours=4), T0)},
+            {"round_interval": None, "round_times": (T0 + timedelta(hours=3), T0, T0 + timedelta(hours=4), T0 + H)},
             "the fixed round times are not in order",
+        ),
+        (
+            {"round_interval": None, "round_times": (T0, T0 + H, T0 + H, T0 + 2 * H)},
+            "the fixed time 2026-03-02 19:00 UTC is given twice",
         ),
         ({"reminder_seconds": -60}, "the reminder cannot come after the round's start"),
         ({"team": "not a team"}, "'not a team' is not a Lichess team id (the part after lichess.org/team/)"),
@@ -111,6 +122,27 @@ def test_naive_and_aware_round_times_are_told_not_compared() -> None:
     assert replace(GOOD, rounds=2, round_interval=None, round_times=times).problems() == [
         "the time 2026-03-02T19:00:00 has no timezone (times are UTC-aware)"
     ]
+
+
+def test_a_start_or_fixed_time_in_the_past_is_refused_naming_it_and_the_time_now() -> None:
+    now = T0 + 30 * timedelta(minutes=1)
+    assert replace(GOOD, start_at=T0).problems(now) == [
+        "the start 2026-03-02 18:00 UTC is in the past (it is 2026-03-02 18:30 UTC now)"
+    ]
+    fixed = replace(GOOD, round_interval=None, round_times=FOUR_TIMES)
+    assert fixed.problems(now) == [
+        "the fixed time 2026-03-02 18:00 UTC is in the past (it is 2026-03-02 18:30 UTC now)"
+    ]
+    assert fixed.problems(now, before=fixed) == []  # an edit keeps the times it had, played or not
+    assert fixed.problems(now, played=1) == []  # the time of a round already paired is not a start to come
+    assert replace(GOOD, start_at=T0).problems() == []  # without `now`, nothing is in the past
+
+
+def test_with_fixed_times_and_no_start_the_first_round_is_at_the_first_fixed_time() -> None:
+    fixed = replace(GOOD, round_interval=None, round_times=FOUR_TIMES)
+    assert fixed.first_round_at == T0
+    assert replace(fixed, start_at=T0 - H).first_round_at == T0 - H
+    assert GOOD.first_round_at is None
 
 
 @pytest.mark.parametrize(

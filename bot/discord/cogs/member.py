@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.director.models import MyGame
 from bot.discord.actors import actor_for
+from bot.discord.autocomplete import PLAYING, pairings_event, standings_event
 from bot.discord.context import BotContext
 from bot.discord.replies import send_pages, send_table
 from bot.rendering.teams import team_standings_lines
@@ -165,7 +166,7 @@ class MemberCog(commands.Cog, name="Members"):
     async def standings(self, interaction: Interaction, event: str | None = None, crosstable: bool = False) -> None:
         """The current standings (or crosstable), paged or attached when long."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self.bot.events.resolve(interaction.guild_id, event)
+        found = await self.bot.events.resolve(interaction.guild_id, event, PLAYING, otherwise=standings_event)
         if crosstable:
             table = await self.bot.director.crosstable(found.id)
             await send_table(
@@ -194,7 +195,14 @@ class MemberCog(commands.Cog, name="Members"):
     ) -> None:
         """A round's boards, links and results."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await self.bot.events.resolve(interaction.guild_id, event)
+        found = await self.bot.events.resolve(interaction.guild_id, event, PLAYING, otherwise=pairings_event)
+        if found.current_round == 0 and round is None:
+            when = found.next_round_at
+            start = f"at <t:{int(when.timestamp())}:f>" if when else "when an organiser starts it"
+            await interaction.followup.send(
+                f"**{found.name}** has not started: round 1 is paired {start}.", ephemeral=True
+            )
+            return
         view = await self.bot.director.pairings(found.id, round)
         await send_pages(interaction, round_messages(found, view, mention=False), ephemeral=True)
 

@@ -59,6 +59,7 @@ SETTING_HELP = {
     "lichess_sb": "Compute SB as Lichess does (unplayed rounds count against a virtual opponent)",
     "boards": "Boards per team match",
 }
+PLAYER_HELP = "@mention or Lichess name"
 RENAMES = {
     "fixed_times": "fixed-times",
     "rating_min": "rating-min",
@@ -249,7 +250,13 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         director = self.bot.director
         settings = apply_changes(found.settings, changes, default_interval=director.default_round_interval)
         updated = await director.edit_event(actor, found.id, settings)
-        await self._done(interaction, f"Updated **{updated.name}**: {describe_settings(updated.settings)}.")
+        text = f"Updated **{updated.name}**: {describe_settings(updated.settings)}."
+        if rounds is not None and found.status is not EventStatus.FINISHED and updated.status is EventStatus.FINISHED:
+            last = updated.settings.rounds
+            text += f" This ended the event: round {last} was its last; the final standings are posted."
+        elif rounds is not None and updated.current_round and updated.settings.rounds == updated.current_round:
+            text += f" Round {updated.current_round} is now the last: the event ends when it is finished."
+        await self._done(interaction, text)
 
     @app_commands.command(name="open", description="Open an event for entries (posts the join button)")
     @app_commands.describe(event=EVENT_HELP)
@@ -324,7 +331,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
 
     @app_commands.command(name="forbid", description="Never pair two players together in an event")
     @app_commands.rename(player_a="player-a", player_b="player-b")
-    @app_commands.describe(event=EVENT_HELP, player_a="A Lichess username", player_b="Another Lichess username")
+    @app_commands.describe(event=EVENT_HELP, player_a=PLAYER_HELP, player_b=PLAYER_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def forbid(self, interaction: Interaction, player_a: str, player_b: str, event: str | None = None) -> None:
         """Forbid a pairing."""
@@ -334,7 +341,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
 
     @app_commands.command(name="allow", description="Lift a forbidden pair: the two players may meet again")
     @app_commands.rename(player_a="player-a", player_b="player-b")
-    @app_commands.describe(event=EVENT_HELP, player_a="A Lichess username", player_b="Another Lichess username")
+    @app_commands.describe(event=EVENT_HELP, player_a=PLAYER_HELP, player_b=PLAYER_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def allow(self, interaction: Interaction, player_a: str, player_b: str, event: str | None = None) -> None:
         """Lift a forbidden pairing."""
@@ -343,7 +350,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         await self._done(interaction, f"{player_a} and {player_b} may be paired together in **{found.name}** again.")
 
     @app_commands.command(name="reinstate", description="Bring back a withdrawn, removed or no-show player")
-    @app_commands.describe(event=EVENT_HELP, player="The player's Lichess username")
+    @app_commands.describe(event=EVENT_HELP, player=PLAYER_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def reinstate(self, interaction: Interaction, player: str, event: str | None = None) -> None:
         """Reinstate a player: paired again from the next round."""
@@ -356,7 +363,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         )
 
     @app_commands.command(name="remove", description="Remove a player from an event (no further pairings)")
-    @app_commands.describe(event=EVENT_HELP, player="The player's Lichess username")
+    @app_commands.describe(event=EVENT_HELP, player=PLAYER_HELP)
     @app_commands.autocomplete(event=organiser_event_autocomplete)
     async def remove(self, interaction: Interaction, player: str, event: str | None = None) -> None:
         """Remove a player."""
@@ -367,7 +374,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
     @app_commands.command(name="disqualify", description="Disqualify a player (out of the ranking)")
     @app_commands.describe(
         event="The event (the one in progress if you leave it empty; a finished one by name)",
-        player="The player's Lichess username",
+        player=PLAYER_HELP,
         reason="Why (kept in the log)",
     )
     @app_commands.autocomplete(event=any_event_autocomplete)
@@ -380,7 +387,7 @@ class OrganiserCog(commands.GroupCog, group_name="swiss", group_description="Run
         await self._done(interaction, f"Disqualified {discord.utils.escape_markdown(entry.name)} in **{found.name}**.")
 
     @app_commands.command(name="unban", description="Lift a player's no-show ban in this server")
-    @app_commands.describe(player="The player's Lichess username")
+    @app_commands.describe(player=PLAYER_HELP)
     async def unban(self, interaction: Interaction, player: str) -> None:
         """Lift a ban."""
         actor = await self._defer(interaction)

@@ -17,9 +17,9 @@ from tests.bot.director.director_world import make_world
 
 async def test_repair_re_pairs_the_last_round_after_a_late_withdrawal(tmp_path: Path) -> None:
     async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, http=True) as w:  # the CLI speaks HTTP
-        event_id, actors = await w.event(players=5, rounds=2)
+        # A withdrawal while the round is held for review (outside a hold it decides the board by forfeit at once).
+        event_id, actors = await w.event(players=5, rounds=2, pairing_review=10)
         await w.start(event_id)
-        old = [b.game_id for b in (await w.director.pairings(event_id)).boards]
         withdrawn = next(b.white for b in (await w.director.pairings(event_id)).boards)
         await w.director.withdraw(next(a for a in actors if a.discord_id == withdrawn.discord_id), event_id)
         config = Config(database=Path(w.db.path), lichess=LichessConfig(base_url=w.sandbox.url))
@@ -27,10 +27,10 @@ async def test_repair_re_pairs_the_last_round_after_a_late_withdrawal(tmp_path: 
         assert outcome.applied and outcome.problems == ()
         assert all(withdrawn.name not in board for board in outcome.boards) and len(outcome.boards) == 2
         assert outcome_lines(outcome)[-1] == "applied"
-        assert all(game not in w.sandbox.state.games for game in old)
-        await w.scheduler.run_due()  # the bot's poll job creates the new games
+        w.clock.advance(10 * 60)
+        await w.scheduler.run_due()  # the hold ends: the bot's poll job creates the games
         view = await w.director.pairings(event_id)
-        assert all(b.game_id is not None and b.game_id not in old for b in view.boards)
+        assert all(b.game_id is not None and b.result is None for b in view.boards)
         await w.play(event_id, 1, "white")
         with pytest.raises(InvalidState, match="games in play"):
             await repair(config, w.sandbox.bot_token, event_id, accept=False)

@@ -19,6 +19,7 @@ from bot.director.streaming import StreamFeeder
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import TokenInfo
 from bot.lichess.stream import GameStream
+from bot.rendering.text import round_messages
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
 from domain.entry import EntryStatus
@@ -300,3 +301,40 @@ async def test_a_result_arrives_through_the_stream_without_a_poll(bulk_world: Wo
         assert (await world.director.pairings(event_id, 1)).boards[0].result is Result.BLACK_WINS
     finally:
         await feeder.close()
+
+
+async def test_an_early_draws_replacement_is_a_bulk_pairing_and_its_link_reaches_both_players(
+    bulk_world: World,
+) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    first = (await world.director.pairings(event_id, 1)).boards[0]
+    await world.control(f"/sandbox/games/{first.game_id}/play", {"winner": None, "status": "draw", "plies": 20})
+    world.clock.advance(30)
+    await world.scheduler.run_due()
+    again = (await world.director.pairings(event_id, 1)).boards[0]
+    assert again.game_id not in (None, first.game_id) and again.result is None
+    games = {g["id"]: g for g in await sandbox_games(world)}
+    assert games[again.game_id]["source"] == "api" and games[again.game_id]["bulk"]  # a bulk pairing again
+    assert await requests_to(world, "POST", "/api/bulk-pairing") == 2
+    for me, other in ((first.white, first.black), (first.black, first.white)):
+        assert (
+            me.discord_id,
+            f"Club Swiss round 1 board 1: your game against {other.name} is played again, in a new game: {again.url}",
+        ) in world.announcer.of("dm")
+    shown = world.announcer.of("results_updated")[-1][1].boards
+    assert (shown[0].game_id, shown[0].detail) == (again.game_id, "new game") and shown[1].detail == ""
+
+
+async def test_the_rounds_footer_says_how_each_board_starts(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    view = await world.director.pairings(event_id, 1)
+    assert [b.bulk for b in view.boards] == [True, True, False]
+    (page,) = round_messages(await world.director.event(event_id), view, mention=False)
+    assert page.embeds[-1].footer == (
+        "Boards 1, 2: the game is ready and its clock starts by itself. Boards 3: click your game link to join;"
+        " the clock starts when both players move."
+    )

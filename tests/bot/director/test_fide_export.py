@@ -45,9 +45,11 @@ async def test_a_fide_rated_event_s_trf_fills_every_field_at_its_column(world: W
     assert event.started_at is not None and event.finished_at is not None
     assert f"042 {event.started_at:%Y/%m/%d}" in lines and f"052 {event.finished_at:%Y/%m/%d}" in lines
     assert "062 6" in lines and "072 2" in lines
-    assert [
-        line for line in lines if line[:3] in ("102", "112")
-    ] == ["102 Anna Arbiter (12345678)", "112 Bert Deputy", "112 Cees Deputy"]
+    assert [line for line in lines if line[:3] in ("102", "112")] == [
+        "102 Anna Arbiter (12345678)",
+        "112 Bert Deputy",
+        "112 Cees Deputy",
+    ]
     assert "122 3 minutes + 2 seconds per move" in lines and "222 180+2" in lines
     (dates,) = [line for line in lines if line.startswith("132")]
     rounds = await world.director.pairings(event_id, 1)
@@ -109,3 +111,18 @@ async def test_profiles_and_headers_are_checked_for_their_form(world: World) -> 
         await world.director.set_trf_header(ORGANISER, event_id, TrfHeader(federation="Dutch"))
     row = await world.director.set_fide_profile(actors[0], FideProfile(fide_id="123", federation="NED"))
     assert row.fide == FideProfile(fide_id="123", federation="NED")
+
+
+async def test_any_event_s_trf_rank_field_holds_the_final_place(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)  # not FIDE-rated
+    await w.start(event_id)
+    await w.play_all(event_id, "black")  # the lower-rated player of each board wins: places differ from numbers
+    await w.scheduler.run_due()
+    assert await w.next_round(event_id) == 2
+    await w.play_all(event_id, "black")
+    await w.run_until(lambda: w.finished(event_id))
+    lines = (await w.director.export(event_id, "trf")).decode().splitlines()
+    standings = {row.player.number: row.rank for row in await w.director.standings(event_id)}
+    places = {int(_field(line, 5, 8)): int(_field(line, 86, 89)) for line in lines if line.startswith("001")}
+    assert places == standings and places != {n: n for n in places}

@@ -14,6 +14,7 @@ from bot.director.models import RoundView, StandingRow
 from bot.errors import InvalidState, NotEntered, RatingOutOfRange
 from domain.entry import EntryStatus
 from domain.event import Event
+from domain.result import Result
 from storage import entries as storage_entries
 from storage import rounds as storage_rounds
 from tests.bot.director.director_world import ORGANISER, World
@@ -136,7 +137,8 @@ async def test_cancelling_an_event_is_announced_in_its_channel(quiet_world: Worl
     await w.start(event_id)
     await w.director.cancel(ORGANISER, event_id)
     (said,) = w.announcer.of("bulletin")
-    assert said[0].status.value == "cancelled" and "cancelled" in said[1] and "after 1 round" in said[1]
+    assert said[0].status.value == "cancelled"
+    assert said[1] == "the event is cancelled by the organisers during round 1, before any round was completed."
 
 
 async def test_a_disqualification_after_the_end_updates_the_final_standings(quiet_world: World) -> None:
@@ -309,3 +311,101 @@ async def test_lichess_down_at_the_start_does_not_hold_the_event(quiet_world: Wo
     assert all(e.status is EntryStatus.ACTIVE for e in await w.director.entries(event_id))
     notices = [args[1] for args in w.announcer.of("notice") if "did not answer for" in args[1]]
     assert len(notices) == 1 and "player02" in notices[0]
+
+
+@pytest.mark.parametrize("how", ["withdraw", "remove", "disqualify"])
+async def test_a_player_who_leaves_during_a_round_loses_the_board_by_forfeit_at_once(
+    quiet_world: World, how: str
+) -> None:
+    """The opponent wins at once, the challenge is cancelled on Lichess, and the round ends without waiting."""
+    w = quiet_world
+    event_id, actors = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    view = await w.director.pairings(event_id)
+    await w.play(event_id, view.boards[0].number, "white")
+    await w.scheduler.run_due()
+    board = view.boards[1]
+    leaver = next(a for a in actors if a.discord_id == board.white.discord_id)
+    if how == "withdraw":
+        await w.director.withdraw(leaver, event_id)
+        left = "withdrew"
+    elif how == "remove":
+        await w.director.remove(ORGANISER, event_id, board.white.name)
+        left = "was removed"
+    else:
+        await w.director.disqualify(ORGANISER, event_id, board.white.name, "fair play")
+        left = "was disqualified"
+    decided = (await w.director.pairings(event_id, 1)).boards[1]
+    assert decided.result is Result.BLACK_WINS_FORFEIT
+    assert board.game_id not in w.sandbox.state.games  # the challenge is cancelled on Lichess
+    sentence = f"Round 1 board {board.number}: {board.white.name} {left}, so {board.black.name} wins by forfeit."
+    assert sentence in [n[1] for n in w.announcer.of("notice")]
+    assert any("you win your board by forfeit" in d[1] for d in w.announcer.of("dm") if d[0] == board.black.discord_id)
+    assert await w.next_round(event_id) == 2  # the round was not held up
+
+
+async def test_a_game_the_gone_player_plays_afterwards_counts_for_nothing(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, actors = await w.event(players=2, rounds=2)
+    await w.start(event_id)
+    board = (await w.director.pairings(event_id)).boards[0]
+    await w.play(event_id, board.number, None, status="started", plies=10)  # in play: Lichess cannot cancel it
+    leaver = next(a for a in actors if a.discord_id == board.black.discord_id)
+    await w.director.withdraw(leaver, event_id)
+    await w.play(event_id, board.number, "black")  # the gone player wins the game on Lichess anyway
+    await w.scheduler.run_due()
+    assert (await w.director.pairings(event_id, 1)).boards[0].result is Result.WHITE_WINS_FORFEIT
+
+
+async def test_a_player_who_leaves_a_held_round_forfeits_when_the_hold_ends(quiet_world: World) -> None:
+    """The organisers may still re-pair a held round; when they do not, the board is forfeited, never a no-show."""
+    w = quiet_world
+    event_id, actors = await w.event(players=4, rounds=2, pairing_review=10)
+    await w.start(event_id)
+    board = (await w.director.pairings(event_id)).boards[0]
+    leaver = next(a for a in actors if a.discord_id == board.black.discord_id)
+    await w.director.withdraw(leaver, event_id)
+    assert (await w.director.pairings(event_id)).boards[0].result is None  # still the organisers' to correct
+    w.clock.advance(10 * 60)
+    await w.scheduler.run_due()
+    view = await w.director.pairings(event_id)
+    assert view.boards[0].result is Result.WHITE_WINS_FORFEIT and view.boards[0].game_id is None
+    assert all(b.game_id for b in view.boards[1:])
+    assert not any("banned" in n[1] for n in w.announcer.of("notice"))
+
+
+async def test_finishing_an_event_that_never_started_is_refused_pointing_at_cancel(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=2, rounds=2)
+    with pytest.raises(InvalidState) as refused:
+        await w.director.finish(ORGANISER, event_id)
+    assert str(refused.value) == "Club Swiss has not started, so there is nothing to finish: cancel it (/swiss cancel)."
+    assert (await w.director.event(event_id)).status.value == "open"
+
+
+async def test_a_cancellation_mid_round_says_the_rounds_completed_and_updates_the_rounds_post(
+    quiet_world: World,
+) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=3)
+    await w.start(event_id)
+    await w.play_all(event_id)
+    await w.scheduler.run_due()
+    assert await w.next_round(event_id) == 2
+    before = len(w.announcer.of("results_updated"))
+    await w.director.cancel(ORGANISER, event_id)
+    bulletins = [b[1] for b in w.announcer.of("bulletin")]
+    assert bulletins[-1] == "the event is cancelled by the organisers after 1 completed round, during round 2."
+    updated = w.announcer.of("results_updated")[before:]
+    assert [(view.number, event.status.value) for event, view in updated] == [(2, "cancelled")]
+
+
+async def test_the_pairing_allocated_bye_is_dmed_like_a_pairing(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=3, rounds=2)
+    await w.start(event_id)
+    (bye,) = (await w.director.pairings(event_id)).byes
+    dms = [d[1] for d in w.announcer.of("dm") if d[0] == bye.player.discord_id]
+    assert dms == [
+        "Club Swiss round 1: you have the pairing-allocated bye: no game to play, and the bye's points are yours."
+    ]

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
+
+import pytest
 
 from bot.clock import FastClock
 from bot.director.models import JobKind, RoundView
+from bot.errors import InvalidSetting
 from domain.event import Event
-from domain.settings import Schedule
-from tests.bot.director.director_world import ORGANISER, World, another_process
+from domain.settings import EventSettings, Schedule
+from tests.bot.director.director_world import CHANNEL, GUILD, ORGANISER, World, another_process
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
 
@@ -145,3 +149,45 @@ async def test_shutdown_cancels_a_job_past_its_grace(world: World) -> None:
     await asyncio.wait_for(announcer.posting.wait(), 30)
     await asyncio.wait_for(scheduler.shutdown(grace=0.2), 5)  # returns, the stuck job cancelled
     assert announcer.of("round_paired") == []
+
+
+async def test_fixed_times_without_a_start_begin_at_the_first_fixed_time(quiet_world: World) -> None:
+    w = quiet_world
+    first = w.clock.now() + timedelta(hours=1)
+    times = (first, first + timedelta(hours=1))
+    event_id, _ = await w.event(players=4, rounds=2, start_at=None, round_interval=None, round_times=times)
+    assert (await w.director.event(event_id)).next_round_at == first
+    w.clock.set(first)
+    await w.scheduler.run_due()
+    assert (await w.director.event(event_id)).current_round == 1
+
+
+async def test_a_start_or_fixed_time_in_the_past_is_refused_naming_it_and_the_time_now(quiet_world: World) -> None:
+    w = quiet_world
+    now = w.clock.now()
+    past = now - timedelta(minutes=10)
+    with pytest.raises(InvalidSetting) as refused:
+        await w.director.create_event(ORGANISER, GUILD, CHANNEL, EventSettings("Late", 2, start_at=past))
+    assert str(refused.value) == (
+        f"Invalid event settings: the start {past:%Y-%m-%d %H:%M} UTC is in the past (it is {now:%Y-%m-%d %H:%M} UTC"
+        " now)."
+    )
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)  # its start is in the past now: editing something else still works
+    event = await w.director.event(event_id)
+    assert (await w.director.edit_event(ORGANISER, event_id, replace(event.settings, rounds=3))).settings.rounds == 3
+
+
+async def test_not_enough_players_to_start_is_told_to_the_organisers_once(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=1, rounds=2)
+    await w.start(event_id)
+    for _ in range(30):  # half an hour of retries
+        w.clock.advance(60)
+        await w.scheduler.run_due()
+    short = [n[1] for n in w.announcer.of("notice") if n[1].startswith("Not enough players to start")]
+    assert short == [
+        "Not enough players to start (1 of the 2 needed): the bot tries again every minute and starts as soon as"
+        " enough have joined (/swiss cancel ends the event)."
+    ]
+    assert (await w.director.event(event_id)).current_round == 0

@@ -185,3 +185,14 @@ def test_organiser_role_matches_by_name_or_id() -> None:
     by_id = ClubConfig(1, "777", 2)
     assert by_id.is_organiser_role(777, "whatever")
     assert not by_id.is_organiser_role(778, "777x")
+
+
+@pytest.mark.parametrize("key", ["poll_interval", "default_round_interval_minutes", "default_noshow_minutes"])
+@pytest.mark.parametrize("value", ["0", "-0.5", "nan"])
+def test_a_director_timing_of_zero_or_less_is_refused_at_start_naming_the_key(
+    tmp_path: Path, key: str, value: str
+) -> None:
+    wanted = "negative" if value == "-0.5" else f"'director.{key}' must be positive"
+    with pytest.raises(ConfigError, match=re.escape(wanted)) as refused:
+        load_config(_write(tmp_path, MINIMAL + f"[director]\n{key} = {value}\n"))
+    assert f"director.{key}" in str(refused.value)

@@ -267,3 +267,27 @@ async def test_a_bulletin_goes_to_the_events_channel_and_final_standings_are_edi
     await announcer.bulletin(event, "a is disqualified (fair play): the final standings are updated.")
     said = channel.posted[-1].content
     assert said is not None and "Announce Cup" in said and "a is disqualified" in said
+
+
+async def test_the_crosstable_follows_a_correction_made_after_the_end(env: Env) -> None:
+    channel = FakeChannel(CHANNEL)
+    announcer = DiscordAnnouncer(FakeClient(channel), env.db, _config())  # type: ignore[arg-type]
+    announcer.director = env.director
+    event = await env.director.create_event(ORGANISER, GUILD, CHANNEL, EventSettings(name="Late Fix", rounds=1))
+    await env.director.open_event(ORGANISER, event.id)
+    for i in range(2):
+        await env.director.join(Actor((await env.linked(f"x{i}", 1800 - 100 * i)).id, f"x{i}"), event.id)
+    await env.director.start_event(ORGANISER, event.id)
+    await env.director.set_result(ORGANISER, event.id, 1, 1, "1-0", "played over the board")
+    event = await env.director.event(event.id)
+    assert event.status.value == "finished"
+    await announcer.standings(event, await env.director.standings(event.id), True)
+    (final,) = channel.posted
+    assert [f.filename for f in final.files][-2:] == ["crosstable.png", "crosstable.txt"]
+    before = final.files[-1].fp.read().decode()
+    await env.director.set_result(ORGANISER, event.id, 1, 1, "0-1", "scoresheet misread")
+    await announcer.standings(event, await env.director.standings(event.id), True)  # as the correction does
+    (edit,) = final.edits
+    assert [f.filename for f in edit["attachments"]][-2:] == ["crosstable.png", "crosstable.txt"]
+    after = edit["attachments"][-1].fp.read().decode()
+    assert after != before  # the corrected result is in the crosstable the channel shows

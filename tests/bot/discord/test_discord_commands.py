@@ -18,6 +18,7 @@ from bot.rendering.text import MESSAGE_LIMIT
 from bot.settings import DirectorSettings
 from domain.event import EventStatus
 from domain.settings import EventSettings
+from sandbox.lichess.control import play_to
 from tests.bot.discord.discord_fakes import (
     CHANNEL,
     GUILD,
@@ -354,3 +355,97 @@ async def test_every_offered_system_is_one_an_event_takes_and_double_needs_whole
     odd = await env.run("swiss create", env.organiser, name="Odd Double", rounds=3, system="double")
     assert "rounds count games and must be even (not 3)" in _refusal(odd)
     assert "Odd Double" not in {e.name for e in await env.director.list_events(GUILD)}
+
+
+@pytest.mark.parametrize(
+    ("options", "sentence"),
+    [
+        ({"schedule": "fixed"}, "schedule: fixed needs fixed-times, one start time a round (YYYY-MM-DD HH:MM UTC)."),
+        (
+            {"schedule": "manual", "interval": 10.0},
+            "interval: 10 cannot apply with schedule: manual (drop one of them).",
+        ),
+        ({"boards": 6}, "boards: 6 applies only to a team event (system: team)."),
+        (
+            {"fixed_times": "2099-01-01 18:00, 2099-01-01 18:00"},
+            "Invalid event settings: the fixed time 2099-01-01 18:00 UTC is given twice.",
+        ),
+    ],
+)
+async def test_settings_that_cannot_apply_are_refused_in_one_sentence(
+    env: Env, options: dict[str, object], sentence: str
+) -> None:
+    reply = await env.run("swiss create", env.organiser, name="Odd", rounds=2, **options)
+    assert sentence in _refusal(reply)
+    assert not [e for e in await env.director.list_events(GUILD) if e.name == "Odd"]
+
+
+async def test_a_start_in_the_past_is_refused_naming_it_and_the_time_now(env: Env) -> None:
+    now = env.clock.now()
+    past = now - timedelta(hours=2)
+    reply = await env.run("swiss create", env.organiser, name="Late", rounds=2, start=f"{past:%Y-%m-%d %H:%M}")
+    assert f"the start {past:%Y-%m-%d %H:%M} UTC is in the past (it is {now:%Y-%m-%d %H:%M} UTC now)." in _refusal(
+        reply
+    )
+
+
+async def test_edit_rounds_that_ends_a_running_event_says_it_ended_it(env: Env) -> None:
+    event_id = await _open_event(env, "Short Swiss")
+    for i in range(4):
+        await env.run("join", await env.linked(f"s{i}", 1900 - 50 * i))
+    await env.run("swiss start", env.organiser, event="Short Swiss")
+    for board in (await env.director.pairings(event_id)).boards:
+        assert board.game_id is not None
+        play_to(env.sandbox.state, env.sandbox.state.games[board.game_id], winner="white", status="resign", plies=40)
+    await env.director.poll_round(event_id)
+    edited = await env.run("swiss edit", env.organiser, event="Short Swiss", rounds=1)
+    assert _private_answer(edited).endswith(
+        "This ended the event: round 1 was its last; the final standings are posted."
+    )
+    assert (await env.director.event(event_id)).status is EventStatus.FINISHED
+
+
+@pytest.mark.parametrize(("option", "value"), [("minutes", float("nan")), ("interval", float("inf"))])
+async def test_a_non_finite_number_is_refused_not_a_crash(env: Env, option: str, value: float) -> None:
+    reply = await env.run("swiss create", env.organiser, name="Odd", rounds=2, **{option: value})
+    assert _refusal(reply) == f"{option}: {value} is not a number of minutes."
+
+
+async def test_an_event_name_of_invisible_characters_is_refused(env: Env) -> None:
+    reply = await env.run("swiss create", env.organiser, name="\u200b\u3164", rounds=2)
+    assert _refusal(reply) == "Invalid event settings: the name has no visible character."
+
+
+async def test_every_organiser_option_naming_a_player_takes_a_discord_mention(env: Env) -> None:
+    event_id = await _open_event(env, "Mentions")
+    members = [await env.linked(f"m{i}", 1900 - 50 * i) for i in range(4)]
+    for user in members:
+        await env.run("join", user)
+    a, b, c, d = (f"<@{user.id}>" for user in members)
+    assert "will not be paired" in _private_answer(await env.run("swiss forbid", env.organiser, player_a=a, player_b=b))
+    assert "may be paired" in _private_answer(await env.run("swiss allow", env.organiser, player_a=a, player_b=b))
+    await env.run("swiss remove", env.organiser, player=c)
+    await env.run("swiss reinstate", env.organiser, player=c)
+    await env.run("swiss disqualify", env.organiser, player=d, reason="fair play")
+    entries = {e.discord_id: e.status.value for e in await env.director.entries(event_id)}
+    assert [entries[user.id] for user in members] == ["active", "active", "active", "disqualified"]
+
+
+async def test_pairings_before_the_start_and_standings_after_the_end_answer_with_the_event_that_makes_sense(
+    env: Env,
+) -> None:
+    done_id = await _open_event(env, "Last Week")
+    players = [await env.linked(f"w{i}", 1900 - 50 * i) for i in range(4)]
+    for user in players:
+        await env.run("join", user, event="Last Week")
+    await env.run("swiss start", env.organiser, event="Last Week")
+    await env.run("swiss finish", env.organiser, event="Last Week")
+    assert (await env.director.event(done_id)).status is EventStatus.FINISHED
+    next_id = await _open_event(env, "Next Week")
+    start = (await env.director.event(next_id)).next_round_at
+    assert start is not None
+
+    standings = _private_answer(await env.run("standings", players[0]))
+    assert standings.startswith("**Last Week — standings**")
+    pairings = _private_answer(await env.run("pairings", players[0]))
+    assert pairings == f"**Next Week** has not started: round 1 is paired at <t:{int(start.timestamp())}:f>."
