@@ -144,6 +144,7 @@ EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
         "global": (bool,),
     },
 }
+LINK_WAYS = ("oauth", "bio")  # how a member links: Lichess's sign-in page (the default), or the bio code
 STORAGE_TROUBLE = ("locked", "full", "readonly", "ok")
 # Named points inside a job where storage trouble can start: the Lichess call after which it starts.
 TROUBLE_POINTS = {"game-created": "create_game", "bulk-created": "create_bulk"}
@@ -164,6 +165,7 @@ class Member:
     rating: int
     discord_id: int
     linked: bool
+    link: str  # how the member links: "oauth" (Lichess's sign-in page, as in production) or "bio" (the bio code)
     organiser: bool
     join: bool
     account: Mapping[str, Any]
@@ -291,8 +293,14 @@ class _Reader:
         head = data.get("scenario", {})
         head_line = self.line_of("scenario")
         self.check(
-            head, {"name": (str,), "start": (str,), "seed": (int,), "autoplay": (bool,)}, "[scenario]", head_line
+            head,
+            {"name": (str,), "start": (str,), "seed": (int,), "autoplay": (bool,), "link": (str,)},
+            "[scenario]",
+            head_line,
         )
+        default_link = str(head.get("link", "oauth"))
+        if default_link not in LINK_WAYS:
+            raise self.fail(head_line, f"[scenario]: link must be one of {', '.join(LINK_WAYS)}, not {default_link!r}")
         try:
             start = parse_time(head["start"]) if "start" in head else DEFAULT_START
         except ValueError as exc:
@@ -312,7 +320,7 @@ class _Reader:
             for key in REQUIRED_OPTIONS["create"]:
                 if key not in event:
                     raise self.fail(event_line, f"[event]: missing '{key}'")
-        members = tuple(self.member(i, m) for i, m in enumerate(data.get("member", [])))
+        members = tuple(self.member(i, m, default_link) for i, m in enumerate(data.get("member", [])))
         names = [m.name.lower() for m in members]
         for member in members:
             if names.count(member.name.lower()) > 1:
@@ -336,7 +344,7 @@ class _Reader:
             steps=tuple(steps),
         )
 
-    def member(self, index: int, raw: Any) -> Member:
+    def member(self, index: int, raw: Any, default_link: str) -> Member:
         line = self.line_of("member", index)
         if not isinstance(raw, dict):
             raise self.fail(line, "[[member]] must be a table")
@@ -345,6 +353,7 @@ class _Reader:
             "rating": (int,),
             "discord_id": (int,),
             "linked": (bool,),
+            "link": (str,),
             "organiser": (bool,),
             "join": (bool,),
             "provisional": (bool,),
@@ -356,6 +365,8 @@ class _Reader:
         self.check(raw, allowed, "[[member]]", line)
         if "name" not in raw:
             raise self.fail(line, "[[member]]: missing 'name' (the Lichess username)")
+        if raw.get("link", default_link) not in LINK_WAYS:
+            raise self.fail(line, f"[[member]]: link must be one of {', '.join(LINK_WAYS)}, not {raw['link']!r}")
         account = {k: raw[k] for k in ("provisional", "disabled", "tos_violation", "title") if k in raw}
         if "teams" in raw:
             account["teams"] = tuple(str(t) for t in raw["teams"])
@@ -364,6 +375,7 @@ class _Reader:
             rating=int(raw.get("rating", 1500)),
             discord_id=int(raw.get("discord_id", 10_001 + index)),
             linked=bool(raw.get("linked", True)),
+            link=str(raw.get("link", default_link)),
             organiser=bool(raw.get("organiser", False)),
             join=bool(raw.get("join", True)),
             account=account,
