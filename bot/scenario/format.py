@@ -124,6 +124,8 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "lichess_games": (int,),
         "edited": (str, dict),
         "dm": (dict,),
+        "pings": (list,),
+        "files": (list,),
     },
 }
 EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
@@ -475,6 +477,9 @@ class _Reader:
             raise self.fail(line, f"{where} expect.board: needs 'round' and 'board'")
         if "player" in values and "name" not in values["player"]:
             raise self.fail(line, f"{where} expect.player: needs 'name'")
+        for key, what in (("pings", "member names"), ("files", "file names")):
+            if key in values and not all(isinstance(n, str) for n in values[key]):
+                raise self.fail(line, f"{where} expect.{key}: an array of {what}")
         if "standings" in values and not all(isinstance(n, str) for n in values["standings"]):
             raise self.fail(line, f"{where} expect.standings: an array of player names, first place first")
         if "team_standings" in values and not all(isinstance(n, str) for n in values["team_standings"]):

@@ -635,8 +635,9 @@ class ScenarioRun:
         """`in_channel`, `edited` and `dm`: what the local Discord holds, counted message by message."""
         v = step.values
         checks: list[tuple[str, Any, list[dict[str, Any]]]] = []
-        if "in_channel" in v or "edited" in v:
+        if {"in_channel", "edited", "pings", "files"} & set(v):
             channel = await self.discord_messages(f"channels/{CHANNEL}/messages")
+            self.expect_pings_and_files(step, channel)
             if "in_channel" in v:
                 checks.append(("channel message", v["in_channel"], channel))
             if "edited" in v:
@@ -654,6 +655,26 @@ class ScenarioRun:
             if (times is None and count == 0) or (times is not None and count != times):
                 wanted = f"{times} {what}(s)" if times is not None else f"a {what}"
                 raise self.failed(step, f"{wanted} containing {text!r}", str(count))
+
+    def expect_pings_and_files(self, step: Step, channel: list[dict[str, Any]]) -> None:
+        """`pings`: exactly the members the channel's messages pinged so far; `files`: each attached to some message
+        in the channel (its current version or an earlier one)."""
+        v = step.values
+        if "pings" in v:
+            pinged = {int(user) for message in channel for user in message.get("mentions") or []}
+            found = sorted((self.channel.names.get(i, str(i)) for i in pinged), key=str.lower)
+            if [n.lower() for n in found] != sorted(str(n).lower() for n in v["pings"]):
+                raise self.failed(step, f"pings of {sorted(v['pings'], key=str.lower)}", str(found))
+        if "files" in v:
+            attached = {
+                name
+                for message in channel
+                for version in [message, *(message.get("edits") or [])]
+                for name in version.get("attachments") or []
+            }
+            missing = [name for name in v["files"] if name not in attached]
+            if missing:
+                raise self.failed(step, f"files {missing} in the channel", str(sorted(attached)))
 
     async def click(self, step: Step) -> None:
         """A member clicks the Join button on the event's card in the channel (or, with `server = "other"`, a card
