@@ -41,13 +41,14 @@ from bot.lichess.stream import GameStream
 from bot.scenario.channel import BothChannels, ScenarioChannel
 from bot.scenario.clock import ScenarioClock
 from bot.scenario.format import (
-    MEMBER_COMMANDS,
-    ORGANISER_COMMANDS,
     PLAY_RESULTS,
+    SUBCOMMANDS,
+    TEAM_REMOVE,
     TROUBLE_POINTS,
     Member,
     Scenario,
     Step,
+    bot_commands,
     parse_duration,
     parse_time,
 )
@@ -71,8 +72,6 @@ MANAGE_EVENTS = 1 << 33
 BUSY_TIMEOUT_MS = 300  # a locked database is felt in 0.3 s, not the bot's 5 s
 STREAM_WAIT = 5.0  # seconds (real) the runner waits for the game stream to bring a played game's end
 MAX_FIRINGS = 20_000  # a scenario that runs this many jobs in one jump is stuck (a round that never ends)
-# The scenario's names for commands whose slash command is a subcommand of another name.
-SUBCOMMANDS = {"teams": "swiss team list", "team": "swiss team add"}
 AppCommand = app_commands.Command[Any, ..., Any]
 ErrorHandler = Callable[[discord.Interaction[SwissBot], app_commands.AppCommandError], Coroutine[Any, Any, None]]
 
@@ -284,7 +283,7 @@ class ScenarioRun:
     async def step(self, step: Step) -> None:
         """One step of the timeline."""
         v = step.values
-        if step.do in ORGANISER_COMMANDS or step.do in MEMBER_COMMANDS:
+        if step.do in bot_commands():
             await self.command(step)
         elif step.do == "wait":
             return
@@ -761,7 +760,7 @@ def _fill_disk(conn: Any) -> None:
 
 def app_command(tree: app_commands.CommandTree[Any], do: str, options: Mapping[str, Any]) -> AppCommand:
     """The slash command a step's `do` names: a member command, else the `/swiss` subcommand of that name."""
-    path = "swiss team remove" if do == "team" and options.get("remove") else SUBCOMMANDS.get(do, do)
+    path = TEAM_REMOVE if do == "team" and options.get("remove") else SUBCOMMANDS.get(do, do)
     for candidate in (path, f"swiss {path}"):
         names = candidate.split()
         found: Any = tree.get_command(names[0])

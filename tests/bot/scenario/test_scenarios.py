@@ -61,6 +61,16 @@ def test_a_refusal_that_does_not_come_is_a_failure(tmp_path: Path, capsys: pytes
         ("[director]\nlichess_pause = 0\n", 1, "lichess_pause' must be at least 60 seconds"),
         ("[director]\npoll_interval = 0\n", 1, "poll_interval' must be positive"),
         ('[scenario]\nlink = "email"\n', 1, "link must be one of oauth, bio"),
+        # Commands and options as the bot's app-command tree has them (what Discord would offer):
+        ('[[step]]\ndo = "fide"\n', 1, "'by' must name the member"),
+        (
+            '[[member]]\nname = "a"\n[[step]]\ndo = "join"\nby = "a"\noptions = { colour = "w" }\n',
+            3,
+            "unknown key 'colour'",
+        ),
+        ('[[step]]\ndo = "forbid"\noptions = { player-a = "a" }\n', 1, "missing option 'player_b'"),
+        ('[[step]]\ndo = "create"\noptions = { name = "x", rounds = "five" }\n', 1, "'rounds' must be int"),
+        ('[event]\nname = "x"\nrounds = 2\nmin-rated-games = "ten"\n', 1, "'min-rated-games' must be int"),
         ('[[member]]\nname = "a"\nlink = "code"\n', 1, "link must be one of oauth, bio"),
         ('[[step]]\ndo = "expect"\npings = [1]\n', 1, "pings: an array of member names"),
     ],
