@@ -151,21 +151,7 @@ class DemoClub:
         """`/link`, then the member's browser: the bot's page naming them, its link to Lichess's page, approve, back
         to the bot's callback."""
         text, responses = await self.command(member.discord_id, "link")
-        button = _link_button(responses)
-        if button is None:
-            raise SwissbotError(f"/link gave {member.username} no sign-in button: {text}")
-        async with self.http.get(button) as reply:
-            onward = re.search(r'id="next" href="([^"]+)"', await reply.text())
-            if reply.status != 200 or onward is None:
-                raise SwissbotError(f"the bot's /link page refused {member.username}: {await reply.text()}")
-        url = html.unescape(onward.group(1))
-        async with self.http.get(f"{url}&sandbox_user={member.username}", allow_redirects=False) as reply:
-            callback = reply.headers.get("Location", "")
-            if reply.status != 302 or not callback:
-                raise SwissbotError(f"the local Lichess did not send {member.username} back: {await reply.text()}")
-        async with self.http.get(callback) as page:
-            if page.status != 200:
-                raise SwissbotError(f"the bot's callback refused {member.username}: {await page.text()}")
+        await sign_in_on_lichess(self.http, responses, member.username)
         return text
 
     async def link_with_bio_code(self, member: Member) -> str:
@@ -179,7 +165,27 @@ class DemoClub:
         return done
 
 
-def _link_button(responses: list[dict[str, Any]]) -> str | None:
+async def sign_in_on_lichess(http: aiohttp.ClientSession, responses: list[dict[str, Any]], username: str) -> None:
+    """The member's browser after `/link`: the link button's page on the bot naming them, its link to the local
+    Lichess's OAuth page, approve as `username`, back to the bot's callback (the demo and the scenario runner)."""
+    button = link_button(responses)
+    if button is None:
+        raise SwissbotError(f"/link gave {username} no sign-in button: {responses}")
+    async with http.get(button) as reply:
+        onward = re.search(r'id="next" href="([^"]+)"', await reply.text())
+        if reply.status != 200 or onward is None:
+            raise SwissbotError(f"the bot's /link page refused {username}: {await reply.text()}")
+    url = html.unescape(onward.group(1))
+    async with http.get(f"{url}&sandbox_user={username}", allow_redirects=False) as reply:
+        callback = reply.headers.get("Location", "")
+        if reply.status != 302 or not callback:
+            raise SwissbotError(f"the local Lichess did not send {username} back: {await reply.text()}")
+    async with http.get(callback) as page:
+        if page.status != 200:
+            raise SwissbotError(f"the bot's callback refused {username}: {await page.text()}")
+
+
+def link_button(responses: list[dict[str, Any]]) -> str | None:
     """The URL of the first link button among the answers."""
     for response in responses:
         for row in response.get("components") or []:

@@ -245,7 +245,7 @@ def _token_key(stack: AsyncExitStack, db_path: Path) -> None:
     stack.callback(os.environ.pop, TOKEN_KEY_ENV, None)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
@@ -351,7 +351,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         await club.server(people)
 
         _token_key(stack, db_path)
-        port = opts.serve or _free_port()
+        port = opts.serve or free_port()
         config = _config(opts, db_path, local_discord.url, url, port)
         scripted = DemoMembers(club, people, out, teams=systems.of_choice(opts.system).team)
         bot = SwissBot(

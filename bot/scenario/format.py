@@ -2,85 +2,109 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import re
 import tomllib
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from discord import AppCommandOptionType, app_commands
+
 from bot.config import ConfigError, parse_config
 from bot.settings import DirectorSettings
 
 DEFAULT_START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday morning
-SETTING_OPTIONS: dict[str, tuple[type, ...]] = {
-    "minutes": (int, float),
-    "increment": (int,),
-    "rated": (bool,),
-    "system": (str,),
-    "start": (str, int),
-    "schedule": (str,),
-    "interval": (int, float),
-    "fixed_times": (str,),
-    "rating_min": (int,),
-    "rating_max": (int,),
-    "team": (str,),
-    "tiebreaks": (str,),
-    "max_byes": (int,),
-    "accelerated": (bool,),
-    "early_draw": (str,),
-    "noshow": (int, float),
-    "reminder": (int, float),
-    "min_games": (int,),
-    "late_join_bye": (bool,),
-    "lichess_sb": (bool,),
-    "boards": (int,),
-}
 Kinds = tuple[type, ...]
-EVENT: dict[str, Kinds] = {"event": (str, int)}
-ORGANISER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
-    "create": {"name": (str,), "rounds": (int,), **SETTING_OPTIONS},
-    "edit": {**EVENT, "name": (str,), "rounds": (int,), **SETTING_OPTIONS},
-    "open": EVENT,
-    "start": EVENT,
-    "pause": EVENT,
-    "resume": EVENT,
-    "next-round": EVENT,
-    "result": {**EVENT, "round": (int,), "board": (int,), "result": (str,), "reason": (str,)},
-    "forbid": {**EVENT, "player_a": (str,), "player_b": (str,)},
-    "allow": {**EVENT, "player_a": (str,), "player_b": (str,)},
-    "remove": {**EVENT, "player": (str,)},
-    "reinstate": {**EVENT, "player": (str,)},
-    "disqualify": {**EVENT, "player": (str,), "reason": (str,)},
-    "unban": {"player": (str,)},
-    "finish": EVENT,
-    "cancel": EVENT,
-    "export": {**EVENT, "format": (str,)},
-    "team": {**EVENT, "name": (str,), "members": (list,), "role": (list,), "remove": (bool,)},
-    "teams": EVENT,
+# What a scenario may write for an option of each Discord type (a role is the list of members who hold it).
+OPTION_KINDS: dict[AppCommandOptionType, Kinds] = {
+    AppCommandOptionType.string: (str,),
+    AppCommandOptionType.integer: (int,),
+    AppCommandOptionType.number: (int, float),
+    AppCommandOptionType.boolean: (bool,),
+    AppCommandOptionType.role: (list,),
+    AppCommandOptionType.channel: (int,),
 }
-MEMBER_COMMANDS: dict[str, dict[str, tuple[type, ...]]] = {
-    "link": {"username": (str,)},
-    "unlink": {},
-    "join": EVENT,
-    "withdraw": EVENT,
-    "bye": {**EVENT, "round": (int,), "cancel": (bool,)},
-    "mygame": EVENT,
-    "standings": EVENT,
-    "pairings": {**EVENT, "round": (int,)},
-}
-REQUIRED_OPTIONS = {
-    "create": ("name", "rounds"),
-    "result": ("round", "board", "result", "reason"),
-    "forbid": ("player_a", "player_b"),
-    "allow": ("player_a", "player_b"),
-    "remove": ("player",),
-    "reinstate": ("player",),
-    "disqualify": ("player", "reason"),
-    "unban": ("player",),
-    "team": ("name",),
-}
+# The scenario's own value forms, beyond the option's Discord type (`ScenarioRun.interaction_options` turns them
+# into what Discord sends): an event by id, a start as Unix seconds, a team's members as a list of names.
+SCENARIO_FORMS: dict[str, Kinds] = {"event": (int,), "start": (int,), "members": (list,)}
+# The scenario's names for /swiss subcommands of a subgroup: `team` is /swiss team add (or remove, with
+# `remove = true`), `teams` is /swiss team list.
+SUBCOMMANDS = {"team": "swiss team add", "teams": "swiss team list"}
+TEAM_REMOVE = "swiss team remove"
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A slash command as the bot's app-command tree defines it: the options a step may give (by the cog's parameter
+    name or the name Discord shows), the required ones, and whether members (not organisers) type it."""
+
+    path: str
+    options: Mapping[str, Kinds]
+    required: tuple[tuple[str, str], ...]  # (the cog's name, Discord's name) of each required option
+    member: bool
+
+    def missing(self, given: Mapping[str, Any]) -> list[str]:
+        """The required options `given` lacks (under either name)."""
+        return [name for name, shown in self.required if name not in given and shown not in given]
+
+
+def _options(command: app_commands.Command[Any, ..., Any]) -> dict[str, Kinds]:
+    found: dict[str, Kinds] = {}
+    for param in command.parameters:
+        kinds = OPTION_KINDS.get(param.type, (str,)) + SCENARIO_FORMS.get(param.name, ())
+        found[param.name] = found[param.display_name] = kinds
+    return found
+
+
+def _spec(command: app_commands.Command[Any, ..., Any], member: bool) -> CommandSpec:
+    required = tuple((p.name, p.display_name) for p in command.parameters if p.required)
+    return CommandSpec(command.qualified_name, _options(command), required, member)
+
+
+async def _read_tree() -> dict[str, CommandSpec]:
+    from discord.http import Route
+
+    from bot.discord.commands_payload import offline_bot
+
+    base = Route.BASE  # building a bot points discord.py at its Discord: a running bot's must stay
+    bot = await offline_bot()
+    try:
+        found: dict[str, CommandSpec] = {}
+        swiss: dict[str, app_commands.Command[Any, ..., Any]] = {}
+        for command in bot.tree.walk_commands():
+            if isinstance(command, app_commands.Group):
+                continue
+            if command.parent is None:
+                found[command.name] = _spec(command, member=True)
+            else:
+                swiss[command.qualified_name] = command
+        for command in swiss.values():
+            if command.parent is not None and command.parent.name == "swiss" and command.name not in found:
+                found[command.name] = _spec(command, member=False)
+        for do, path in SUBCOMMANDS.items():
+            found[do] = _spec(swiss[path], member=False)
+        remove = _options(swiss[TEAM_REMOVE])
+        team = found["team"]
+        found["team"] = CommandSpec(team.path, {**remove, **team.options, "remove": (bool,)}, team.required, False)
+        return found
+    finally:
+        await bot.close()
+        Route.BASE = base
+
+
+@functools.cache
+def bot_commands() -> Mapping[str, CommandSpec]:
+    """The commands a step's `do` may name, read from the bot's app-command tree built offline (as `swissbot sync`
+    builds it): each member command, each /swiss subcommand, and `team`/`teams`."""
+    with ThreadPoolExecutor(1) as pool:  # a loop of its own: a file may be read inside a running loop
+        return pool.submit(asyncio.run, _read_tree()).result()
+
+
 COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (str,)}
 ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     "wait": {},
@@ -124,6 +148,8 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "lichess_games": (int,),
         "edited": (str, dict),
         "dm": (dict,),
+        "pings": (list,),
+        "files": (list,),
     },
 }
 EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
@@ -144,6 +170,7 @@ EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
         "global": (bool,),
     },
 }
+LINK_WAYS = ("oauth", "bio")  # how a member links: Lichess's sign-in page (the default), or the bio code
 STORAGE_TROUBLE = ("locked", "full", "readonly", "ok")
 # Named points inside a job where storage trouble can start: the Lichess call after which it starts.
 TROUBLE_POINTS = {"game-created": "create_game", "bulk-created": "create_bulk"}
@@ -164,6 +191,7 @@ class Member:
     rating: int
     discord_id: int
     linked: bool
+    link: str  # how the member links: "oauth" (Lichess's sign-in page, as in production) or "bio" (the bio code)
     organiser: bool
     join: bool
     account: Mapping[str, Any]
@@ -291,8 +319,14 @@ class _Reader:
         head = data.get("scenario", {})
         head_line = self.line_of("scenario")
         self.check(
-            head, {"name": (str,), "start": (str,), "seed": (int,), "autoplay": (bool,)}, "[scenario]", head_line
+            head,
+            {"name": (str,), "start": (str,), "seed": (int,), "autoplay": (bool,), "link": (str,)},
+            "[scenario]",
+            head_line,
         )
+        default_link = str(head.get("link", "oauth"))
+        if default_link not in LINK_WAYS:
+            raise self.fail(head_line, f"[scenario]: link must be one of {', '.join(LINK_WAYS)}, not {default_link!r}")
         try:
             start = parse_time(head["start"]) if "start" in head else DEFAULT_START
         except ValueError as exc:
@@ -308,11 +342,11 @@ class _Reader:
             event = dict(data["event"])
             event_line = self.line_of("event")
             open_event = bool(event.pop("open", True))
-            self.check(event, ORGANISER_COMMANDS["create"], "[event]", event_line)
-            for key in REQUIRED_OPTIONS["create"]:
-                if key not in event:
-                    raise self.fail(event_line, f"[event]: missing '{key}'")
-        members = tuple(self.member(i, m) for i, m in enumerate(data.get("member", [])))
+            create = bot_commands()["create"]
+            self.check(event, create.options, "[event]", event_line)
+            for key in create.missing(event):
+                raise self.fail(event_line, f"[event]: missing '{key}'")
+        members = tuple(self.member(i, m, default_link) for i, m in enumerate(data.get("member", [])))
         names = [m.name.lower() for m in members]
         for member in members:
             if names.count(member.name.lower()) > 1:
@@ -336,7 +370,7 @@ class _Reader:
             steps=tuple(steps),
         )
 
-    def member(self, index: int, raw: Any) -> Member:
+    def member(self, index: int, raw: Any, default_link: str) -> Member:
         line = self.line_of("member", index)
         if not isinstance(raw, dict):
             raise self.fail(line, "[[member]] must be a table")
@@ -345,6 +379,7 @@ class _Reader:
             "rating": (int,),
             "discord_id": (int,),
             "linked": (bool,),
+            "link": (str,),
             "organiser": (bool,),
             "join": (bool,),
             "provisional": (bool,),
@@ -356,6 +391,8 @@ class _Reader:
         self.check(raw, allowed, "[[member]]", line)
         if "name" not in raw:
             raise self.fail(line, "[[member]]: missing 'name' (the Lichess username)")
+        if raw.get("link", default_link) not in LINK_WAYS:
+            raise self.fail(line, f"[[member]]: link must be one of {', '.join(LINK_WAYS)}, not {raw['link']!r}")
         account = {k: raw[k] for k in ("provisional", "disabled", "tos_violation", "title") if k in raw}
         if "teams" in raw:
             account["teams"] = tuple(str(t) for t in raw["teams"])
@@ -364,6 +401,7 @@ class _Reader:
             rating=int(raw.get("rating", 1500)),
             discord_id=int(raw.get("discord_id", 10_001 + index)),
             linked=bool(raw.get("linked", True)),
+            link=str(raw.get("link", default_link)),
             organiser=bool(raw.get("organiser", False)),
             join=bool(raw.get("join", True)),
             account=account,
@@ -380,7 +418,7 @@ class _Reader:
             raise self.fail(
                 line, f"{where}: missing 'do' (a command such as 'join', or one of {', '.join(ACTION_KEYS)})"
             )
-        commands = {**ORGANISER_COMMANDS, **MEMBER_COMMANDS}
+        commands = bot_commands()
         if do in commands:
             allowed: dict[str, tuple[type, ...]] = dict(COMMAND_KEYS)
         elif do in ACTION_KEYS:
@@ -433,13 +471,13 @@ class _Reader:
         return Step(index=index, line=line or 0, at=when, do=do, values=values)
 
     def command(self, do: str, values: Mapping[str, Any], where: str, line: int | None, members: set[str]) -> None:
-        allowed = ORGANISER_COMMANDS.get(do) or MEMBER_COMMANDS[do]
-        self.check(values.get("options", {}), allowed, f"{where} ({do}) options", line)
-        for key in REQUIRED_OPTIONS.get(do, ()):
-            if key not in values.get("options", {}):
-                raise self.fail(line, f"{where} ({do}): missing option '{key}'")
+        spec = bot_commands()[do]
+        options = values.get("options", {})
+        self.check(options, spec.options, f"{where} ({do}) options", line)
+        for key in spec.missing(options):
+            raise self.fail(line, f"{where} ({do}): missing option '{key}'")
         by = values.get("by")
-        if do in MEMBER_COMMANDS and by is None:
+        if spec.member and by is None:
             raise self.fail(line, f"{where} ({do}): 'by' must name the member who runs it")
         if by is not None and by.lower() not in members and by != "organiser":
             raise self.fail(line, f"{where} ({do}): 'by = \"{by}\"' is no [[member]] (or 'organiser')")
@@ -463,6 +501,9 @@ class _Reader:
             raise self.fail(line, f"{where} expect.board: needs 'round' and 'board'")
         if "player" in values and "name" not in values["player"]:
             raise self.fail(line, f"{where} expect.player: needs 'name'")
+        for key, what in (("pings", "member names"), ("files", "file names")):
+            if key in values and not all(isinstance(n, str) for n in values[key]):
+                raise self.fail(line, f"{where} expect.{key}: an array of {what}")
         if "standings" in values and not all(isinstance(n, str) for n in values["standings"]):
             raise self.fail(line, f"{where} expect.standings: an array of player names, first place first")
         if "team_standings" in values and not all(isinstance(n, str) for n in values["team_standings"]):

@@ -9,6 +9,7 @@ the clock to a step's time fires every planned job on the way, in order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import sqlite3
 import sys
@@ -25,29 +26,34 @@ import discord
 from discord import app_commands
 
 from bot.assembly import App, Services, build
-from bot.config import ClubConfig, Config, DiscordConfig
-from bot.demo.runner import start_bot
+from bot.config import ClubConfig, Config, DiscordConfig, WebConfig
+from bot.demo.club import sign_in_on_lichess
+from bot.demo.runner import free_port, start_bot
 from bot.director.api import Director
 from bot.director.models import Job, JobKind
+from bot.director.streaming import StreamFeeder
 from bot.discord.announcer import DiscordAnnouncer
 from bot.discord.bot import SwissBot
 from bot.discord.errors import APOLOGY, user_message
 from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
+from bot.lichess.stream import GameStream
 from bot.scenario.channel import BothChannels, ScenarioChannel
 from bot.scenario.clock import ScenarioClock
 from bot.scenario.format import (
-    MEMBER_COMMANDS,
-    ORGANISER_COMMANDS,
     PLAY_RESULTS,
+    SUBCOMMANDS,
+    TEAM_REMOVE,
     TROUBLE_POINTS,
     Member,
     Scenario,
     Step,
+    bot_commands,
     parse_duration,
     parse_time,
 )
 from bot.scheduling import Scheduler
+from bot.token_vault import TokenVault
 from domain.event import Event
 from sandbox.discord import DiscordSandbox, run_discord_sandbox
 from sandbox.lichess.server import Sandbox, run_sandbox
@@ -64,9 +70,8 @@ ORGANISER_ID = 1
 ORGANISER_NAME = "organiser"
 MANAGE_EVENTS = 1 << 33
 BUSY_TIMEOUT_MS = 300  # a locked database is felt in 0.3 s, not the bot's 5 s
+STREAM_WAIT = 5.0  # seconds (real) the runner waits for the game stream to bring a played game's end
 MAX_FIRINGS = 20_000  # a scenario that runs this many jobs in one jump is stuck (a round that never ends)
-# The scenario's names for commands whose slash command is a subcommand of another name.
-SUBCOMMANDS = {"teams": "swiss team list", "team": "swiss team add"}
 AppCommand = app_commands.Command[Any, ..., Any]
 ErrorHandler = Callable[[discord.Interaction[SwissBot], app_commands.AppCommandError], Coroutine[Any, Any, None]]
 
@@ -111,6 +116,9 @@ class ScenarioRun:
         self.director: Director
         self.scheduler: Scheduler
         self._lock_holder: sqlite3.Connection | None = None
+        self.vault = TokenVault(TokenVault.new_key())  # members' Lichess tokens, kept across restarts
+        self.web_port = free_port()  # the bot's web endpoint (the OAuth callback)
+        self.streamed: dict[str, asyncio.Event] = {}  # game ids the game stream reported over, set once handled
 
     # -- the bot's life -------------------------------------------------------------------------------
 
@@ -126,9 +134,13 @@ class ScenarioRun:
             director=self.scenario.director,
             clubs=(ClubConfig(GUILD, ORGANISER_ROLE_NAME, CHANNEL),),
             discord=DiscordConfig(api_url=self.discord.url, dm_players=True),
+            web=WebConfig(host="127.0.0.1", port=self.web_port, public_url=f"http://127.0.0.1:{self.web_port}"),
         )
         announcer = BothChannels(self.channel)
-        self.app = await build(config, self.clock, Services(self.db, self.gateway, announcer), scheduled=False)
+        services = Services(self.db, self.gateway, announcer, vault=self.vault, bot_token=self.sandbox.bot_token)
+        self.app = await build(config, self.clock, services, scheduled=False)
+        if self.app.feeder is not None:
+            self.noting_stream_ends(self.app.feeder)
         self.director = self.app.director
         self.scheduler = self.app.scheduler
         self.timers = {}
@@ -139,6 +151,21 @@ class ScenarioRun:
         self.bot.tree.on_error = self.noting_refusals(self.bot.tree.on_error)  # type: ignore[method-assign]
         self.bot_stack = AsyncExitStack()
         await start_bot(self.bot_stack, self.bot, self.discord.token, GUILD)
+
+    def noting_stream_ends(self, feeder: StreamFeeder) -> None:
+        """The game stream's handler, noting each game whose end it handled (a `play` step waits for it)."""
+        stream = feeder.stream
+        if not isinstance(stream, GameStream):
+            return
+        handle = stream.on_finished
+
+        async def noted(game_id: str) -> None:
+            try:
+                await handle(game_id)
+            finally:
+                self.streamed.setdefault(game_id, asyncio.Event()).set()
+
+        stream.on_finished = noted
 
     def noting_refusals(self, handler: ErrorHandler) -> ErrorHandler:
         """The command tree's error handler, noting each refusal it answers (what a member sees as one)."""
@@ -221,11 +248,17 @@ class ScenarioRun:
         await self.plan()
 
     async def link(self, member: Member) -> None:
-        """Link a member's account the way a member does: `/link USERNAME`, the code into the bio, `/link` again."""
-        await self.type_command(None, member.discord_id, "link", {"username": member.name})
-        _, refused = await self.type_command(None, member.discord_id, "link", {})
-        if refused:
-            raise ExpectationFailed(f"{self.scenario.path}: {member.name} could not link")
+        """Link a member's account the way a member does: `/link` and sign in on the local Lichess's OAuth page
+        (`link = "oauth"`), or `/link USERNAME`, the code into the bio, `/link` again (`link = "bio"`)."""
+        if member.link == "oauth":
+            reply, refused, responses = await self.interact(member.discord_id, "link", {})
+            if not refused:
+                await sign_in_on_lichess(self.http, responses, member.name)
+        else:
+            await self.type_command(None, member.discord_id, "link", {"username": member.name})
+            reply, refused = await self.type_command(None, member.discord_id, "link", {})
+        if refused or await self.director.linked_account(member.discord_id) is None:
+            raise ExpectationFailed(f"{self.scenario.path}: {member.name} could not link: {reply}")
 
     async def add_member(self, user_id: int, name: str, roles: list[str]) -> None:
         """A user in the club's server with those roles (replacing earlier ones)."""
@@ -250,7 +283,7 @@ class ScenarioRun:
     async def step(self, step: Step) -> None:
         """One step of the timeline."""
         v = step.values
-        if step.do in ORGANISER_COMMANDS or step.do in MEMBER_COMMANDS:
+        if step.do in bot_commands():
             await self.command(step)
         elif step.do == "wait":
             return
@@ -314,6 +347,11 @@ class ScenarioRun:
     async def type_command(self, step: Step | None, user_id: int, do: str, options: dict[str, Any]) -> tuple[str, bool]:
         """The user types the command in the club's channel (an interaction through the local Discord, answered
         by the bot's cog): the answer as the member reads it, and whether it was a refusal."""
+        text, refused, _ = await self.interact(user_id, do, options)
+        return text, refused
+
+    async def interact(self, user_id: int, do: str, options: dict[str, Any]) -> tuple[str, bool, list[dict[str, Any]]]:
+        """`type_command`, with the local Discord's answers themselves (a link button's URL is in them)."""
         command = app_command(self.bot.tree, do, options)
         sent = await self.interaction_options(command, options)
         before = len(self.refusals)
@@ -328,7 +366,7 @@ class ScenarioRun:
         async with self.http.post(f"{self.discord.url}/sandbox/interactions", json=body) as answer:
             status, found = answer.status, await answer.json(content_type=None)
         if status >= 400:  # Discord's client would not send it (a permission, a wrong option): refused there
-            return str(found.get("error") or found.get("message") or found), True
+            return str(found.get("error") or found.get("message") or found), True, []
         if "error" in found:
             raise ExpectationFailed(f"{self.scenario.path}: /{command.qualified_name}: {found['error']}")
         text = "\n".join(response_text(r) for r in found["responses"] if response_text(r))
@@ -342,7 +380,7 @@ class ScenarioRun:
             user = self.sandbox.state.users.get(str(options["username"]).strip().lower())
             if code is not None and user is not None:  # the member puts the code in the bio, as told
                 user.bio = f"chess fan {code.group(1)}"
-        return plain(text), refused
+        return plain(text), refused, found["responses"]
 
     def files(self, responses: list[dict[str, Any]]) -> list[str]:
         """The text of the files attached to the answers (what a member reads on opening them)."""
@@ -411,6 +449,7 @@ class ScenarioRun:
         body: dict[str, Any] = {"winner": winner, "status": status, "plies": v.get("plies", 60)}
         if "reason" in v:
             body["reason"] = v["reason"]
+        watched = await self.watching(board.game_id)
         async with (
             aiohttp.ClientSession() as http,
             http.post(f"{self.sandbox.url}/sandbox/games/{board.game_id}/play", json=body) as reply,
@@ -418,6 +457,19 @@ class ScenarioRun:
             if reply.status >= 300:
                 raise self.failed(step, f"game {board.game_id} to be played", await reply.text())
         self.say(f"round {view.number} board {board.number} ({board.game_id}) ends: {status} {winner or ''}".rstrip())
+        if watched:  # the game stream brings the end at once, as in production (polling stays the fallback)
+            handled = self.streamed.setdefault(board.game_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(handled.wait(), STREAM_WAIT)
+
+    async def watching(self, game_id: str) -> bool:
+        """Whether the game stream watches the game (fed with the live games first, as its feeder does every few
+        seconds: in production a game is watched long before it ends)."""
+        feeder = self.app.feeder
+        if feeder is None or not isinstance(feeder.stream, GameStream) or not feeder.stream.connected.is_set():
+            return False
+        await feeder.sync()
+        return game_id in feeder.stream.watching
 
     async def lichess(self, step: Step) -> None:
         """Faults of the local Lichess (or their end)."""
@@ -582,8 +634,9 @@ class ScenarioRun:
         """`in_channel`, `edited` and `dm`: what the local Discord holds, counted message by message."""
         v = step.values
         checks: list[tuple[str, Any, list[dict[str, Any]]]] = []
-        if "in_channel" in v or "edited" in v:
+        if {"in_channel", "edited", "pings", "files"} & set(v):
             channel = await self.discord_messages(f"channels/{CHANNEL}/messages")
+            self.expect_pings_and_files(step, channel)
             if "in_channel" in v:
                 checks.append(("channel message", v["in_channel"], channel))
             if "edited" in v:
@@ -601,6 +654,26 @@ class ScenarioRun:
             if (times is None and count == 0) or (times is not None and count != times):
                 wanted = f"{times} {what}(s)" if times is not None else f"a {what}"
                 raise self.failed(step, f"{wanted} containing {text!r}", str(count))
+
+    def expect_pings_and_files(self, step: Step, channel: list[dict[str, Any]]) -> None:
+        """`pings`: exactly the members the channel's messages pinged so far; `files`: each attached to some message
+        in the channel (its current version or an earlier one)."""
+        v = step.values
+        if "pings" in v:
+            pinged = {int(user) for message in channel for user in message.get("mentions") or []}
+            found = sorted((self.channel.names.get(i, str(i)) for i in pinged), key=str.lower)
+            if [n.lower() for n in found] != sorted(str(n).lower() for n in v["pings"]):
+                raise self.failed(step, f"pings of {sorted(v['pings'], key=str.lower)}", str(found))
+        if "files" in v:
+            attached = {
+                name
+                for message in channel
+                for version in [message, *(message.get("edits") or [])]
+                for name in version.get("attachments") or []
+            }
+            missing = [name for name in v["files"] if name not in attached]
+            if missing:
+                raise self.failed(step, f"files {missing} in the channel", str(sorted(attached)))
 
     async def click(self, step: Step) -> None:
         """A member clicks the Join button on the event's card in the channel (or, with `server = "other"`, a card
@@ -687,7 +760,7 @@ def _fill_disk(conn: Any) -> None:
 
 def app_command(tree: app_commands.CommandTree[Any], do: str, options: Mapping[str, Any]) -> AppCommand:
     """The slash command a step's `do` names: a member command, else the `/swiss` subcommand of that name."""
-    path = "swiss team remove" if do == "team" and options.get("remove") else SUBCOMMANDS.get(do, do)
+    path = TEAM_REMOVE if do == "team" and options.get("remove") else SUBCOMMANDS.get(do, do)
     for candidate in (path, f"swiss {path}"):
         names = candidate.split()
         found: Any = tree.get_command(names[0])

@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo.runner import DemoOptions, run_demo
+from bot.cli import main
+from bot.cli.exit_codes import ExitCode
+from bot.demo.club import ORGANISER_ID
+from bot.demo.runner import DemoMembers, DemoOptions, run_demo
 from bot.errors import SwissbotError
 from pairing import trf
 
@@ -88,3 +91,25 @@ def _games_created(db: Path) -> int:
             return int(conn.execute("SELECT COUNT(*) FROM games WHERE lichess_id IS NOT NULL").fetchone()[0])
         except sqlite3.OperationalError:  # not migrated yet
             return 0
+
+
+@pytest.mark.slow
+async def test_demo_exits_1_with_the_reason_when_the_event_did_not_finish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scripted = DemoMembers.before_pairing
+
+    async def organiser_cancels_before_round_2(members: DemoMembers, event_id: int, round_number: int) -> None:
+        await scripted(members, event_id, round_number)
+        if round_number == 2:  # typed beside the pairing job, as an organiser does in the channel
+            asyncio.get_running_loop().create_task(members.club.command(ORGANISER_ID, "swiss cancel"))
+
+    monkeypatch.setattr(DemoMembers, "before_pairing", organiser_cancels_before_round_2)
+    out = tmp_path / "out"
+    code = await asyncio.to_thread(
+        main, ["demo", "--players", "6", "--rounds", "3", "--seed", "5", "--speed", "120", "--out", str(out)]
+    )
+    assert code == ExitCode.FAILED
+    err = capsys.readouterr().err
+    assert "swissbot demo: the event was cancelled before its last round; no files written" in err
+    assert not out.exists()

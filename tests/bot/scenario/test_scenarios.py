@@ -10,7 +10,7 @@ import pytest
 from bot.cli import main
 from bot.cli.exit_codes import ExitCode
 from bot.scenario.format import ScenarioError, load
-from bot.scenario.runner import ExpectationFailed, run_scenario
+from bot.scenario.runner import ExpectationFailed, booted, run_scenario
 from tests.support.paths import ROOT
 
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
@@ -60,6 +60,19 @@ def test_a_refusal_that_does_not_come_is_a_failure(tmp_path: Path, capsys: pytes
         ('[[step]]\ndo = "join"\n', 1, "'by' must name the member"),
         ("[director]\nlichess_pause = 0\n", 1, "lichess_pause' must be at least 60 seconds"),
         ("[director]\npoll_interval = 0\n", 1, "poll_interval' must be positive"),
+        ('[scenario]\nlink = "email"\n', 1, "link must be one of oauth, bio"),
+        # Commands and options as the bot's app-command tree has them (what Discord would offer):
+        ('[[step]]\ndo = "fide"\n', 1, "'by' must name the member"),
+        (
+            '[[member]]\nname = "a"\n[[step]]\ndo = "join"\nby = "a"\noptions = { colour = "w" }\n',
+            3,
+            "unknown key 'colour'",
+        ),
+        ('[[step]]\ndo = "forbid"\noptions = { player-a = "a" }\n', 1, "missing option 'player_b'"),
+        ('[[step]]\ndo = "create"\noptions = { name = "x", rounds = "five" }\n', 1, "'rounds' must be int"),
+        ('[event]\nname = "x"\nrounds = 2\nmin-rated-games = "ten"\n', 1, "'min-rated-games' must be int"),
+        ('[[member]]\nname = "a"\nlink = "code"\n', 1, "link must be one of oauth, bio"),
+        ('[[step]]\ndo = "expect"\npings = [1]\n', 1, "pings: an array of member names"),
     ],
 )
 def test_a_malformed_file_is_an_error_with_its_line(
@@ -113,3 +126,39 @@ def test_every_file_is_run_and_reported_after_a_failure(tmp_path: Path, capsys: 
     assert f"FAILED {wrong}" in captured.err and str(unreadable) in captured.err
     assert f"ok {right}" in captured.out
     assert "1 of 3 scenario(s) held; 1 failed, 1 unreadable" in captured.err
+
+
+@pytest.mark.parametrize("link", ["oauth", "bio"])
+async def test_members_link_through_oauth_by_default_and_their_rounds_are_bulk_pairings(
+    tmp_path: Path, link: str
+) -> None:
+    path = tmp_path / "week.toml"
+    path.write_text(BASIC.read_text().replace("[scenario]\n", f'[scenario]\nlink = "{link}"\n', 1))
+    async with booted(load(path), io.StringIO(), tmp_path) as run:
+        await run.run()
+        bulks = len(run.sandbox.state.bulks)
+        streamed = list(run.app.feeder.finished) if run.app.feeder is not None else []
+        linked = await run.director.linked_account(10_001)
+    assert linked is not None and linked.lichess_username == "alice"
+    assert bulks == (2 if link == "oauth" else 0)  # one bulk pairing a round, or open challenges
+    assert len(streamed) == 4  # every game's end came through the game stream
+
+
+@pytest.mark.parametrize(
+    ("expectation", "message"),
+    [
+        ('pings = ["alice", "bob", "carol", "dave"]', "expected pings of ['alice', 'bob', 'carol']; found"),
+        ('files = ["standings.png"', "expected files ['final.pdf'] in the channel"),
+    ],
+)
+async def test_pings_and_files_are_read_on_the_local_discord(tmp_path: Path, expectation: str, message: str) -> None:
+    text = BASIC.read_text()
+    wrong = text.replace(
+        expectation,
+        'pings = ["alice", "bob", "carol"]' if expectation.startswith("pings") else 'files = ["final.pdf"',
+    )
+    assert wrong != text
+    path = tmp_path / "wrong.toml"
+    path.write_text(wrong)
+    with pytest.raises(ExpectationFailed, match=message.replace("[", r"\[").replace("]", r"\]")):
+        await run_scenario(load(path), io.StringIO())
