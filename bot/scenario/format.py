@@ -86,6 +86,8 @@ async def _read_tree() -> dict[str, CommandSpec]:
         for command in swiss.values():
             if command.parent is not None and command.parent.name == "swiss" and command.name not in found:
                 found[command.name] = _spec(command, member=False)
+            elif command.parent is not None and command.parent.name != "swiss":
+                found[command.qualified_name] = _spec(command, member=False)  # another group's: `do = "arbiter swap"`
         for do, path in SUBCOMMANDS.items():
             found[do] = _spec(swiss[path], member=False)
         remove = _options(swiss[TEAM_REMOVE])
