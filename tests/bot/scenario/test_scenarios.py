@@ -17,6 +17,7 @@ SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
 BASIC = ROOT / "tests" / "scenarios" / "basic-week.toml"
 
 
+@pytest.mark.slow  # each file boots the real bot against the local Discord and Lichess
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 async def test_scenario_holds(path: Path) -> None:
     out = io.StringIO()

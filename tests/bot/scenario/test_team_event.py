@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.cli import main as swissbot
@@ -34,6 +35,8 @@ POINTS: dict[Result, tuple[Fraction, Fraction]] = {
     Result.BLACK_WINS_FORFEIT: (ZERO, ONE),
     Result.DOUBLE_FORFEIT: (ZERO, ZERO),
 }
+
+pytestmark = pytest.mark.slow  # the team scenario through the real bot
 
 
 @asynccontextmanager
