@@ -14,7 +14,10 @@ from bot.director.outcome import UNFINISHED_STATUSES
 from bot.director.queries import pairings
 from bot.lichess.errors import LichessError
 from domain.entry import Entry
+from domain.event import Event
 from domain.result import GameRow, GameStatus, Result
+from domain.rounds import RoundSummary
+from pairing.model import RecordKind
 from storage import games as storage_games
 from storage import results as storage_results
 from storage import rounds as storage_rounds
@@ -59,13 +62,15 @@ async def forfeit_departed(ctx: Context, actor: Actor, event_id: int, entry: Ent
     forfeit at once: its game on Lichess is cancelled (best effort; a game they start afterwards counts for nothing,
     as a decided board is never read again), the opponent is told, and a round now decided ends. A game already
     over on Lichess is left to the round's poll, which records how it ended. A round whose
-    pairing is held for review is left to the organisers (`rounds._forfeit_gone` decides the board when its games
-    are created). Call under the event's lock."""
+    pairing is held for review is left to the organisers, who are told (they can re-pair it; else
+    `rounds._forfeit_gone` decides the board when its games are created). Call under the event's lock."""
     event = await get_event(ctx.db, event_id)
     if event.status in OVER or event.current_round < 1:
         return
-    if (await get_round(ctx.db, event, event.current_round)).round.held(ctx.clock.now()):
-        return  # the organisers may still re-pair it; else the board is forfeited when its games are created
+    current = await get_round(ctx.db, event, event.current_round)
+    if current.round.held(ctx.clock.now()):
+        await _held_names(ctx, event, current, entry, left)
+        return
     board = await storage_rounds.board_of_player(ctx.db, event_id, event.current_round, entry.player_id)
     if board is None or board.result is not None:
         return
@@ -92,6 +97,22 @@ async def forfeit_departed(ctx: Context, actor: Actor, event_id: int, entry: Ent
     await show_results(ctx, event, view)  # through the outbox: a post Discord refuses now is sent later
     if view.decided:
         await finish_round(ctx, event_id, board.round)
+
+
+async def _held_names(ctx: Context, event: Event, held: RoundSummary, entry: Entry, left: str) -> None:
+    """A player who left is still in a pairing held for review: the organisers are told, and that they can pair
+    the round again without them (the games do not exist yet, so nothing is forfeited now)."""
+    on_board = any(entry.player_id in (b.white_id, b.black_id) for b in held.boards if b.result is None)
+    if not on_board and held.byes.get(entry.player_id) is not RecordKind.PAB:
+        return
+    until = held.round.review_until
+    fate = "loses the board by forfeit" if on_board else "keeps the pairing-allocated bye"
+    await ctx.announcer.notice(
+        event,
+        f"{event.round_name(held.round.number).capitalize()}'s pairing, held for review until {until:%H:%M} UTC,"
+        f" names {entry.name}, who {left}: /arbiter repair pairs the round again without them; left as it is,"
+        f" {entry.name} {fate} when the games are created.",
+    )
 
 
 async def _ended_on_lichess(ctx: Context, guild_id: int, games: Sequence[GameRow]) -> bool:

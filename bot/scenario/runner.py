@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import re
 import sqlite3
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -222,6 +223,18 @@ class ScenarioRun:
             await self.plan()
         raise ExpectationFailed(f"{self.scenario.path}: more than {MAX_FIRINGS} jobs ran before {when:%Y-%m-%d %H:%M}")
 
+    @contextlib.contextmanager
+    def caused(self) -> Iterator[io.StringIO]:
+        """What the channel shows while a command runs, kept to be printed after the command's own line: the
+        transcript reads cause before effect (a confirmation's pairings printed before the command that made them
+        read as games created by the correction before it)."""
+        kept, later = self.channel.out, io.StringIO()
+        self.channel.out = later
+        try:
+            yield later
+        finally:
+            self.channel.out = kept
+
     def say(self, text: str) -> None:
         """A line of the runner's own (not the channel's)."""
         print(f"[{self.clock.now():%a %Y-%m-%d %H:%M:%S}] * {text}", file=self.out)
@@ -327,8 +340,10 @@ class ScenarioRun:
         user_id, name = (member.discord_id, member.name) if member else (ORGANISER_ID, ORGANISER_NAME)
         options = dict(step.options)
         shown = " ".join(f"{k}:{val}" for k, val in options.items())
-        reply, refused = await self.type_command(step, user_id, step.do, options)
+        with self.caused() as shown_later:
+            reply, refused = await self.type_command(step, user_id, step.do, options)
         self.say(f"{name}: /{step.do} {shown}".rstrip() + f" → {'refused: ' if refused else ''}{reply}")
+        self.out.write(shown_later.getvalue())
         if "refused" in step.values:
             wanted = str(step.values["refused"])
             if not refused or wanted.lower() not in reply.lower():

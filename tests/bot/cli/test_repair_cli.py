@@ -3,6 +3,7 @@ the running bot's poll creates the new ones."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from bot.cli.exit_codes import ExitCode
 from bot.cli.repair import outcome_lines, repair
 from bot.config import Config, LichessConfig
 from bot.errors import InvalidState
-from tests.bot.director.director_world import make_world
+from storage.audit import audit_log
+from tests.bot.director.director_world import ORGANISER, make_world
 
 
 async def test_repair_re_pairs_the_last_round_after_a_late_withdrawal(tmp_path: Path) -> None:
@@ -34,6 +36,32 @@ async def test_repair_re_pairs_the_last_round_after_a_late_withdrawal(tmp_path: 
         await w.play(event_id, 1, "white")
         with pytest.raises(InvalidState, match="games in play"):
             await repair(config, w.sandbox.bot_token, event_id, accept=False)
+
+
+async def test_repair_cancels_the_games_already_created_for_the_round(tmp_path: Path) -> None:
+    async with make_world(tmp_path / "swiss.sqlite3", autoplay=False, http=True) as w:
+        event_id, _ = await w.event(players=6, rounds=2)  # no hold: the games exist at once
+        await w.start(event_id)
+        first = await w.director.pairings(event_id)
+        games = [b.game_id for b in first.boards if b.game_id]
+        assert len(games) == 3 and all(g in w.sandbox.state.games for g in games)
+        # The organisers forbid a pair after the fact (a withdrawal would forfeit its board at once, #24).
+        pair = (first.boards[0].white.name, first.boards[0].black.name)
+        await w.director.forbid(ORGANISER, event_id, *pair)
+        config = Config(database=Path(w.db.path), lichess=LichessConfig(base_url=w.sandbox.url))
+        outcome = await repair(config, w.sandbox.bot_token, event_id, accept=False)
+        assert outcome.applied and outcome.held_until is None and len(outcome.boards) == 3
+        assert pair not in outcome.boards and pair[::-1] not in outcome.boards
+        assert all(g not in w.sandbox.state.games for g in games)  # cancelled on Lichess: nobody had joined
+        assert all(b.game_id is None for b in (await w.director.pairings(event_id)).boards)
+        (line,) = await audit_log(w.db, event_id=event_id, action="round.correct")
+        assert line.actor.startswith("swissbot repair") and sorted(games) == sorted(
+            json.loads(line.before or "")["games"]
+        )
+        await w.scheduler.run_due()  # the running bot's poll creates the new games
+        view = await w.director.pairings(event_id)
+        assert all(b.game_id is not None and b.game_id not in games for b in view.boards)
+        assert {(b.white.name, b.black.name) for b in view.boards} == set(outcome.boards)
 
 
 def test_repair_needs_the_lichess_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

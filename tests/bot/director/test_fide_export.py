@@ -76,6 +76,24 @@ async def test_a_fide_rated_event_s_trf_fills_every_field_at_its_column(world: W
     assert (_field(second, 11, 13), _field(second, 54, 56), _field(second, 58, 68)) == ("   ", "NED", "   24100000")
     assert _field(second, 70, 73) == "2004"
 
+    # Each round's cell at its columns (92-95 the opponent, 97 the colour, 99 the result; the next round 10 on), and
+    # the separators between fields blank: a reader that cuts by column reads what the bot played.
+    by_number = {int(_field(line, 5, 8)): line for line in players}
+    cells = {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("=", "="), "+/-": ("+", "-"), "-/+": ("-", "+")}
+    for number in range(1, 4):
+        base = 92 + 10 * (number - 1)
+        for board in (await world.director.pairings(event_id, number)).boards:
+            assert board.result is not None
+            sides = ((board.white, board.black, "w"), (board.black, board.white, "b"))
+            for (me, them, colour), result in zip(sides, cells[board.result.value], strict=True):
+                line = by_number[me.number]
+                assert (_field(line, base, base + 3), _field(line, base + 5, base + 5)) == (f"{them.number:>4}", colour)
+                assert _field(line, base + 7, base + 7) == result
+                assert _field(line, base - 2, base - 1) + _field(line, base + 4, base + 4) == "   "
+    for line in players:
+        assert [line[column - 1] for column in (4, 9, 14, 48, 53, 57, 69, 80, 85)] == [" "] * 9
+        assert _field(line, 10, 10) == " "  # sex: not recorded
+
     tournament = trf.parse(text)
     assert tournament.player(int(_field(first, 5, 8))).fide_id == "1503014"
     assert checker.check_tournament(tournament, "dutch") == []

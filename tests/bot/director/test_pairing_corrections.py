@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from bot.director.models import Actor
 from bot.errors import InvalidSetting, InvalidState, NotOrganiser
 from domain.corrections import CorrectionKind
 from domain.rounds import RoundStatus
@@ -149,3 +150,36 @@ async def test_a_round_without_a_hold_is_re_paired_and_its_games_cancelled(quiet
         assert game not in w.sandbox.state.games
     lines = await audit_log(w.db, event_id=event_id, action="round.correct")
     assert len(lines) == 1 and sorted(json.loads(lines[0].before or "")["games"]) == sorted(g for g in games if g)
+
+
+async def test_the_organisers_are_told_when_a_held_pairing_names_a_player_who_left(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, actors = await w.event(players=5, rounds=2, pairing_review=10)
+    await w.start(event_id)
+    view = await w.director.pairings(event_id)
+    (bye,) = view.byes
+    on_board = view.boards[0].black
+
+    def leaver(discord_id: int | None) -> Actor:
+        return next(a for a in actors if a.discord_id == discord_id)
+
+    def told() -> list[str]:
+        return [text for _, text in w.announcer.of("notice") if "held for review until" in text]
+
+    held_until = (await get_round(w.db, event_id, 1)).round.review_until
+    await w.director.withdraw(leaver(bye.player.discord_id), event_id)
+    await w.director.withdraw(leaver(on_board.discord_id), event_id)
+    until = f"{held_until:%H:%M} UTC"
+    assert told() == [
+        f"Round 1's pairing, held for review until {until}, names {name}, who withdrew: /arbiter repair pairs the"
+        f" round again without them; left as it is, {name} {fate} when the games are created."
+        for name, fate in (
+            (bye.player.name, "keeps the pairing-allocated bye"),
+            (on_board.name, "loses the board by forfeit"),
+        )
+    ]
+    assert all(b.result is None and b.game_id is None for b in (await w.director.pairings(event_id)).boards)
+    repaired = await w.director.correct_pairing(ORGANISER, event_id, CorrectionKind.REPAIR, ())
+    gone = {bye.player.name, on_board.name}
+    assert repaired.applied and len(repaired.boards) == 1 and repaired.bye is not None  # three players left
+    assert gone.isdisjoint({*repaired.boards[0], repaired.bye})
