@@ -206,3 +206,20 @@ def test_a_file_without_clubs_has_the_one_club_it_always_had(tmp_path: Path) -> 
     scenario = load(BASIC)
     assert [c.name for c in scenario.clubs] == ["scenario club"]
     assert [(p.guild, p.channel) for p in places(scenario.clubs)] == [(GUILD, CHANNEL)]
+
+
+async def test_what_posted_reads_is_what_the_bots_discord_announcer_posted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "week.toml"
+    path.write_text(BASIC.read_text())
+    monkeypatch.setattr(
+        "bot.rendering.text.standings_title",
+        lambda event, *, final: f"{event.name} — the table, {'final' if final else f'round {event.current_round}'}",
+    )
+    with pytest.raises(ExpectationFailed, match="expected a post containing 'standings after round 1'; found 0"):
+        await run_scenario(load(path), io.StringIO())
+    path.write_text(BASIC.read_text().replace('posted = "standings after round 1"', 'posted = "the table, round 1"'))
+    out = io.StringIO()
+    await run_scenario(load(path), out)
+    assert "Monday Blitz — the table, round 1" in out.getvalue()
