@@ -60,7 +60,7 @@ from sandbox.discord import DiscordSandbox, run_discord_sandbox
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
 
-GUILD = 1000  # the first club's server (and its channel, roles); a further [[club]]'s ids count up from 1100, 2100...
+GUILD = 1000  # the first club's server (its channel, roles); the n-th further [[club]]: 1100 + n, 2100 + n...
 CHANNEL = 2000
 TEAM_ROLE = 3000  # the Discord role a `team` step's `role` members stand for
 ORGANISER_ROLE = 4000
@@ -157,7 +157,7 @@ class ScenarioRun:
 
     async def boot(self) -> None:
         """A bot process: the database opened, a gateway, a director and a scheduler (nothing planned yet), and the
-        real `SwissBot` logged into the local Discord with its commands synced to the club's server."""
+        real `SwissBot` logged into the local Discord with its commands synced to each club's server."""
         self.db = await open_database(self.db_path, busy_timeout_ms=BUSY_TIMEOUT_MS)
         self.gateway = self.lichess_gateway(self.sandbox.bot_token)
         own = {p.guild: OwnLichess(self.lichess_gateway(p.token), p.token) for p in self.places if p.token}
