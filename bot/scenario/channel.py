@@ -1,16 +1,30 @@
-"""What the event's channel shows during a scenario: every post kept (with its time) and printed; Discord can fail."""
+"""What the channel shows during a scenario, read from the local Discord: each post and each edit of it in the words
+the console prints (what `posted` counts); and Discord's outages, which the bot's announcer meets."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TextIO
+from itertools import pairwise
+from typing import Any
 
-from bot.demo.console import format_round, format_standings
 from bot.director.announcer import AnnouncementFailed, Announcer
 from bot.director.models import RoundView, StandingRow
+from bot.rendering.text import RESULT_LABELS
 from domain.event import Event
+
+NOTICE = re.compile(r"^🛠️ \*\*(?P<event>.*?)\*\* \(organisers\): (?P<text>.*)$", re.DOTALL)
+BULLETIN = re.compile(r"^📢 \*\*(?P<event>.*?)\*\*: (?P<text>.*)$", re.DOTALL)
+OVER = re.compile(r"^\*\*(?P<event>.*?)\*\* is over: (?P<text>.*)$", re.DOTALL)
+OPENED = re.compile(r"^(?P<event>.*) — open for entries$")
+ROUND = re.compile(r"^(?P<event>.*) — (?P<round>.+?) \((?:\d+/\d+ results|complete)\)$")
+BOARD = re.compile(r"^`\s*(?P<number>\d+)` (?P<white>.*?) \*\*(?P<result>.*?)\*\* (?P<black>.*)$")
+BYE = re.compile(r"^`\s*-` (?P<player>.*) (?P<label>bye \(.*\))$")
+GAME_LINK = re.compile(r"^\[game\]\((?P<url>[^)]*)\)$")
+FORMS = ((NOTICE, "[organiser] {event}: {text}"), (BULLETIN, "{event}: {text}"), (OVER, "{event} finished: {text}"))
+RESULT_VALUES = {label: result.value for result, label in RESULT_LABELS.items()}
 
 
 class DiscordDown(AnnouncementFailed):
@@ -18,134 +32,170 @@ class DiscordDown(AnnouncementFailed):
 
 
 @dataclass(frozen=True)
-class Post:
-    """One message: when, and its text (notices start with `[organiser]`, DMs with `[dm <name>]`)."""
+class Shown:
+    """One announcement as the local Discord holds it: a message posted (`version` 0) or an edit of it (1, 2, ...),
+    in the console's words; `at` is the scenario's time the runner first read it, `channel` where it is."""
 
-    at: datetime
+    message_id: str
+    version: int
+    channel: int
     text: str
+    at: datetime
+
+
+def plain(text: str) -> str:
+    """Discord's markdown taken off (bold, code, escapes), as the text reads on screen."""
+    return re.sub(r"\\([*_`~|>\\\[\]])", r"\1", text.replace("**", "").replace("`", ""))
+
+
+def mentions(text: str, names: Mapping[int, str]) -> str:
+    """`<@id>` as `@name`."""
+    return re.sub(r"<@!?(\d+)>", lambda m: "@" + names.get(int(m.group(1)), m.group(1)), text)
+
+
+def _player(label: str) -> str:
+    """A player's name out of an embed line's `name (rating)`."""
+    return plain(re.sub(r" \(\d+\)$", "", label.strip()))
+
+
+def console_board(line: str, *, with_url: bool) -> str:
+    """A round embed's line as the console prints a board (number, white, result, black, link, detail) or a bye."""
+    bye = BYE.match(line)
+    if bye is not None:
+        return f"       {_player(bye['player']):<20} {bye['label']}"
+    first, *rest = line.split(" · ")
+    board = BOARD.match(first)
+    if board is None:
+        return plain(line)
+    url, details = "", []
+    for part in rest:
+        link = GAME_LINK.match(part)
+        if link is not None:
+            url = f"  {link['url']}" if with_url else ""
+        else:
+            details.append(plain(part))
+    detail = f"  ({' · '.join(details)})" if details else ""
+    result = RESULT_VALUES.get(board["result"], board["result"])
+    white, black = _player(board["white"]), _player(board["black"])
+    return f"  {int(board['number']):>3}. {white:<20} {result:^9} {black:<20}{url}{detail}"
+
+
+def _embed_lines(embed: Mapping[str, Any], version: int, names: Mapping[int, str]) -> list[str]:
+    title = str(embed.get("title") or "")
+    description = [ln for ln in str(embed.get("description") or "").splitlines() if not ln.startswith("```")]
+    opened, paired = OPENED.match(title), ROUND.match(title)
+    if opened is not None:
+        settings = plain(description[0]) if description else ""
+        return [f"{opened['event']}: open for entries ({settings})"]
+    if paired is not None:  # the round's message: its post is the pairings, each edit the results so far
+        what = "pairings" if version == 0 else "results"
+        head = f"{plain(paired['event'])} — {paired['round']} {what}"
+        return [head, *(console_board(ln, with_url=version == 0) for ln in description if ln.strip())]
+    lines = [plain(title)] if title else []
+    lines += [plain(mentions(ln, names)) for ln in description]
+    for item in embed.get("fields") or []:
+        lines.append(f"{plain(str(item.get('name', '')))}: {plain(str(item.get('value', '')))}")
+    return lines
+
+
+def console_text(message: Mapping[str, Any], version: int, names: Mapping[int, str], dm_to: str | None = None) -> str:
+    """A version of a message (its post or an edit) as the console prints it: `[dm <name>] ...` for a DM,
+    `[organiser] <event>: ...` for a notice, `<event>: ...` for a bulletin, `<event> finished: ...` for the end,
+    `<event> — round N pairings` (the post) or `results` (an edit) over the boards' columns for a round."""
+    content = str(message.get("content") or "")
+    embeds: Sequence[Mapping[str, Any]] = message.get("embeds") or []
+    if dm_to is not None:
+        return f"[dm {dm_to}] {plain(content)}"
+    lines: list[str] = []
+    for pattern, form in FORMS:
+        found = pattern.match(content)
+        if found is not None:
+            lines.append(form.format(event=found["event"], text=plain(mentions(found["text"], names))))
+            break
+    else:
+        is_round = any(ROUND.match(str(e.get("title") or "")) for e in embeds)
+        if content and not (is_round and version > 0):  # a round's pings are sent once, with its post
+            lines.append(plain(mentions(content, names)))
+    for embed in embeds:
+        lines += _embed_lines(embed, version, names)
+    lines += [f"[file: {name}]" for name in message.get("attachments") or []]
+    return "\n".join(lines)
+
+
+def posted_with_the_end(channel: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The final standings an event's end brought along (the bot's `event_finished` posts them, unless they were
+    posted already, just before its `is over` line): their message's id → the end's message id. The console shows
+    the two as one announcement, the end, as the bot makes them in one."""
+    found: dict[str, str] = {}
+    for before, after in pairwise(channel):
+        first = versions(before)[0]
+        titles = [str(e.get("title") or "") for e in first.get("embeds") or []]
+        end = OVER.match(str(after.get("content") or ""))
+        if end is not None and any(t == f"{end['event']} — final standings" for t in titles):
+            found[str(before["id"])] = str(after["id"])
+    return found
+
+
+def versions(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A message's post and each edit, oldest first (the control API keeps the earlier versions under `edits`)."""
+    return [*(message.get("edits") or []), message]
 
 
 @dataclass
-class ScenarioChannel:
-    """An `Announcer` that keeps what the channel, the organisers and the players were shown.
+class Outage:
+    """The bot's announcer, as the club's Discord lets it through: while Discord is down (a scenario's `discord down
+    = true`) the posts the director retries raise `DiscordDown` (a post that never reached Discord) and the
+    best-effort ones (the opening card, bulletins, notices, DMs) are lost; nothing of them reaches the local Discord.
+    `lost` keeps the first line of each, for the console."""
 
-    While Discord is down, the posts the director retries (pairings, results, standings, the end) raise
-    `DiscordDown` (as a post that never reached Discord) and the best-effort ones (the opening post, bulletins,
-    notices and DMs) are lost; nothing of either is kept.
-    """
-
-    now: Callable[[], datetime]
-    out: TextIO
-    names: dict[int, str] = field(default_factory=dict)
-    posts: list[Post] = field(default_factory=list)
-    down: bool = False
-
-    def _post(self, lines: Sequence[str], *, best_effort: bool = False) -> None:
-        stamp = f"{self.now():%a %Y-%m-%d %H:%M:%S}"
-        if self.down:
-            print(f"[{stamp}] (Discord is down: lost) {lines[0]}", file=self.out)
-            if best_effort:
-                return
-            raise DiscordDown("Discord is unavailable")
-        text = "\n".join(lines)
-        self.posts.append(Post(self.now(), text))
-        print(f"[{stamp}] " + "\n    ".join(lines), file=self.out)
-
-    async def event_opened(self, event: Event) -> None:
-        """The opening post."""
-        self._post([f"{event.name}: open for entries ({event.settings.rounds} rounds)"], best_effort=True)
-
-    async def round_paired(self, event: Event, round: RoundView) -> None:
-        """The pairings."""
-        self._post([f"{event.name} — {event.round_name(round.number)} pairings", *format_round(round)])
-
-    async def results_updated(self, event: Event, round: RoundView) -> None:
-        """The round's results (the channel edits the round's post; shown again here)."""
-        self._post([f"{event.name} — round {round.number} results", *format_round(round, with_urls=False)])
-
-    async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
-        """A standings table."""
-        title = "final standings" if final else f"standings after round {event.current_round}"
-        self._post([f"{event.name} — {title}", *format_standings(rows, event.settings.tiebreaks)])
-
-    async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
-        """The end."""
-        self._post([f"{event.name} finished: {reason}", *format_standings(rows, event.settings.tiebreaks)])
-
-    async def bulletin(self, event: Event, text: str) -> None:
-        """A line for everyone in the channel."""
-        self._post([f"{event.name}: {text}"], best_effort=True)
-
-    async def notice(self, event: Event, text: str) -> None:
-        """An organiser notice."""
-        self._post([f"[organiser] {event.name}: {text}"], best_effort=True)
-
-    async def dm(self, discord_id: int, text: str) -> None:
-        """A direct message."""
-        self._post([f"[dm {self.names.get(discord_id, discord_id)}] {text}"], best_effort=True)
-
-    def count(self, text: str) -> int:
-        """How many posts so far contain `text` (case-insensitive)."""
-        wanted = text.lower()
-        return sum(1 for post in self.posts if wanted in post.text.lower())
-
-
-@dataclass
-class BothChannels:
-    """The announcer of a scenario: every announcement is made by the bot's `DiscordAnnouncer` on the local Discord
-    (what `in_channel`, `edited` and `dm` check; skipped while the scenario's Discord is down), then kept and
-    printed by the `ScenarioChannel` (what `posted` checks) unless Discord refused it (the director retries it)."""
-
-    channel: ScenarioChannel
     discord: Announcer | None = None
+    down: bool = False
+    lost: list[str] = field(default_factory=list)
 
-    def _reaches_discord(self) -> Announcer | None:
-        return None if self.channel.down else self.discord
+    def _through(self, what: str, *, best_effort: bool) -> Announcer | None:
+        if not self.down:
+            return self.discord
+        self.lost.append(what)
+        if best_effort:
+            return None
+        raise DiscordDown("Discord is unavailable")
 
     async def event_opened(self, event: Event) -> None:
-        """The opening post (with the Join button on Discord)."""
-        if (discord := self._reaches_discord()) is not None:
+        """The opening card with its Join button."""
+        if (discord := self._through(f"{event.name}: open for entries", best_effort=True)) is not None:
             await discord.event_opened(event)
-        await self.channel.event_opened(event)
 
     async def round_paired(self, event: Event, round: RoundView) -> None:
         """The pairings."""
-        if (discord := self._reaches_discord()) is not None:
+        if (discord := self._through(f"{event.name} — round {round.number} pairings", best_effort=False)) is not None:
             await discord.round_paired(event, round)
-        await self.channel.round_paired(event, round)
 
     async def results_updated(self, event: Event, round: RoundView) -> None:
-        """The round's results (an edit of the round's message on Discord)."""
-        if (discord := self._reaches_discord()) is not None:
+        """The round's results (an edit of the round's message)."""
+        if (discord := self._through(f"{event.name} — round {round.number} results", best_effort=False)) is not None:
             await discord.results_updated(event, round)
-        await self.channel.results_updated(event, round)
 
     async def standings(self, event: Event, rows: Sequence[StandingRow], final: bool) -> None:
         """A standings table."""
-        if (discord := self._reaches_discord()) is not None:
+        if (discord := self._through(f"{event.name} — standings", best_effort=False)) is not None:
             await discord.standings(event, rows, final)
-        await self.channel.standings(event, rows, final)
 
     async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
         """The end."""
-        if (discord := self._reaches_discord()) is not None:
+        if (discord := self._through(f"{event.name} finished: {reason}", best_effort=False)) is not None:
             await discord.event_finished(event, rows, reason)
-        await self.channel.event_finished(event, rows, reason)
 
     async def bulletin(self, event: Event, text: str) -> None:
         """A line for everyone in the channel."""
-        if (discord := self._reaches_discord()) is not None:
+        if (discord := self._through(f"{event.name}: {text}", best_effort=True)) is not None:
             await discord.bulletin(event, text)
-        await self.channel.bulletin(event, text)
 
     async def notice(self, event: Event, text: str) -> None:
         """An organiser notice."""
-        if (discord := self._reaches_discord()) is not None:
+        if (discord := self._through(f"[organiser] {event.name}: {text}", best_effort=True)) is not None:
             await discord.notice(event, text)
-        await self.channel.notice(event, text)
 
     async def dm(self, discord_id: int, text: str) -> None:
         """A direct message."""
-        if (discord := self._reaches_discord()) is not None:
+        if (discord := self._through(f"[dm {discord_id}] {text}", best_effort=True)) is not None:
             await discord.dm(discord_id, text)
-        await self.channel.dm(discord_id, text)

@@ -107,7 +107,7 @@ def bot_commands() -> Mapping[str, CommandSpec]:
         return pool.submit(asyncio.run, _read_tree()).result()
 
 
-COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (str,)}
+COMMAND_KEYS = {"by": (str,), "options": (dict,), "reply": (str,), "refused": (str,), "club": (str,)}
 ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     "wait": {},
     "restart": {"down_for": (str,)},
@@ -152,6 +152,7 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "dm": (dict,),
         "pings": (list,),
         "files": (list,),
+        "club": (str,),
     },
 }
 EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
@@ -172,6 +173,7 @@ EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
         "global": (bool,),
     },
 }
+CLUB_KEYS = {"name": (str,), "organiser_role": (str,), "channel": (str,), "own_lichess": (bool,)}
 LINK_WAYS = ("oauth", "bio")  # how a member links: Lichess's sign-in page (the default), or the bio code
 STORAGE_TROUBLE = ("locked", "full", "readonly", "ok")
 # Named points inside a job where storage trouble can start: the Lichess call after which it starts.
@@ -183,6 +185,21 @@ _TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be run: the message names the file and the line."""
+
+
+@dataclass(frozen=True)
+class Club:
+    """A Discord server the bot serves (`[[club]]`, as `[[clubs]]` in the config): its name, its organisers' role and
+    announcement channel (by name), and whether it brings its own Lichess account (the club's token)."""
+
+    name: str
+    organiser_role: str = "organisers"
+    channel: str = "tournaments"
+    own_lichess: bool = False
+    line: int = 0
+
+
+DEFAULT_CLUB = Club("scenario club")
 
 
 @dataclass(frozen=True)
@@ -198,6 +215,7 @@ class Member:
     join: bool
     account: Mapping[str, Any]
     line: int
+    clubs: tuple[str, ...] = ()  # the clubs' servers the member is in (folded names; empty: every club)
 
 
 @dataclass(frozen=True)
@@ -236,6 +254,8 @@ class Scenario:
     open_event: bool
     members: tuple[Member, ...]
     steps: tuple[Step, ...] = field(default=())
+    clubs: tuple[Club, ...] = (DEFAULT_CLUB,)
+    event_club: str = ""  # the club whose organiser creates the [event] ("": the first)
 
 
 def parse_time(text: str) -> datetime:
@@ -316,6 +336,7 @@ class _Reader:
             "event": (dict,),
             "member": (list,),
             "step": (list,),
+            "club": (list,),
         }
         self.check(data, top, "the file", None)
         head = data.get("scenario", {})
@@ -338,17 +359,23 @@ class _Reader:
             director = parse_config({"director": data.get("director", {})}, self.path.parent).director
         except (ConfigError, ValueError, TypeError) as exc:
             raise self.fail(director_line, f"[director]: {exc}") from None
+        clubs = self.clubs(data.get("club", []))
+        club_names = {c.name.casefold() for c in clubs}
         event: dict[str, Any] | None = None
         open_event = True
+        event_club = ""
         if "event" in data:
             event = dict(data["event"])
             event_line = self.line_of("event")
             open_event = bool(event.pop("open", True))
+            event_club = str(event.pop("club", ""))
+            if event_club and event_club.casefold() not in club_names:
+                raise self.fail(event_line, f"[event]: club {event_club!r} is no [[club]]")
             create = bot_commands()["create"]
             self.check(event, create.options, "[event]", event_line)
             for key in create.missing(event):
                 raise self.fail(event_line, f"[event]: missing '{key}'")
-        members = tuple(self.member(i, m, default_link) for i, m in enumerate(data.get("member", [])))
+        members = tuple(self.member(i, m, default_link, club_names) for i, m in enumerate(data.get("member", [])))
         names = [m.name.lower() for m in members]
         for member in members:
             if names.count(member.name.lower()) > 1:
@@ -356,7 +383,7 @@ class _Reader:
         steps: list[Step] = []
         previous = start
         for index, raw in enumerate(data.get("step", []), 1):
-            step = self.step(index, raw, previous, {m.name.lower() for m in members})
+            step = self.step(index, raw, previous, {m.name.lower() for m in members}, club_names)
             steps.append(step)
             previous = step.at
         return Scenario(
@@ -370,9 +397,35 @@ class _Reader:
             open_event=open_event,
             members=members,
             steps=tuple(steps),
+            clubs=clubs,
+            event_club=event_club,
         )
 
-    def member(self, index: int, raw: Any, default_link: str) -> Member:
+    def clubs(self, raw: Any) -> tuple[Club, ...]:
+        if not raw:
+            return (DEFAULT_CLUB,)
+        found: list[Club] = []
+        for index, table in enumerate(raw):
+            line = self.line_of("club", index) or 0
+            if not isinstance(table, dict):
+                raise self.fail(line, "[[club]] must be a table")
+            self.check(table, CLUB_KEYS, "[[club]]", line)
+            if not str(table.get("name", "")).strip():
+                raise self.fail(line, "[[club]]: missing 'name' (the club's server)")
+            if any(c.name.casefold() == table["name"].casefold() for c in found):
+                raise self.fail(line, f"club '{table['name']}' appears twice")
+            found.append(
+                Club(
+                    name=str(table["name"]).strip(),
+                    organiser_role=str(table.get("organiser_role", DEFAULT_CLUB.organiser_role)),
+                    channel=str(table.get("channel", DEFAULT_CLUB.channel)),
+                    own_lichess=bool(table.get("own_lichess", False)),
+                    line=line,
+                )
+            )
+        return tuple(found)
+
+    def member(self, index: int, raw: Any, default_link: str, clubs: set[str]) -> Member:
         line = self.line_of("member", index)
         if not isinstance(raw, dict):
             raise self.fail(line, "[[member]] must be a table")
@@ -389,8 +442,12 @@ class _Reader:
             "tos_violation": (bool,),
             "title": (str,),
             "teams": (list,),
+            "clubs": (list,),
         }
         self.check(raw, allowed, "[[member]]", line)
+        for club in raw.get("clubs", []):
+            if not isinstance(club, str) or club.casefold() not in clubs:
+                raise self.fail(line, f"[[member]]: clubs: {club!r} is no [[club]]")
         if "name" not in raw:
             raise self.fail(line, "[[member]]: missing 'name' (the Lichess username)")
         if raw.get("link", default_link) not in LINK_WAYS:
@@ -408,9 +465,10 @@ class _Reader:
             join=bool(raw.get("join", True)),
             account=account,
             line=line or 0,
+            clubs=tuple(str(c).casefold() for c in raw.get("clubs", [])),
         )
 
-    def step(self, index: int, raw: Any, previous: datetime, members: set[str]) -> Step:
+    def step(self, index: int, raw: Any, previous: datetime, members: set[str], clubs: set[str]) -> Step:
         line = self.line_of("step", index - 1)
         where = f"step {index}"
         if not isinstance(raw, dict):
@@ -439,6 +497,8 @@ class _Reader:
             raise self.fail(line, f"{where}: at: {exc}") from None
         if when < previous:
             raise self.fail(line, f"{where}: at {when:%Y-%m-%d %H:%M:%S} is before the previous step")
+        if "club" in values and values["club"].casefold() not in clubs:
+            raise self.fail(line, f"{where}: club {values['club']!r} is no [[club]]")
         if do in commands:
             self.command(do, values, where, line, members)
         elif do == "expect":

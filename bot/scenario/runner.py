@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import re
 import sqlite3
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -26,7 +25,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bot.assembly import App, Services, build
+from bot.assembly import App, OwnLichess, Services, build
 from bot.config import ClubConfig, Config, DiscordConfig, WebConfig
 from bot.demo.club import sign_in_on_lichess
 from bot.demo.runner import free_port, start_bot
@@ -39,13 +38,14 @@ from bot.discord.errors import APOLOGY, user_message
 from bot.errors import SwissbotError
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.stream import GameStream
-from bot.scenario.channel import BothChannels, ScenarioChannel
+from bot.scenario.channel import Outage, Shown, console_text, plain, posted_with_the_end, versions
 from bot.scenario.clock import ScenarioClock
 from bot.scenario.format import (
     PLAY_RESULTS,
     SUBCOMMANDS,
     TEAM_REMOVE,
     TROUBLE_POINTS,
+    Club,
     Member,
     Scenario,
     Step,
@@ -60,13 +60,12 @@ from sandbox.discord import DiscordSandbox, run_discord_sandbox
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
 
-GUILD = 1000
+GUILD = 1000  # the first club's server (its channel, roles); the n-th further [[club]]: 1100 + n, 2100 + n...
 CHANNEL = 2000
 TEAM_ROLE = 3000  # the Discord role a `team` step's `role` members stand for
 ORGANISER_ROLE = 4000
 OTHER_GUILD = 1001  # another server the bot and the members are in (no club configured there)
 OTHER_CHANNEL = 2001
-ORGANISER_ROLE_NAME = "organisers"
 ORGANISER_ID = 1
 ORGANISER_NAME = "organiser"
 MANAGE_EVENTS = 1 << 33
@@ -92,6 +91,34 @@ class _Timer:
     job: Job
 
 
+@dataclass(frozen=True)
+class Place:
+    """A club's server on the local Discord (a `[[club]]`): the ids the runner gave it, and the club's own Lichess
+    token ("": it plays with the bot's)."""
+
+    club: Club
+    guild: int
+    channel: int
+    organiser_role: int
+    team_role: int
+    token: str = ""
+
+    @property
+    def lichess_account(self) -> str:
+        """The club's own Lichess account's name (when it brings one)."""
+        return re.sub(r"[^a-z0-9]+", "-", self.club.name.lower()).strip("-")[:20] + "-bot"
+
+
+def places(clubs: tuple[Club, ...]) -> tuple[Place, ...]:
+    """Each club's server: the first on the ids a one-club scenario always had, the others on their own."""
+    found = []
+    for index, club in enumerate(clubs):
+        step = 0 if index == 0 else 100 + index
+        ids = (GUILD + step, CHANNEL + step, ORGANISER_ROLE + step, TEAM_ROLE + step)
+        found.append(Place(club, *ids, token=f"lip_club_{index}_token" if club.own_lichess else ""))
+    return tuple(found)
+
+
 class ScenarioRun:
     """One scenario being run (use `run_scenario`)."""
 
@@ -100,10 +127,15 @@ class ScenarioRun:
         self.out = out
         self.db_path = workdir / "scenario.sqlite3"
         self.clock = ScenarioClock(scenario.start)
-        self.channel = ScenarioChannel(self.clock.now, out)
+        self.outage = Outage()  # Discord down or not, as the bot's announcer meets it
+        self.places = places(scenario.clubs)
         self.members = {m.name.lower(): m for m in scenario.members}
-        self.channel.names = {m.discord_id: m.name for m in scenario.members}
+        self.names = {m.discord_id: m.name for m in scenario.members} | {ORGANISER_ID: ORGANISER_NAME}
+        self.shown: list[Shown] = []  # every post and edit the channels and DMs held, in the order first read
+        self._read: set[tuple[str, int]] = set()
+        self._read_mark: tuple[int, int, int] = (-1, -1, -1)
         self.events: list[int] = []
+        self.event_guild: dict[int, int] = {}  # each created event's server
         self.timers: dict[str, _Timer] = {}
         self.sandbox: Sandbox
         self.discord: DiscordSandbox
@@ -125,20 +157,21 @@ class ScenarioRun:
 
     async def boot(self) -> None:
         """A bot process: the database opened, a gateway, a director and a scheduler (nothing planned yet), and the
-        real `SwissBot` logged into the local Discord with its commands synced to the club's server."""
+        real `SwissBot` logged into the local Discord with its commands synced to each club's server."""
         self.db = await open_database(self.db_path, busy_timeout_ms=BUSY_TIMEOUT_MS)
-        self.gateway = LichessGateway(
-            self.sandbox.url, self.sandbox.bot_token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0
-        )
+        self.gateway = self.lichess_gateway(self.sandbox.bot_token)
+        own = {p.guild: OwnLichess(self.lichess_gateway(p.token), p.token) for p in self.places if p.token}
+        clubs = tuple(ClubConfig(p.guild, p.club.organiser_role, p.channel, name=p.club.name) for p in self.places)
         config = Config(
             database=self.db_path,
             director=self.scenario.director,
-            clubs=(ClubConfig(GUILD, ORGANISER_ROLE_NAME, CHANNEL),),
+            clubs=clubs,
             discord=DiscordConfig(api_url=self.discord.url, dm_players=True),
             web=WebConfig(host="127.0.0.1", port=self.web_port, public_url=f"http://127.0.0.1:{self.web_port}"),
         )
-        announcer = BothChannels(self.channel)
-        services = Services(self.db, self.gateway, announcer, vault=self.vault, bot_token=self.sandbox.bot_token)
+        services = Services(
+            self.db, self.gateway, self.outage, vault=self.vault, bot_token=self.sandbox.bot_token, club_lichess=own
+        )
         self.app = await build(config, self.clock, services, scheduled=False)
         if self.app.feeder is not None:
             self.noting_stream_ends(self.app.feeder)
@@ -148,10 +181,17 @@ class ScenarioRun:
         self.bot = SwissBot(config, app=self.app, clock=self.clock)
         on_discord = DiscordAnnouncer(self.bot, self.db, config)
         on_discord.director = self.app.director  # the crosstable at an event's end, as `SwissBot.build_app` sets it
-        announcer.discord = on_discord
+        self.outage.discord = on_discord
         self.bot.tree.on_error = self.noting_refusals(self.bot.tree.on_error)  # type: ignore[method-assign]
         self.bot_stack = AsyncExitStack()
-        await start_bot(self.bot_stack, self.bot, self.discord.token, GUILD)
+        await start_bot(self.bot_stack, self.bot, self.discord.token, self.places[0].guild)
+        for place in self.places[1:]:  # one bot serving every club: its commands synced to each club's server
+            self.bot.tree.copy_global_to(guild=discord.Object(place.guild))
+            await self.bot.tree.sync(guild=discord.Object(place.guild))
+
+    def lichess_gateway(self, token: str) -> LichessGateway:
+        """A gateway to the local Lichess with a token (the bot's, or a club's own)."""
+        return LichessGateway(self.sandbox.url, token, rate_limit_pause=0.05, retry_backoff=0.01, timeout=5.0)
 
     def noting_stream_ends(self, feeder: StreamFeeder) -> None:
         """The game stream's handler, noting each game whose end it handled (a `play` step waits for it)."""
@@ -220,24 +260,78 @@ class ScenarioRun:
             await self.scheduler.run_job(timer.job)
             for job_id, exc in self.scheduler.errors[failures:]:
                 self.say(f"job {job_id} failed: {exc}")
+            await self.read_channel()
             await self.plan()
         raise ExpectationFailed(f"{self.scenario.path}: more than {MAX_FIRINGS} jobs ran before {when:%Y-%m-%d %H:%M}")
-
-    @contextlib.contextmanager
-    def caused(self) -> Iterator[io.StringIO]:
-        """What the channel shows while a command runs, kept to be printed after the command's own line: the
-        transcript reads cause before effect (a confirmation's pairings printed before the command that made them
-        read as games created by the correction before it)."""
-        kept, later = self.channel.out, io.StringIO()
-        self.channel.out = later
-        try:
-            yield later
-        finally:
-            self.channel.out = kept
 
     def say(self, text: str) -> None:
         """A line of the runner's own (not the channel's)."""
         print(f"[{self.clock.now():%a %Y-%m-%d %H:%M:%S}] * {text}", file=self.out)
+
+    async def read_channel(self) -> list[Shown]:
+        """What the clubs' channels and the members' DMs on the local Discord hold: each post and each edit once, in
+        the console's words, stamped with the scenario's time the runner first read it, and printed then (with the
+        announcements an outage lost)."""
+        stamp = f"{self.clock.now():%a %Y-%m-%d %H:%M:%S}"
+        for line in self.outage.lost:
+            print(f"[{stamp}] (Discord is down: lost) {line}", file=self.out)
+        self.outage.lost.clear()
+        held = self.discord.state.messages.values()
+        mark = (len(held), sum(len(m.edits) for m in held), sum(m.deleted for m in held))
+        if mark == self._read_mark:  # nothing new on the local Discord since the last look
+            return self.shown
+        self._read_mark = mark
+        found: list[tuple[int, dict[str, Any], str | None]] = []
+        ends: dict[str, str] = {}  # the final standings an end posted with it → that end's message
+        for place in self.places:
+            channel = [
+                m for m in await self.discord_messages(f"channels/{place.channel}/messages") if not m.get("interaction")
+            ]
+            found += [(place.channel, m, None) for m in channel]
+            ends |= posted_with_the_end(channel)
+        for member in self.scenario.members:
+            found += [(0, m, member.name) for m in await self.discord_messages(f"dms/{member.discord_id}")]
+        brought: dict[str, str] = {}
+        for channel_id, message, dm_to in sorted(found, key=lambda f: int(f[1]["id"])):
+            for number, version in enumerate(versions(message)):
+                if (message["id"], number) in self._read:
+                    continue
+                self._read.add((message["id"], number))
+                text = console_text(version, number, self.names, dm_to)
+                if number == 0 and message["id"] in ends:  # shown with the end, as one announcement
+                    brought[ends[message["id"]]] = "\n".join(text.splitlines()[1:])
+                    continue
+                if number == 0 and message["id"] in brought:
+                    text = f"{text}\n{brought.pop(message['id'])}"
+                self.shown.append(Shown(message["id"], number, channel_id, text, self.clock.now()))
+                print(f"[{stamp}] " + "\n    ".join(text.splitlines()), file=self.out)
+        return self.shown
+
+    def place_named(self, name: str) -> Place:
+        """The club's server a step names."""
+        return next(p for p in self.places if p.club.name.casefold() == name.casefold())
+
+    def place_of(self, guild_id: int | None) -> Place:
+        """The club's server of a guild id (the first club's for an unknown one)."""
+        return next((p for p in self.places if p.guild == guild_id), self.places[0])
+
+    async def place_for(self, step: Step | None, options: Mapping[str, Any]) -> Place:
+        """Where a step happens: the club it names, else the club of the event its options name, else the club of the
+        event the scenario created last, else the first club."""
+        if step is not None and "club" in step.values:
+            return self.place_named(str(step.values["club"]))
+        named = options.get("event")
+        if isinstance(named, int):
+            return self.place_of(self.event_guild.get(named))
+        if isinstance(named, str) and named:
+            for event in await self.all_events():
+                if event.name.casefold() == named.casefold():
+                    return self.place_of(event.guild_id)
+        return self.place_of(self.event_guild.get(self.events[-1])) if self.events else self.places[0]
+
+    async def all_events(self) -> list[Event]:
+        """Every club's events."""
+        return [e for place in self.places for e in await self.director.list_events(place.guild)]
 
     # -- set-up ---------------------------------------------------------------------------------------
 
@@ -249,33 +343,41 @@ class ScenarioRun:
             if member.linked:
                 await self.link(member)
         if self.scenario.event is not None:
-            reply, refused = await self.type_command(None, ORGANISER_ID, "create", dict(self.scenario.event))
+            club = self.scenario.event_club
+            place = self.place_named(club) if club else self.places[0]
+            reply, refused = await self.type_command(None, ORGANISER_ID, "create", dict(self.scenario.event), place)
             self.say(f"{ORGANISER_NAME}: /swiss create → {'refused: ' if refused else ''}{reply}")
             if refused:
                 raise ExpectationFailed(f"{self.scenario.path}: [event] could not be created: {reply}")
             if self.scenario.open_event:
-                await self.type_command(None, ORGANISER_ID, "open", {})
+                await self.type_command(None, ORGANISER_ID, "open", {}, place)
                 for member in self.scenario.members:
-                    if member.join and member.linked:
-                        await self.type_command(None, member.discord_id, "join", {})
+                    if member.join and member.linked and self.is_in(member, place):
+                        await self.type_command(None, member.discord_id, "join", {}, place)
+        await self.read_channel()
         await self.plan()
+
+    def is_in(self, member: Member, place: Place) -> bool:
+        """Whether the member is in the club's server (`clubs`; every club's when not said)."""
+        return not member.clubs or place.club.name.casefold() in member.clubs
 
     async def link(self, member: Member) -> None:
         """Link a member's account the way a member does: `/link` and sign in on the local Lichess's OAuth page
         (`link = "oauth"`), or `/link USERNAME`, the code into the bio, `/link` again (`link = "bio"`)."""
+        place = next(p for p in self.places if self.is_in(member, p))
         if member.link == "oauth":
-            reply, refused, responses = await self.interact(member.discord_id, "link", {})
+            reply, refused, responses = await self.interact(member.discord_id, "link", {}, place)
             if not refused:
                 await sign_in_on_lichess(self.http, responses, member.name)
         else:
-            await self.type_command(None, member.discord_id, "link", {"username": member.name})
-            reply, refused = await self.type_command(None, member.discord_id, "link", {})
+            await self.type_command(None, member.discord_id, "link", {"username": member.name}, place)
+            reply, refused = await self.type_command(None, member.discord_id, "link", {}, place)
         if refused or await self.director.linked_account(member.discord_id) is None:
             raise ExpectationFailed(f"{self.scenario.path}: {member.name} could not link: {reply}")
 
-    async def add_member(self, user_id: int, name: str, roles: list[str]) -> None:
+    async def add_member(self, user_id: int, name: str, roles: list[str], place: Place) -> None:
         """A user in the club's server with those roles (replacing earlier ones)."""
-        body = {"guild_id": str(GUILD), "user": {"id": str(user_id), "name": name}, "roles": roles}
+        body = {"guild_id": str(place.guild), "user": {"id": str(user_id), "name": name}, "roles": roles}
         async with self.http.post(f"{self.discord.url}/sandbox/members", json=body) as reply:
             if reply.status >= 300:
                 raise SwissbotError(f"the local Discord refused the member {name}: {await reply.text()}")
@@ -292,6 +394,7 @@ class ScenarioRun:
             except SwissbotError as exc:  # e.g. `play` before any round is paired: the step, not a traceback
                 raise StepError(f"{self.scenario.path}: {step.where}, {step.do}: cannot run: {exc}") from None
             await self.advance_to(self.clock.now())
+            await self.read_channel()
 
     async def step(self, step: Step) -> None:
         """One step of the timeline."""
@@ -340,10 +443,10 @@ class ScenarioRun:
         user_id, name = (member.discord_id, member.name) if member else (ORGANISER_ID, ORGANISER_NAME)
         options = dict(step.options)
         shown = " ".join(f"{k}:{val}" for k, val in options.items())
-        with self.caused() as shown_later:
-            reply, refused = await self.type_command(step, user_id, step.do, options)
-        self.say(f"{name}: /{step.do} {shown}".rstrip() + f" → {'refused: ' if refused else ''}{reply}")
-        self.out.write(shown_later.getvalue())
+        place = await self.place_for(step, options)
+        reply, refused = await self.type_command(step, user_id, step.do, options, place)
+        where = f" (in {place.club.name})" if len(self.places) > 1 else ""
+        self.say(f"{name}{where}: /{step.do} {shown}".rstrip() + f" → {'refused: ' if refused else ''}{reply}")
         if "refused" in step.values:
             wanted = str(step.values["refused"])
             if not refused or wanted.lower() not in reply.lower():
@@ -359,20 +462,24 @@ class ScenarioRun:
         elif "reply" in step.values and str(step.values["reply"]).lower() not in reply.lower():
             raise self.failed(step, f"the reply {step.values['reply']!r}", repr(reply))
 
-    async def type_command(self, step: Step | None, user_id: int, do: str, options: dict[str, Any]) -> tuple[str, bool]:
+    async def type_command(
+        self, step: Step | None, user_id: int, do: str, options: dict[str, Any], place: Place
+    ) -> tuple[str, bool]:
         """The user types the command in the club's channel (an interaction through the local Discord, answered
         by the bot's cog): the answer as the member reads it, and whether it was a refusal."""
-        text, refused, _ = await self.interact(user_id, do, options)
+        text, refused, _ = await self.interact(user_id, do, options, place)
         return text, refused
 
-    async def interact(self, user_id: int, do: str, options: dict[str, Any]) -> tuple[str, bool, list[dict[str, Any]]]:
+    async def interact(
+        self, user_id: int, do: str, options: dict[str, Any], place: Place
+    ) -> tuple[str, bool, list[dict[str, Any]]]:
         """`type_command`, with the local Discord's answers themselves (a link button's URL is in them)."""
         command = app_command(self.bot.tree, do, options)
-        sent = await self.interaction_options(command, options)
+        sent = await self.interaction_options(command, options, place)
         before = len(self.refusals)
         body = {
-            "guild_id": str(GUILD),
-            "channel_id": str(CHANNEL),
+            "guild_id": str(place.guild),
+            "channel_id": str(place.channel),
             "user_id": str(user_id),
             "command": command.qualified_name,
             "options": sent,
@@ -389,7 +496,9 @@ class ScenarioRun:
         refused = len(self.refusals) > before
         if do == "create" and not refused:
             known = set(self.events)
-            self.events += sorted(e.id for e in await self.director.list_events(GUILD) if e.id not in known)
+            for event_id in sorted(e.id for e in await self.director.list_events(place.guild) if e.id not in known):
+                self.events.append(event_id)
+                self.event_guild[event_id] = place.guild
         if do == "link" and options.get("username") and not refused:
             code = re.search(r"`([^`]+)`", text)
             user = self.sandbox.state.users.get(str(options["username"]).strip().lower())
@@ -406,9 +515,11 @@ class ScenarioRun:
                 found += [a.data.decode("utf-8", "replace") for a in message.attachments]
         return found
 
-    async def interaction_options(self, command: AppCommand, options: Mapping[str, Any]) -> dict[str, Any]:
+    async def interaction_options(
+        self, command: AppCommand, options: Mapping[str, Any], place: Place
+    ) -> dict[str, Any]:
         """The step's options under the command's own option names (from the app-command tree), as Discord's
-        client sends them; the event is the last one the scenario created unless the step names one."""
+        client sends them; the event is the last one the scenario created in that club unless the step names one."""
         params = {p.name: p for p in command.parameters} | {p.display_name: p for p in command.parameters}
         sent: dict[str, Any] = {}
         for key, value in options.items():
@@ -419,33 +530,36 @@ class ScenarioRun:
                 continue
             if param is None:
                 raise SwissbotError(f"/{command.qualified_name} has no option {key!r}")
-            if key == "start" and isinstance(value, int):  # Unix seconds, typed as text in Discord
+            if key in ("start", "event") and isinstance(value, int):  # Unix seconds, an event's id: typed as text
                 value = str(value)
             elif key == "members" and isinstance(value, list):
                 value = " ".join(str(m) for m in value)
             elif key == "role" and isinstance(value, list):
-                value = str(await self.team_role([str(m) for m in value]))
+                value = str(await self.team_role([str(m) for m in value], place))
             sent[param.display_name] = value
-        if "event" in params and "event" not in options and self.events:
-            sent["event"] = str(self.events[-1])
+        here = [e for e in self.events if self.event_guild.get(e) == place.guild]
+        if "event" in params and "event" not in options and here:
+            sent["event"] = str(here[-1])
         return sent
 
-    async def team_role(self, names: list[str]) -> int:
-        """The Discord role a `team` step's `role` stands for, given to exactly those members."""
+    async def team_role(self, names: list[str], place: Place) -> int:
+        """The Discord role a `team` step's `role` stands for, given to exactly those members (in that club)."""
         wanted = {n.lower() for n in names}
         for member in self.scenario.members:
-            roles = ([str(ORGANISER_ROLE)] if member.organiser else []) + (
-                [str(TEAM_ROLE)] if member.name.lower() in wanted else []
+            if not self.is_in(member, place):
+                continue
+            roles = ([str(place.organiser_role)] if member.organiser else []) + (
+                [str(place.team_role)] if member.name.lower() in wanted else []
             )
-            await self.add_member(member.discord_id, member.name, roles)
-        return TEAM_ROLE
+            await self.add_member(member.discord_id, member.name, roles, place)
+        return place.team_role
 
     async def event_about(self, step: Step) -> int | None:
         """The event a `play` or `expect` step is about: the one its `about` names, else the last one created."""
         about = step.values.get("about")
         if about is None:
             return self.events[-1] if self.events else None
-        for event in await self.director.list_events(GUILD):
+        for event in await self.all_events():
             if event.name.casefold() == str(about).casefold():
                 return event.id
         raise self.failed(step, f"an event called {about!r}", "none")
@@ -504,8 +618,8 @@ class ScenarioRun:
         """Discord down or back (every post), or faults of the local Discord per path and count (or their end)."""
         v = step.values
         if "down" in v:
-            self.channel.down = bool(v["down"])
-            self.say("Discord is down" if self.channel.down else "Discord is back")
+            self.outage.down = bool(v["down"])
+            self.say("Discord is down" if self.outage.down else "Discord is back")
         if v.get("clear"):
             async with self.http.delete(f"{self.discord.url}/sandbox/faults") as reply:
                 reply.raise_for_status()
@@ -513,7 +627,7 @@ class ScenarioRun:
         if "fault" in v:
             fault = dict(v["fault"])
             if fault["path"] == "channel":  # the club's channel's messages, where the announcements go
-                fault["path"] = f"/api/v10/channels/{CHANNEL}/messages"
+                fault["path"] = f"/api/v10/channels/{(await self.place_for(None, {})).channel}/messages"
             async with self.http.post(f"{self.discord.url}/sandbox/faults", json=fault) as reply:
                 if reply.status >= 300:
                     raise self.failed(step, "a fault the local Discord takes", await reply.text())
@@ -605,16 +719,7 @@ class ScenarioRun:
                 raise self.failed(step, f"{want['name']} entered", "not entered")
             if "status" in want and entry.status.value != want["status"]:
                 raise self.failed(step, f"{want['name']} {want['status']}", entry.status.value)
-        posted = v.get("posted")
-        if posted is not None:
-            text, times = (posted, None) if isinstance(posted, str) else (posted["text"], posted.get("times"))
-            count = self.channel.count(text)
-            if (times is None and count == 0) or (times is not None and count != times):
-                wanted = f"{times} post(s)" if times is not None else "a post"
-                raise self.failed(step, f"{wanted} containing {text!r}", f"{count}")
-        if "not_posted" in v and self.channel.count(v["not_posted"]):
-            first = next(p for p in self.channel.posts if v["not_posted"].lower() in p.text.lower())
-            raise self.failed(step, f"no post containing {v['not_posted']!r}", f"one at {first.at:%Y-%m-%d %H:%M}")
+        await self.expect_posted(step)
         if "standings" in v:
             names = [row.player.name for row in await d.standings(event.id)][: len(v["standings"])]
             if [n.lower() for n in names] != [n.lower() for n in v["standings"]]:
@@ -638,6 +743,28 @@ class ScenarioRun:
         await self.expect_on_discord(step)
         self.say(f"{step.where}: expectations hold")
 
+    async def expect_posted(self, step: Step) -> None:
+        """`posted` and `not_posted`: the announcements the local Discord holds (each post and each edit, in the
+        console's words), in every club's channel and the DMs, or with `club` in that club's channel alone."""
+        v = step.values
+        if "posted" not in v and "not_posted" not in v:
+            return
+        shown = await self.read_channel()
+        if "club" in v:
+            channel = self.place_named(str(v["club"])).channel
+            shown = [s for s in shown if s.channel == channel]
+        posted = v.get("posted")
+        if posted is not None:
+            text, times = (posted, None) if isinstance(posted, str) else (posted["text"], posted.get("times"))
+            count = sum(1 for s in shown if str(text).lower() in s.text.lower())
+            if (times is None and count == 0) or (times is not None and count != times):
+                wanted = f"{times} post(s)" if times is not None else "a post"
+                raise self.failed(step, f"{wanted} containing {text!r}", f"{count}")
+        if "not_posted" in v:
+            first = next((s for s in shown if str(v["not_posted"]).lower() in s.text.lower()), None)
+            if first is not None:
+                raise self.failed(step, f"no post containing {v['not_posted']!r}", f"one at {first.at:%Y-%m-%d %H:%M}")
+
     async def discord_messages(self, path: str) -> list[dict[str, Any]]:
         """Messages the bot posted, read through the local Discord's control API (oldest first)."""
         async with self.http.get(f"{self.discord.url}/sandbox/{path}") as reply:
@@ -650,7 +777,8 @@ class ScenarioRun:
         v = step.values
         checks: list[tuple[str, Any, list[dict[str, Any]]]] = []
         if {"in_channel", "edited", "pings", "files"} & set(v):
-            channel = await self.discord_messages(f"channels/{CHANNEL}/messages")
+            place = await self.place_for(step, {"event": str(v["about"])} if "about" in v else {})
+            channel = await self.discord_messages(f"channels/{place.channel}/messages")
             self.expect_pings_and_files(step, channel)
             if "in_channel" in v:
                 checks.append(("channel message", v["in_channel"], channel))
@@ -676,7 +804,7 @@ class ScenarioRun:
         v = step.values
         if "pings" in v:
             pinged = {int(user) for message in channel for user in message.get("mentions") or []}
-            found = sorted((self.channel.names.get(i, str(i)) for i in pinged), key=str.lower)
+            found = sorted((self.names.get(i, str(i)) for i in pinged), key=str.lower)
             if [n.lower() for n in found] != sorted(str(n).lower() for n in v["pings"]):
                 raise self.failed(step, f"pings of {sorted(v['pings'], key=str.lower)}", str(found))
         if "files" in v:
@@ -703,7 +831,11 @@ class ScenarioRun:
             card = next(
                 (
                     m
-                    for m in reversed(await self.discord_messages(f"channels/{CHANNEL}/messages"))
+                    for m in reversed(
+                        await self.discord_messages(
+                            f"channels/{self.place_of(self.event_guild.get(event_id or 0)).channel}/messages"
+                        )
+                    )
                     for row in m.get("components") or []
                     for c in row.get("components") or []
                     if c.get("custom_id") == custom_id
@@ -795,28 +927,27 @@ def response_text(response: Mapping[str, Any]) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def plain(text: str) -> str:
-    """Discord's markdown taken off (bold, code, escapes), as the text reads on screen."""
-    return re.sub(r"\\([*_`~|>\\])", r"\1", text.replace("**", "").replace("`", ""))
-
-
 async def setup_server(run: ScenarioRun) -> None:
-    """The club's server on the local Discord: its channel, the organisers' role, the organiser and the members."""
-    guild = {
-        "id": str(GUILD),
-        "name": "scenario club",
-        "channels": [{"id": str(CHANNEL), "name": "tournaments"}],
-        "roles": [
-            {"id": str(ORGANISER_ROLE), "name": ORGANISER_ROLE_NAME, "permissions": str(MANAGE_EVENTS)},
-            {"id": str(TEAM_ROLE), "name": "team", "permissions": "0"},
-        ],
-    }
-    async with run.http.post(f"{run.discord.url}/sandbox/guilds", json=guild) as reply:
-        if reply.status >= 300:
-            raise SwissbotError(f"the local Discord refused the club's server: {await reply.text()}")
-    await run.add_member(ORGANISER_ID, ORGANISER_NAME, [str(ORGANISER_ROLE)])
-    for member in run.scenario.members:
-        await run.add_member(member.discord_id, member.name, [str(ORGANISER_ROLE)] if member.organiser else [])
+    """Each club's server on the local Discord: its channel, the organisers' role, the organiser and its members;
+    and another server the bot and the members are in, with no club."""
+    for place in run.places:
+        guild = {
+            "id": str(place.guild),
+            "name": place.club.name,
+            "channels": [{"id": str(place.channel), "name": place.club.channel}],
+            "roles": [
+                {"id": str(place.organiser_role), "name": place.club.organiser_role, "permissions": str(MANAGE_EVENTS)},
+                {"id": str(place.team_role), "name": "team", "permissions": "0"},
+            ],
+        }
+        async with run.http.post(f"{run.discord.url}/sandbox/guilds", json=guild) as reply:
+            if reply.status >= 300:
+                raise SwissbotError(f"the local Discord refused the club's server: {await reply.text()}")
+        await run.add_member(ORGANISER_ID, ORGANISER_NAME, [str(place.organiser_role)], place)
+        for member in run.scenario.members:
+            if run.is_in(member, place):
+                roles = [str(place.organiser_role)] if member.organiser else []
+                await run.add_member(member.discord_id, member.name, roles, place)
     other = {"id": str(OTHER_GUILD), "name": "another server", "channels": [{"id": str(OTHER_CHANNEL), "name": "chat"}]}
     async with run.http.post(f"{run.discord.url}/sandbox/guilds", json=other) as reply:
         if reply.status >= 300:
@@ -839,6 +970,9 @@ async def booted(scenario: Scenario, out: TextIO, workdir: Path) -> AsyncIterato
             run_sandbox(seed=scenario.seed, autoplay=scenario.autoplay, clock=on_scenario_time)
         )
         run.discord = await stack.enter_async_context(run_discord_sandbox(seed=scenario.seed))
+        for place in run.places:  # a club that brings its own Lichess account: the account and its token
+            if place.token:
+                run.sandbox.add_user(place.lichess_account, title="BOT", token=place.token)
         run.http = await stack.enter_async_context(aiohttp.ClientSession())
         await setup_server(run)
         await run.boot()

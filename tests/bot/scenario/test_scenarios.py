@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from bot.cli import main
 from bot.cli.exit_codes import ExitCode
 from bot.scenario.format import ScenarioError, load
-from bot.scenario.runner import ExpectationFailed, booted, run_scenario
+from bot.scenario.runner import CHANNEL, GUILD, ExpectationFailed, booted, places, run_scenario
 from tests.support.paths import ROOT
 
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
@@ -163,3 +164,62 @@ async def test_pings_and_files_are_read_on_the_local_discord(tmp_path: Path, exp
     path.write_text(wrong)
     with pytest.raises(ExpectationFailed, match=message.replace("[", r"\[").replace("]", r"\]")):
         await run_scenario(load(path), io.StringIO())
+
+
+TWO_CLUBS = ROOT / "tests" / "scenarios" / "two-clubs-one-bot.toml"
+
+
+@pytest.mark.slow  # the two clubs' week through the real bot
+async def test_two_clubs_are_two_servers_of_one_bot_each_on_its_own_lichess_account(tmp_path: Path) -> None:
+    async with booted(load(TWO_CLUBS), io.StringIO(), tmp_path) as run:
+        await run.run()
+        north, river = run.places
+        config_guilds = [club.guild_id for club in run.bot.config.clubs]
+        guilds = {e.name: e.guild_id for e in await run.all_events()}
+        by = {bulk.by for bulk in run.sandbox.state.bulks.values()}
+        river_bulks = [b for b in run.sandbox.state.bulks.values() if b.by == river.lichess_account]
+    assert config_guilds == [north.guild, river.guild]  # one config, one SwissBot, both clubs
+    assert guilds == {"Tuesday Blitz": north.guild, "Thursday Rapid": river.guild}
+    assert by == {run.sandbox.bot_username.lower(), river.lichess_account}  # Riverside's rounds on its own account
+    assert len(river_bulks) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('[[club]]\nname = "A"\nchanel = "x"\n', 1, "unknown key 'chanel'"),
+        ('[[club]]\nname = "A"\n[[club]]\nname = "a"\n', 3, "club 'a' appears twice"),
+        ('[[club]]\nname = "A"\n[[member]]\nname = "x"\nclubs = ["B"]\n', 3, "clubs: 'B' is no [[club]]"),
+        ('[[club]]\nname = "A"\n[event]\nclub = "B"\nname = "x"\nrounds = 2\n', 3, "club 'B' is no [[club]]"),
+        ('[[club]]\nname = "A"\n[[step]]\ndo = "expect"\nclub = "B"\nposted = "x"\n', 3, "club 'B' is no [[club]]"),
+    ],
+)
+def test_a_club_a_file_names_must_be_declared(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = tmp_path / "clubs.toml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError, match=re.escape(f"{path}:{line}: ")) as caught:
+        load(path)
+    assert message in str(caught.value)
+
+
+def test_a_file_without_clubs_has_the_one_club_it_always_had(tmp_path: Path) -> None:
+    scenario = load(BASIC)
+    assert [c.name for c in scenario.clubs] == ["scenario club"]
+    assert [(p.guild, p.channel) for p in places(scenario.clubs)] == [(GUILD, CHANNEL)]
+
+
+async def test_what_posted_reads_is_what_the_bots_discord_announcer_posted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "week.toml"
+    path.write_text(BASIC.read_text())
+    monkeypatch.setattr(
+        "bot.rendering.text.standings_title",
+        lambda event, *, final: f"{event.name} — the table, {'final' if final else f'round {event.current_round}'}",
+    )
+    with pytest.raises(ExpectationFailed, match="expected a post containing 'standings after round 1'; found 0"):
+        await run_scenario(load(path), io.StringIO())
+    path.write_text(BASIC.read_text().replace('posted = "standings after round 1"', 'posted = "the table, round 1"'))
+    out = io.StringIO()
+    await run_scenario(load(path), out)
+    assert "Monday Blitz — the table, round 1" in out.getvalue()
