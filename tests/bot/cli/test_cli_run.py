@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 import subprocess
 import sys
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,6 +135,21 @@ def _club_config(tmp_path: Path, discord_url: str) -> Path:
     return config
 
 
+def _club_server(discord_url: str) -> None:
+    """Server 1 with channel 2 and the Organiser role on the local Discord (`_club_config`'s club)."""
+    body = {
+        "id": "1",
+        "name": "Club",
+        "channels": [{"id": "2", "name": "swiss"}],
+        "roles": [{"id": "3", "name": "Organiser"}],
+    }
+    request = urllib.request.Request(
+        discord_url + "/sandbox/guilds", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        assert reply.status == 201
+
+
 def _run(config: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DISCORD_TOKEN": "local-discord-token", "LICHESS_TOKEN": "lip_x"}
     command = [sys.executable, "-m", "bot.cli", "run", "--config", str(config)]
@@ -155,6 +172,7 @@ def test_run_without_network_is_one_sentence(tmp_path: Path) -> None:
 def test_run_on_a_database_locked_by_another_program_is_one_sentence(tmp_path: Path) -> None:
     with process("discord-sandbox", "--port", "0", "--token", "local-discord-token", "--seed", "1") as discord:
         discord_url = first_lines(discord, 3)[0].split()[-1]
+        _club_server(discord_url)  # the club as configured, so the start-up checks pass and the database is next
         config = _club_config(tmp_path, discord_url)
         holder = sqlite3.connect(tmp_path / "club.sqlite3", isolation_level=None)
         try:
