@@ -22,6 +22,10 @@ TEXT_CHANNELS = (0, 5)  # a guild text channel, an announcement channel
 ADMINISTRATOR = 1 << 3
 
 
+class _Unchecked(Exception):
+    """Discord answered something else than the resource or its absence (a 429, a 5xx): the check is skipped."""
+
+
 class _Discord:
     """GETs on Discord's REST API with the bot's token; None for a 403 or 404."""
 
@@ -36,7 +40,8 @@ class _Discord:
                 return None
             if reply.status == 401:
                 raise discord.LoginFailure("Discord refused the token")
-            reply.raise_for_status()
+            if reply.status >= 400:
+                raise _Unchecked(f"Discord answered {reply.status} to GET {path}")
             return await reply.json()
 
 
@@ -104,12 +109,19 @@ async def discord_problems(config: Config, token: str) -> list[str]:
     """Every club's problems on Discord (raises `discord.LoginFailure` for a refused token)."""
     async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
         api = _Discord(http, config.discord.api_url, token)
-        me = await api.get("/users/@me")
+        try:
+            me = await api.get("/users/@me")
+        except _Unchecked as error:
+            log.warning("could not check the clubs on Discord (%s); starting anyway", error)
+            return []
         if me is None:
             raise discord.LoginFailure("Discord refused the token")
         problems: list[str] = []
-        for club in config.clubs:
-            problems.extend(await club_problems(api, club, str(me["id"])))
+        try:
+            for club in config.clubs:
+                problems.extend(await club_problems(api, club, str(me["id"])))
+        except _Unchecked as error:  # the channels are checked again once connected (`SwissBot.on_ready`)
+            log.warning("could not check the clubs on Discord (%s); starting anyway", error)
         return problems
 
 

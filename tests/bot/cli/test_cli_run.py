@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -185,4 +186,26 @@ def test_run_on_a_database_locked_by_another_program_is_one_sentence(tmp_path: P
     assert done.stderr.strip().splitlines()[-1] == (
         f"swissbot run: cannot use the database {tmp_path / 'club.sqlite3'}: the database is locked by another "
         "program (another swissbot or a tool that has the file open): close it and try again; nothing was changed"
+    )
+
+
+@pytest.mark.slow
+def test_run_with_its_web_port_taken_names_the_key(tmp_path: Path) -> None:
+    with (
+        process("discord-sandbox", "--port", "0", "--token", "local-discord-token", "--seed", "1") as discord,
+        socket.socket() as taken,
+    ):
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        discord_url = first_lines(discord, 3)[0].split()[-1]
+        _club_server(discord_url)
+        config = _club_config(tmp_path, discord_url)
+        config.write_text(config.read_text() + f'\n[web]\nport = {port}\npublic_url = "http://127.0.0.1:{port}"\n')
+        done = _run(config)
+    assert done.returncode == ExitCode.CANNOT_LISTEN, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"swissbot run: 127.0.0.1:{port} is already in use (another program, or another swissbot, listens there); "
+        f"set another [web] port in {config} (or stop what listens there)"
     )

@@ -4,7 +4,7 @@ local Lichess's real endpoints (guild, roles, channel, the bot's member, `POST /
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import discord
@@ -15,6 +15,7 @@ from bot.cli import run as cli_run
 from bot.cli.exit_codes import ExitCode
 from bot.config import ClubConfig, Config, DiscordConfig, LichessConfig, Secrets
 from sandbox.discord import DiscordSandbox, run_discord_sandbox
+from sandbox.discord.state import Fault
 from sandbox.lichess import run_sandbox
 from sandbox.lichess.server import Sandbox
 
@@ -116,3 +117,17 @@ async def test_run_prints_each_problem_and_exits_config_before_starting_anything
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 3 and all(line.startswith("swissbot run: ") for line in lines), lines
     assert not services.discord.gateway.has_session()  # nothing connected
+
+
+async def test_a_discord_that_answers_5xx_or_429_is_not_a_problem_only_unchecked(
+    services: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = services.discord.state
+    state.faults.append(Fault(path=f"/api/v10/guilds/{GUILD}", status=503, count=1))
+    assert await preflight.problems(services.config(organiser_role="nobody"), services.secrets()) == []
+    assert "could not check the clubs on Discord (Discord answered 503" in caplog.text
+
+
+async def test_a_lichess_that_does_not_answer_is_not_a_problem(services: Services) -> None:
+    config = replace(services.config(), lichess=LichessConfig(base_url="http://127.0.0.1:9"))
+    assert await preflight.problems(config, services.secrets()) == []
