@@ -26,10 +26,14 @@ pytestmark = pytest.mark.slow  # three processes: the local services, the bot, a
 START = 60.0
 
 
+def guide() -> str:
+    """The README's section *Try it as a club*."""
+    return (ROOT / "README.md").read_text().split("## Try it as a club\n", 1)[1].split("\n## ", 1)[0]
+
+
 def guide_blocks() -> list[list[str]]:
     """The guide's code blocks, each a list of its command lines (comments and blank lines left out)."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Try it as a club\n", 1)[1].split("\n## ", 1)[0]
+    section = guide()
     blocks = re.findall(r"```\n(.*?)```", section, re.S)
     return [[line.split("  #")[0].strip() for line in block.splitlines() if line.strip()] for block in blocks]
 
@@ -87,6 +91,24 @@ def wait_for_the_bot(discord_url: str) -> None:
     raise AssertionError("the bot did not connect to the local Discord")
 
 
+def link_heidi_as_the_guide_says(cwd: Path, env: dict[str, str], lichess_url: str) -> None:
+    """The guide's prose: heidi's /link gives a code, the code goes in her bio on the local Lichess, /link links."""
+    prose = " ".join(guide().split())
+    start, finish = re.findall(r"`(swissbot member heidi /link[^`]*)`", prose)
+    body = re.search(r"curl -X POST http://127\.0\.0\.1:8090/sandbox/users -d '(\{[^']*\})'", prose)
+    assert body is not None, prose
+    started = subprocess.run(swissbot(start), cwd=cwd, env=env, capture_output=True, text=True, timeout=90)
+    code = re.search(r"`(swissbot-[0-9a-f]+)`", started.stdout)
+    assert code is not None and f"({lichess_url}/account/profile" in started.stdout, started.stdout
+    request = urllib.request.Request(
+        lichess_url + "/sandbox/users", data=body.group(1).replace("CODE", code.group(1)).encode(), method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as reply:  # as curl -d sends it (a form content type)
+        assert reply.status in (200, 201)
+    finished = subprocess.run(swissbot(finish), cwd=cwd, env=env, capture_output=True, text=True, timeout=90)
+    assert "Linked: you are **heidi** on Lichess" in finished.stdout, finished.stdout + finished.stderr
+
+
 def test_the_readme_club_guide_runs_as_written(tmp_path: Path) -> None:
     services, bot, members = guide_blocks()
     assert services == [". .venv/bin/activate", "swissbot local-club"]
@@ -112,6 +134,7 @@ def test_the_readme_club_guide_runs_as_written(tmp_path: Path) -> None:
                 answers.append(typed.stdout)
             assert "Created **Club Night**" in answers[0]
             assert "You are in **Club Night** as alice (1850)." in answers[2]
+            link_heidi_as_the_guide_says(tmp_path, env, club["lichess_url"])
             running.send_signal(signal.SIGINT)
             assert running.wait(timeout=30) == 0
             log = running.stdout.read() if running.stdout else ""
