@@ -20,6 +20,7 @@ TIMEOUT = aiohttp.ClientTimeout(total=20)
 NEEDED_SCOPE = "challenge:write"  # creates the games; challenge:bulk only warns (said at start by the assembly)
 TEXT_CHANNELS = (0, 5)  # a guild text channel, an announcement channel
 ADMINISTRATOR = 1 << 3
+EVERY_PERMISSION = discord.Permissions.all().value  # the owner's and an administrator's, whatever the overwrites
 
 
 class _Unchecked(Exception):
@@ -51,12 +52,12 @@ def channel_permissions(guild: Mapping[str, Any], member: Mapping[str, Any], cha
     everyone = str(guild["id"])
     member_roles = [str(r) for r in member.get("roles", [])]
     if str(member.get("user", {}).get("id")) == str(guild.get("owner_id")):
-        return -1
+        return EVERY_PERMISSION
     allowed = roles.get(everyone, 0)
     for role in member_roles:
         allowed |= roles.get(role, 0)
     if allowed & ADMINISTRATOR:
-        return -1
+        return EVERY_PERMISSION
     overwrites = {str(o["id"]): (int(o["allow"]), int(o["deny"])) for o in channel.get("permission_overwrites", [])}
     allow, deny = overwrites.get(everyone, (0, 0))
     allowed = (allowed & ~deny) | allow
@@ -70,8 +71,6 @@ def channel_permissions(guild: Mapping[str, Any], member: Mapping[str, Any], cha
 
 
 def _missing(permissions: int) -> list[str]:
-    if permissions == -1:
-        return []
     granted = discord.Permissions(permissions)
     return [name.replace("_", " ") for name in REQUIRED_PERMISSIONS if not getattr(granted, name)]
 

@@ -131,3 +131,25 @@ async def test_a_discord_that_answers_5xx_or_429_is_not_a_problem_only_unchecked
 async def test_a_lichess_that_does_not_answer_is_not_a_problem(services: Services) -> None:
     config = replace(services.config(), lichess=LichessConfig(base_url="http://127.0.0.1:9"))
     assert await preflight.problems(config, services.secrets()) == []
+
+
+def test_channel_permissions_follow_discords_order_of_overwrites() -> None:
+    view, send, embed = 1 << 10, 1 << 11, 1 << 14
+    guild = {
+        "id": "1",
+        "owner_id": "9",
+        "roles": [{"id": "1", "permissions": str(view | send | embed)}, {"id": "5", "permissions": "0"}],
+    }
+    bot = {"user": {"id": "7"}, "roles": ["5"]}
+    overwrites = [
+        {"id": "1", "type": 0, "allow": "0", "deny": str(send | embed)},  # @everyone may not write here
+        {"id": "5", "type": 0, "allow": str(send), "deny": "0"},  # the bot's role may
+        {"id": "7", "type": 1, "allow": "0", "deny": str(view)},  # but the bot itself is shut out
+    ]
+    assert preflight.channel_permissions(guild, bot, {"permission_overwrites": overwrites[:2]}) == view | send
+    assert preflight.channel_permissions(guild, bot, {"permission_overwrites": overwrites}) == send
+    owner = {"user": {"id": "9"}, "roles": []}
+    assert (
+        preflight.channel_permissions(guild, owner, {"permission_overwrites": overwrites})
+        == discord.Permissions.all().value
+    )
