@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from bot.cli import COMMANDS
 from bot.cli.exit_codes import ExitCode, describe
 from bot.cli.listening import DISCORD_SANDBOX_PORT, LICHESS_SANDBOX_PORT, cannot_listen, is_listen_error
+from bot.token_vault import TOKEN_KEY_ENV
 
 if TYPE_CHECKING:
     from sandbox.discord.state import DiscordState
@@ -50,6 +51,7 @@ PLAYERS = (
     (UNLINKED, 1350),
 )
 FIRST_USER_ID = 910000000000000001
+WEB_PORT = 8081  # `[web] port`'s default: the bot's pages and /link's sign-in, served by `swissbot run`
 CLUB_FILE = "club.json"  # what `swissbot member` reads: where the local Discord is, the server, the members' ids
 
 
@@ -62,6 +64,13 @@ class LocalClub:
     discord_token: str
     lichess_url: str
     lichess_token: str
+    web_host: str = "127.0.0.1"
+    web_port: int = WEB_PORT
+
+    @property
+    def web_url(self) -> str:
+        """Where `swissbot run` serves the club's pages and /link's sign-in (`[web] public_url`)."""
+        return f"http://{self.web_host}:{self.web_port}"
 
     @property
     def config(self) -> Path:
@@ -88,8 +97,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Start the local Discord and the local Lichess (simulated players play every game) with a "
         f"club: the server 'Chess Club', its channel #tournaments, the role {ORGANISER_ROLE!r}, the organiser "
         f"{ORGANISER} and eight members linked to their Lichess accounts of the same name (all but {UNLINKED}). "
-        "Writes FOLDER/config.toml and FOLDER/env (the tokens as export lines) for `swissbot sync` and `swissbot "
-        "run`, and FOLDER/club.json for `swissbot member`. Runs until Ctrl-C. " + describe(EXITS),
+        "Writes FOLDER/config.toml (with the bot's web endpoint on --web-port: the club's pages and /link's sign-in on "
+        "the local Lichess) and FOLDER/env (the tokens and the members' token key as export lines) for `swissbot "
+        "sync` and `swissbot run`, and FOLDER/club.json for `swissbot member`. Runs until Ctrl-C. " + describe(EXITS),
     )
     parser.add_argument("--dir", type=Path, default=Path("local-club"), help="the club's folder (default local-club)")
     parser.add_argument("--host", default="127.0.0.1", help="address both services listen on (default 127.0.0.1)")
@@ -110,6 +120,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=float,
         default=3.0,
         help="seconds from a challenge to the end of its game (default 3)",
+    )
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=WEB_PORT,
+        help=f"the port `swissbot run` serves the club's pages and /link's sign-in on, [web] port (default {WEB_PORT})",
     )
     parser.add_argument("--seed", type=int, default=None, help="make every game's course reproducible")
     parser.set_defaults(handler=run)
@@ -190,19 +206,41 @@ poll_interval = 5.0
 default_round_interval_minutes = 1.0
 default_noshow_minutes = 3.0
 
+[web]
+host = "{club.web_host}"
+port = {club.web_port}
+public_url = "{club.web_url}"
+
 [[clubs]]
 guild_id = {GUILD_ID}
 organiser_role = "{ORGANISER_ROLE}"
 channel_id = {CHANNEL_ID}
 name = "Chess Club"
+public = true
 """
+
+
+def token_key(env: Path) -> str:
+    """The key of the members' stored Lichess tokens: the env file's own when it has one (a new key would make the
+    tokens of members who linked through Lichess unreadable), else a new one."""
+    from cryptography.fernet import Fernet
+
+    with contextlib.suppress(OSError):
+        for line in env.read_text().splitlines():
+            if line.startswith(f"export {TOKEN_KEY_ENV}="):
+                return shlex.split(line.split("=", 1)[1])[0]
+    return Fernet.generate_key().decode()
 
 
 def write_files(club: LocalClub) -> None:
     """config.toml, env and club.json in the club's folder."""
     club.folder.mkdir(parents=True, exist_ok=True)
     club.config.write_text(config_text(club))
-    tokens = {"DISCORD_TOKEN": club.discord_token, "LICHESS_TOKEN": club.lichess_token}
+    tokens = {
+        "DISCORD_TOKEN": club.discord_token,
+        "LICHESS_TOKEN": club.lichess_token,
+        TOKEN_KEY_ENV: token_key(club.env),
+    }
     club.env.write_text("".join(f"export {name}={shlex.quote(value)}\n" for name, value in tokens.items()))
     about = {
         "discord_url": club.discord_url,
@@ -220,6 +258,7 @@ def banner(club: LocalClub) -> str:
     server = f'server "Chess Club" ({GUILD_ID}), channel #tournaments, role {ORGANISER_ROLE}'
     return f"""Local Discord at {club.discord_url}: {server}
 Local Lichess at {club.lichess_url}: simulated players play every game they are challenged to
+The club's pages and /link's sign-in on Lichess: {club.web_url}/ (served by `swissbot run`)
 Members: {ORGANISER} (organiser), {players} (all but {UNLINKED} linked to the Lichess account of the same name)
 Wrote {club.config}, {club.env} and {club.folder / CLUB_FILE}
 In another terminal:
@@ -250,7 +289,15 @@ async def serve(args: argparse.Namespace) -> None:
         set_up_discord(local_discord.state)
         for name, rating in PLAYERS:
             local_lichess.add_user(name, rating=rating)
-        club = LocalClub(args.dir, local_discord.url, local_discord.token, local_lichess.url, local_lichess.bot_token)
+        club = LocalClub(
+            args.dir,
+            local_discord.url,
+            local_discord.token,
+            local_lichess.url,
+            local_lichess.bot_token,
+            args.host,
+            args.web_port,
+        )
         write_files(club)
         await link_members(args.dir / "swissbot.sqlite3")
         print(banner(club), flush=True)
@@ -262,7 +309,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     """Run the local club until stopped; the exit code."""
     from storage.errors import DatabaseError, DatabaseUnavailable
 
-    for port in (args.discord_port, args.lichess_port):
+    for port in (args.discord_port, args.lichess_port, args.web_port):
         if not 0 <= port <= 65535:
             print(f"swissbot local-club: invalid port {port}", file=sys.stderr)
             return ExitCode.USAGE

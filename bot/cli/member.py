@@ -130,6 +130,8 @@ def run(args: argparse.Namespace) -> ExitCode:
             reason = json.loads(error.read() or b"{}").get("error", error.reason)
         except ValueError:
             reason = error.reason
+        if error.code == 409:  # the control API's "no bot is connected to the gateway"
+            reason = f"{reason} (start `swissbot run`, or wait until it logs 'ready')"
         print(f"swissbot member: the local Discord refused /{command}: {reason}", file=sys.stderr)
         return ExitCode.FAILED
     except (urllib.error.URLError, OSError) as error:

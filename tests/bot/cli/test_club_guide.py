@@ -3,6 +3,7 @@ fresh folder (free ports added to `local-club`), a member's command answered by 
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -91,22 +92,40 @@ def wait_for_the_bot(discord_url: str) -> None:
     raise AssertionError("the bot did not connect to the local Discord")
 
 
+def member_says(line: str, cwd: Path, env: dict[str, str]) -> str:
+    """What the bot answered a guide's `swissbot member ...` line (which must succeed)."""
+    typed = subprocess.run(swissbot(line), cwd=cwd, env=env, capture_output=True, text=True, timeout=90)
+    assert typed.returncode == 0, (line, typed.stdout, typed.stderr)
+    return typed.stdout
+
+
 def link_heidi_as_the_guide_says(cwd: Path, env: dict[str, str], lichess_url: str) -> None:
-    """The guide's prose: heidi's /link gives a code, the code goes in her bio on the local Lichess, /link links."""
+    """The guide's prose: heidi links with the bio code (the code, the curl into her bio, /link again), unlinks, then
+    links through her button's address in a browser, signing in on the local Lichess as heidi."""
     prose = " ".join(guide().split())
-    start, finish = re.findall(r"`(swissbot member heidi /link[^`]*)`", prose)
+    button, start, finish = re.findall(r"`(swissbot member heidi /link[^`]*)`", prose)
     body = re.search(r"curl -X POST http://127\.0\.0\.1:8090/sandbox/users -d '(\{[^']*\})'", prose)
-    assert body is not None, prose
-    started = subprocess.run(swissbot(start), cwd=cwd, env=env, capture_output=True, text=True, timeout=90)
-    code = re.search(r"`(swissbot-[0-9a-f]+)`", started.stdout)
-    assert code is not None and f"({lichess_url}/account/profile" in started.stdout, started.stdout
+    assert body is not None and button == finish, prose
+    started = member_says(start, cwd, env)
+    code = re.search(r"`(swissbot-[0-9a-f]+)`", started)
+    assert code is not None and f"({lichess_url}/account/profile" in started, started
     request = urllib.request.Request(
         lichess_url + "/sandbox/users", data=body.group(1).replace("CODE", code.group(1)).encode(), method="POST"
     )
     with urllib.request.urlopen(request, timeout=10) as reply:  # as curl -d sends it (a form content type)
         assert reply.status in (200, 201)
-    finished = subprocess.run(swissbot(finish), cwd=cwd, env=env, capture_output=True, text=True, timeout=90)
-    assert "Linked: you are **heidi** on Lichess" in finished.stdout, finished.stdout + finished.stderr
+    assert "Linked: you are **heidi** on Lichess" in member_says(finish, cwd, env)
+    member_says("swissbot member heidi /unlink", cwd, env)
+    address = re.search(r"\[Link on Lichess\] (\S+)", member_says(button, cwd, env))
+    assert address is not None
+    with urllib.request.urlopen(address.group(1), timeout=10) as page:  # the bot's page naming heidi
+        text = page.read().decode()
+    sign_in = re.search(r'href="(' + re.escape(lichess_url) + r'/oauth\?[^"]+)"', text)
+    assert "heidi" in text and sign_in is not None, text
+    choose_heidi = html.unescape(sign_in.group(1)) + "&sandbox_user=heidi"  # the sign-in page's choice, approved
+    with urllib.request.urlopen(choose_heidi, timeout=10) as landing:  # back to the bot's landing page
+        assert landing.status == 200
+    assert "as heidi" in member_says("swissbot member heidi /join", cwd, env)
 
 
 def test_the_readme_club_guide_runs_as_written(tmp_path: Path) -> None:
@@ -115,7 +134,8 @@ def test_the_readme_club_guide_runs_as_written(tmp_path: Path) -> None:
     assert bot[:2] == [". .venv/bin/activate", ". local-club/env"] and len(bot) == 4
     assert members[0] == ". .venv/bin/activate" and len(members) > 2
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    ports = ["--discord-port", str(free_port()), "--lichess-port", str(free_port())]
+    web_port = free_port()
+    ports = ["--discord-port", str(free_port()), "--lichess-port", str(free_port()), "--web-port", str(web_port)]
     with background(swissbot(services[1]) + ports, tmp_path, env) as local_club:
         banner = read_until(local_club, "Ctrl-C stops.")
         assert "swissbot sync --config local-club/config.toml --guild 900000000000000001" in banner
@@ -125,16 +145,12 @@ def test_the_readme_club_guide_runs_as_written(tmp_path: Path) -> None:
         with background(swissbot(bot[3]), tmp_path, env) as running:
             club = json.loads((tmp_path / "local-club" / "club.json").read_text())
             wait_for_the_bot(club["discord_url"])
-            answers = []
-            for line in members[1:]:
-                typed = subprocess.run(
-                    swissbot(line), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90
-                )
-                assert typed.returncode == 0, (line, typed.stdout, typed.stderr)
-                answers.append(typed.stdout)
+            answers = [member_says(line, tmp_path, env) for line in members[1:]]
             assert "Created **Club Night**" in answers[0]
             assert "You are in **Club Night** as alice (1850)." in answers[2]
             link_heidi_as_the_guide_says(tmp_path, env, club["lichess_url"])
+            with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/", timeout=10) as page:
+                assert "Club Night" in page.read().decode()  # the club's pages, as the guide says
             running.send_signal(signal.SIGINT)
             assert running.wait(timeout=30) == 0
             log = running.stdout.read() if running.stdout else ""

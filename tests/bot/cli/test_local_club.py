@@ -16,6 +16,7 @@ import pytest
 from bot.cli import local_club, member
 from bot.cli.exit_codes import ExitCode
 from bot.config import load_config
+from bot.token_vault import TokenVault
 from sandbox.discord.state import DiscordState
 from storage import players
 from storage.db import open_database
@@ -57,7 +58,9 @@ def test_the_files_written_are_a_config_run_accepts_and_the_tokens_as_exports(tm
     local_club.write_files(club)
     config = load_config(club.config)
     assert config.discord.api_url == "http://127.0.0.1:1" and config.lichess.base_url == "http://127.0.0.1:2"
+    assert (config.web.host, config.web.port, config.web.public_url) == ("127.0.0.1", 8081, "http://127.0.0.1:8081")
     (only,) = config.clubs
+    assert only.public  # its pages are served
     assert (only.guild_id, only.organiser_role, only.channel_id) == (
         local_club.GUILD_ID,
         "Organiser",
@@ -65,7 +68,12 @@ def test_the_files_written_are_a_config_run_accepts_and_the_tokens_as_exports(tm
     )
     assert config.database == tmp_path / "club" / "swissbot.sqlite3"
     assert "token" not in tomllib.loads(club.config.read_text()).get("discord", {})
-    assert club.env.read_text() == "export DISCORD_TOKEN=dtok\nexport LICHESS_TOKEN='lip_x y'\n"
+    env = club.env.read_text()
+    assert env.startswith("export DISCORD_TOKEN=dtok\nexport LICHESS_TOKEN='lip_x y'\nexport SWISSBOT_TOKEN_KEY=")
+    key = local_club.token_key(club.env)
+    TokenVault(key)  # a Fernet key the bot accepts
+    local_club.write_files(club)
+    assert club.env.read_text() == env  # written again: the same key, so the members' stored tokens stay readable
     about = json.loads((club.folder / "club.json").read_text())
     assert about["members"] == MEMBERS and about["discord_url"] == "http://127.0.0.1:1"
 
@@ -76,6 +84,7 @@ def _local_club_args(tmp_path: Path, discord_port: int, lichess_port: int) -> ar
         host="127.0.0.1",
         discord_port=discord_port,
         lichess_port=lichess_port,
+        web_port=8081,
         autoplay_delay=3.0,
         seed=1,
     )
