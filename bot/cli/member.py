@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> ExitCode:
             reason = error.reason
         if error.code == 409:  # the control API's "no bot is connected to the gateway"
             reason = f"{reason} (start `swissbot run`, or wait until it logs 'ready')"
+        elif "is synced here" in str(reason):  # the commands were never pushed to the local Discord
+            reason = f"{reason} (run `swissbot sync --config {args.dir / 'config.toml'} --guild {club['guild_id']}`)"
         print(f"swissbot member: the local Discord refused /{command}: {reason}", file=sys.stderr)
         return ExitCode.FAILED
     except (urllib.error.URLError, OSError) as error:

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tomllib
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from sandbox.discord.state import DiscordState
 from storage import players
 from storage.db import open_database
 from tests.support.paths import ROOT
+from tests.support.processes import first_lines, process
 
 MEMBERS = {name: str(user_id) for name, user_id in local_club.members().items()}
 
@@ -149,3 +151,27 @@ def test_member_says_what_is_missing_in_one_sentence(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.UNREACHABLE
     assert done.stderr.startswith("swissbot member: the local Discord at http://127.0.0.1:9 does not answer")
     assert _member(tmp_path, "alice").returncode == ExitCode.USAGE
+
+
+@pytest.mark.slow  # the local Discord as a process
+def test_member_before_the_commands_are_synced_says_to_sync(tmp_path: Path) -> None:
+    with process("discord-sandbox", "--port", "0", "--seed", "1") as local_discord:
+        url = first_lines(local_discord, 3)[0].split()[-1]
+        guild = {
+            "id": str(local_club.GUILD_ID),
+            "name": "Chess Club",
+            "channels": [{"id": str(local_club.CHANNEL_ID), "name": "t"}],
+        }
+        for path, body in (
+            ("/sandbox/guilds", guild),
+            ("/sandbox/members", {"guild_id": guild["id"], "user": {"id": MEMBERS["alice"], "name": "alice"}}),
+        ):
+            request = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST")
+            urllib.request.urlopen(request, timeout=10).close()
+        local_club.write_files(local_club.LocalClub(tmp_path / "club", url, "d", "http://x", "l"))
+        done = _member(tmp_path, "alice", "/join")
+    assert done.returncode == ExitCode.FAILED
+    assert done.stderr.strip() == (
+        "swissbot member: the local Discord refused /join: no command /join is synced here (run `swissbot sync "
+        f"--config {tmp_path / 'club' / 'config.toml'} --guild {local_club.GUILD_ID}`)"
+    )
