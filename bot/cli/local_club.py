@@ -309,8 +309,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     """Run the local club until stopped; the exit code."""
     from storage.errors import DatabaseError, DatabaseUnavailable
 
-    for port in (args.discord_port, args.lichess_port, args.web_port):
-        if not 0 <= port <= 65535:
+    # 0 lets a local service pick a free port; the web port is written in the config, so it must be a real one
+    for port, lowest in ((args.discord_port, 0), (args.lichess_port, 0), (args.web_port, 1)):
+        if not lowest <= port <= 65535:
             print(f"swissbot local-club: invalid port {port}", file=sys.stderr)
             return ExitCode.USAGE
     try:

@@ -107,6 +107,9 @@ def test_a_port_in_use_is_one_sentence_naming_its_option(
         f"there); start it with another {which}\n"
     )
     assert local_club.run(_local_club_args(tmp_path, 70000, 0)) == ExitCode.USAGE
+    zero_web_port = _local_club_args(tmp_path, 0, 0)
+    zero_web_port.web_port = 0  # a config must name the port
+    assert local_club.run(zero_web_port) == ExitCode.USAGE
 
 
 def test_typed_words_become_the_command_and_options_discord_sends() -> None:
