@@ -17,6 +17,8 @@ COMMANDS: dict[str, str] = {
     "repair": "pair an event's last round again before its games began (its games on Lichess cancelled)",
     "sandbox": "run a local Lichess (sandbox) for development and the demo",
     "discord-sandbox": "run a local Discord that the bot logs into (development, tests, the demo)",
+    "local-club": "start the local Discord and Lichess with a club in them, and write its config for `run`",
+    "member": "type a slash command as a member of the local club (`local-club`) and print the bot's answer",
     "demo": "run a whole Swiss event on the local Lichess with simulated members",
     "run": "run the Discord bot",
     "sync": "sync the slash commands to Discord (DISCORD_TOKEN from the environment)",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.cli import COMMANDS
 from bot.cli.exit_codes import ExitCode, describe
+from bot.cli.listening import cannot_listen, is_listen_error
 from bot.demo.runner import DEFAULT_SEED, DemoOptions, run_demo
 from bot.errors import SwissbotError
 from pairing import systems
@@ -17,6 +18,7 @@ EXITS = {
     ExitCode.OK: "the event finished and the files were written",
     ExitCode.FAILED: "the event did not finish (the reason is printed)",
     ExitCode.USAGE: "fewer than 2 players or 1 round",
+    ExitCode.CANNOT_LISTEN: "the pages cannot be served on --serve's port",
     ExitCode.INTERRUPTED: "stopped by Ctrl-C",
 }
 
@@ -84,6 +86,11 @@ def run(args: argparse.Namespace) -> ExitCode:
     except SwissbotError as exc:
         print(f"swissbot demo: {exc}", file=sys.stderr)
         return ExitCode.FAILED
+    except OSError as exc:
+        if args.serve is None or not is_listen_error(exc):
+            raise
+        print(cannot_listen("demo", "127.0.0.1", args.serve, exc, "give --serve another port"), file=sys.stderr)
+        return ExitCode.CANNOT_LISTEN
     except KeyboardInterrupt:
         print("swissbot demo: stopped (run it again with the same --db to resume)", file=sys.stderr)
         return ExitCode.INTERRUPTED

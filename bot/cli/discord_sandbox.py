@@ -8,6 +8,7 @@ import sys
 
 from bot.cli import COMMANDS
 from bot.cli.exit_codes import ExitCode, describe
+from bot.cli.listening import DISCORD_SANDBOX_PORT, cannot_listen
 
 EXITS = {
     ExitCode.OK: "stopped",
@@ -25,7 +26,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(docs/discord-sandbox.md). Point the bot at it with [discord] api_url = the printed URL. " + describe(EXITS),
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8081, help="port (default: 8081; 0 picks a free one)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DISCORD_SANDBOX_PORT,
+        help=f"port (default: {DISCORD_SANDBOX_PORT}; 0 picks a free one)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="make ids and tokens reproducible")
     parser.add_argument("--token", default=None, help="the bot token it accepts (default: it makes one)")
     parser.set_defaults(handler=run)
@@ -41,8 +47,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     try:
         asyncio.run(serve(args.host, args.port, args.seed, args.token))
     except OSError as exc:
-        where = f"{args.host}:{args.port}"
-        print(f"swissbot discord-sandbox: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        change = "start it with another --port"
+        print(cannot_listen("discord-sandbox", args.host, args.port, exc, change), file=sys.stderr)
         return ExitCode.CANNOT_LISTEN
     except KeyboardInterrupt:
         pass

@@ -11,8 +11,9 @@ from pathlib import Path
 import aiohttp
 import discord
 
-from bot.cli import COMMANDS
+from bot.cli import COMMANDS, preflight
 from bot.cli.exit_codes import ExitCode, describe
+from bot.cli.listening import cannot_listen, is_listen_error
 from bot.config import Config, ConfigError, Secrets, load_config, load_secrets
 from bot.discord.bot import SwissBot
 from storage.errors import DatabaseError, DatabaseUnavailable
@@ -22,8 +23,10 @@ log = logging.getLogger(__name__)
 EXITS = {
     ExitCode.OK: "stopped",
     ExitCode.NO_DATABASE: "the database cannot be used",
-    ExitCode.CONFIG: "a bad configuration or token, or a configured channel unusable",
+    ExitCode.CONFIG: "a bad configuration or token (Discord's or Lichess's), an organiser role missing from its "
+    "server, or a configured channel unusable",
     ExitCode.UNREACHABLE: "Discord cannot be reached or refused the start",
+    ExitCode.CANNOT_LISTEN: "the web endpoint cannot listen on [web] host and port",
 }
 
 
@@ -47,7 +50,12 @@ def setup_logging(level: str) -> None:
 
 
 async def serve(config: Config, secrets: Secrets) -> ExitCode:
-    """Run until stopped; CONFIG when a configured channel was unusable."""
+    """Check the clubs and tokens, then run until stopped; CONFIG when something is half-configured."""
+    found = await preflight.problems(config, secrets)
+    for problem in found:
+        print(f"swissbot run: {problem}", file=sys.stderr)
+    if found:
+        return ExitCode.CONFIG
     bot = SwissBot(config, secrets)
     async with bot:
         await bot.start(secrets.discord_token)
@@ -74,14 +82,16 @@ def run(args: argparse.Namespace) -> ExitCode:
     except (DatabaseUnavailable, DatabaseError) as error:
         print(f"swissbot run: {error}", file=sys.stderr)
         return ExitCode.NO_DATABASE
-    except (aiohttp.ClientConnectionError, discord.GatewayNotFound, TimeoutError) as error:
-        reason = str(error) or type(error).__name__
-        print(
-            f"swissbot run: cannot reach Discord at {config.discord.api_url} ({reason}); check the network and "
-            "[discord] api_url, then start it again (nothing was changed)",
-            file=sys.stderr,
-        )
-        return ExitCode.UNREACHABLE
+    except OSError as error:  # also what aiohttp's connection errors and TimeoutError are
+        if isinstance(error, aiohttp.ClientConnectionError | TimeoutError):
+            return unreachable(config, error)
+        if not is_listen_error(error):
+            raise
+        change = f"set another [web] port in {args.config} (or stop what listens there)"
+        print(cannot_listen("run", config.web.host, config.web.port, error, change), file=sys.stderr)
+        return ExitCode.CANNOT_LISTEN
+    except (aiohttp.ClientConnectionError, discord.GatewayNotFound) as error:
+        return unreachable(config, error)
     except discord.HTTPException as error:
         print(
             f"swissbot run: Discord answered {error.status} at start-up ({error.text or 'no reason given'}); "
@@ -92,3 +102,14 @@ def run(args: argparse.Namespace) -> ExitCode:
     except KeyboardInterrupt:
         log.info("stopped")
         return ExitCode.OK
+
+
+def unreachable(config: Config, error: BaseException) -> ExitCode:
+    """Discord could not be reached: one sentence, UNREACHABLE."""
+    reason = str(error) or type(error).__name__
+    print(
+        f"swissbot run: cannot reach Discord at {config.discord.api_url} ({reason}); check the network and "
+        "[discord] api_url, then start it again (nothing was changed)",
+        file=sys.stderr,
+    )
+    return ExitCode.UNREACHABLE

@@ -10,6 +10,7 @@ import sys
 
 from bot.cli import COMMANDS
 from bot.cli.exit_codes import ExitCode, describe
+from bot.cli.listening import LICHESS_SANDBOX_PORT, cannot_listen
 from sandbox.lichess import run_sandbox
 
 EXITS = {
@@ -28,7 +29,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         + describe(EXITS),
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 picks a free one)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=LICHESS_SANDBOX_PORT,
+        help=f"port (default: {LICHESS_SANDBOX_PORT}; 0 picks a free one)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="make every game's course reproducible")
     parser.add_argument(
         "--autoplay", action="store_true", help="simulated players play every game they are challenged to"
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     try:
         asyncio.run(serve(args))
     except OSError as exc:
-        print(f"swissbot sandbox: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        print(cannot_listen("sandbox", args.host, args.port, exc, "start it with another --port"), file=sys.stderr)
         return ExitCode.CANNOT_LISTEN
     except KeyboardInterrupt:
         pass

@@ -67,7 +67,8 @@ async def complete_link(ctx: Context, actor: Actor) -> LinkedAccount:
     user = await _account(ctx, pending.lichess_id)
     if pending.code not in user.bio:
         raise LinkCodeMissing(
-            f"The code {pending.code} is not in the bio of {user.username} yet (lichess.org/account/profile)."
+            f"The code {pending.code} is not in the bio of {user.username} yet "
+            f"({ctx.lichess.base_url.rstrip('/')}/account/profile)."
         )
     async with ctx.db.transaction():
         player = await storage_players.ensure_player(ctx.db, actor.discord_id, actor.name, at=now)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import zlib
 from dataclasses import dataclass, field
@@ -16,6 +17,10 @@ from sandbox.discord.views import guild_json, me_json, member_json
 DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, VOICE, RESUME, RECONNECT, REQUEST_MEMBERS = 0, 1, 2, 3, 4, 6, 7, 8
 INVALID_SESSION, HELLO, HEARTBEAT_ACK = 9, 10, 11
 HEARTBEAT_INTERVAL_MS = 41250
+# discord.py records a heartbeat as sent only after its keep-alive thread wakes up again; an ACK that arrives
+# before that (loopback answers in microseconds) is measured against the previous heartbeat, a whole interval
+# ago, and discord.py warns "Can't keep up ... 41.2s behind". Discord's ACK takes a network round trip: so here.
+HEARTBEAT_ACK_DELAY = 0.05
 GUILD_MEMBERS_INTENT = 1 << 1
 BUFFERED_EVENTS = 1000  # how many past events a session keeps for a RESUME
 
@@ -65,6 +70,8 @@ class Gateway:
         self.state = state
         self.sessions: dict[str, Session] = {}
         self.heartbeat_interval_ms = HEARTBEAT_INTERVAL_MS
+        self.heartbeat_ack_delay = HEARTBEAT_ACK_DELAY
+        self._acks: set[asyncio.Task[None]] = set()
         self.connected = asyncio.Event()
 
     def has_session(self) -> bool:
@@ -104,8 +111,22 @@ class Gateway:
                 sent += 1
         return sent
 
+    def acknowledge(self, connection: Connection) -> None:
+        """Answer a HEARTBEAT with HEARTBEAT_ACK after a round trip's delay, without holding up the socket's reads."""
+
+        async def ack() -> None:
+            await asyncio.sleep(self.heartbeat_ack_delay)
+            with contextlib.suppress(ConnectionError):  # the socket closed meanwhile: nobody waits for the ACK
+                await connection.send({"op": HEARTBEAT_ACK})
+
+        task = asyncio.create_task(ack())
+        self._acks.add(task)
+        task.add_done_callback(self._acks.discard)
+
     async def close_all(self) -> None:
         """Close every socket (the server is stopping)."""
+        for task in list(self._acks):
+            task.cancel()
         await self.drop(1001)
 
 
@@ -154,7 +175,7 @@ async def _handle(
     op = payload.get("op") if isinstance(payload, dict) else None
     data = payload.get("d") if isinstance(payload, dict) else None
     if op == HEARTBEAT:
-        await connection.send({"op": HEARTBEAT_ACK})
+        gateway.acknowledge(connection)
         return session
     if op == IDENTIFY:
         if session is not None:

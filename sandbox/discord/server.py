@@ -212,7 +212,7 @@ async def run_discord_sandbox(
         await runner.cleanup()
 
 
-async def serve(host: str = "127.0.0.1", port: int = 8081, seed: int | None = None, token: str | None = None) -> None:
+async def serve(host: str = "127.0.0.1", port: int = 8091, seed: int | None = None, token: str | None = None) -> None:
     """Run the local Discord until cancelled, printing its URL, the bot token and the application id."""
     async with run_discord_sandbox(host, port, seed, token) as sandbox:
         print(f"Local Discord at {sandbox.url}", flush=True)

@@ -86,7 +86,7 @@ class MemberCog(commands.Cog, name="Members"):
             expires = discord.utils.format_dt(challenge.expires_at, "R")
             text = (
                 f"Put this code in your Lichess profile bio: `{challenge.code}`\n"
-                f"(https://lichess.org/account/profile, the 'Biography' field), then run `/link` again "
+                f"({self.bot.director.lichess_url}/account/profile, the 'Biography' field), then run `/link` again "
                 f"without a username. The code expires {expires}."
             )
         else:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,6 +136,21 @@ def _club_config(tmp_path: Path, discord_url: str) -> Path:
     return config
 
 
+def _club_server(discord_url: str) -> None:
+    """Server 1 with channel 2 and the Organiser role on the local Discord (`_club_config`'s club)."""
+    body = {
+        "id": "1",
+        "name": "Club",
+        "channels": [{"id": "2", "name": "swiss"}],
+        "roles": [{"id": "3", "name": "Organiser"}],
+    }
+    request = urllib.request.Request(
+        discord_url + "/sandbox/guilds", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        assert reply.status == 201
+
+
 def _run(config: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DISCORD_TOKEN": "local-discord-token", "LICHESS_TOKEN": "lip_x"}
     command = [sys.executable, "-m", "bot.cli", "run", "--config", str(config)]
@@ -155,6 +173,7 @@ def test_run_without_network_is_one_sentence(tmp_path: Path) -> None:
 def test_run_on_a_database_locked_by_another_program_is_one_sentence(tmp_path: Path) -> None:
     with process("discord-sandbox", "--port", "0", "--token", "local-discord-token", "--seed", "1") as discord:
         discord_url = first_lines(discord, 3)[0].split()[-1]
+        _club_server(discord_url)  # the club as configured, so the start-up checks pass and the database is next
         config = _club_config(tmp_path, discord_url)
         holder = sqlite3.connect(tmp_path / "club.sqlite3", isolation_level=None)
         try:
@@ -167,4 +186,26 @@ def test_run_on_a_database_locked_by_another_program_is_one_sentence(tmp_path: P
     assert done.stderr.strip().splitlines()[-1] == (
         f"swissbot run: cannot use the database {tmp_path / 'club.sqlite3'}: the database is locked by another "
         "program (another swissbot or a tool that has the file open): close it and try again; nothing was changed"
+    )
+
+
+@pytest.mark.slow
+def test_run_with_its_web_port_taken_names_the_key(tmp_path: Path) -> None:
+    with (
+        process("discord-sandbox", "--port", "0", "--token", "local-discord-token", "--seed", "1") as discord,
+        socket.socket() as taken,
+    ):
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        discord_url = first_lines(discord, 3)[0].split()[-1]
+        _club_server(discord_url)
+        config = _club_config(tmp_path, discord_url)
+        config.write_text(config.read_text() + f'\n[web]\nport = {port}\npublic_url = "http://127.0.0.1:{port}"\n')
+        done = _run(config)
+    assert done.returncode == ExitCode.CANNOT_LISTEN, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"swissbot run: 127.0.0.1:{port} is already in use (another program, or another swissbot, listens there); "
+        f"set another [web] port in {config} (or stop what listens there)"
     )

@@ -177,3 +177,21 @@ def test_the_sandboxes_tell_a_bad_port_from_one_they_cannot_listen_on(
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         _check(name, ExitCode.CANNOT_LISTEN, ["--port", str(taken.getsockname()[1])])
+
+
+@pytest.mark.slow  # the demo's services start before its pages are served
+def test_the_demo_names_serve_when_its_port_is_taken(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = ["--serve", str(port), "--players", "2", "--rounds", "1", "--out", str(tmp_path / "out")]
+        _check("demo", ExitCode.CANNOT_LISTEN, argv)
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith(
+            f"127.0.0.1:{port} is already in use (another program, or "
+            "another swissbot, listens there); give --serve another port"
+        )
+    )

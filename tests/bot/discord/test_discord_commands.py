@@ -76,9 +76,11 @@ async def test_link_gives_a_code_then_completes_when_the_bio_has_it(env: Env) ->
     code = re.search(r"`(swissbot-[0-9a-f]+)`", text)
     assert code, text
     assert len(env.sandbox.state.requests) > requests_before  # the username was checked on Lichess
+    profile = f"{env.director.lichess_url}/account/profile"  # the Lichess the bot plays on, not lichess.org
+    assert not profile.startswith("https://lichess.org") and profile in text and "lichess.org" not in text
 
     early = await env.run("link", alice)
-    assert "is not in the bio" in _refusal(early)
+    assert "is not in the bio" in _refusal(early) and profile in _refusal(early)
 
     env.sandbox.state.users["alice"].bio = f"Hi! {code.group(1)}"
     done = await env.run("link", alice)
