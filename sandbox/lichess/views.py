@@ -134,6 +134,8 @@ def challenge_json(
     elif shown:
         data["direction"] = "in"
         del data["urlWhite"], data["urlBlack"]
+        if game.accepted:  # lila: the first player who joined an open challenge becomes its challenger
+            data["challenger"] = light_user(state.users.get(game.white), game.white)
     return data
 
 
