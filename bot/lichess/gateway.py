@@ -291,7 +291,10 @@ class LichessGateway:
         the games stored for any attempt, skipped) whose challenge Lichess shows (`GET /api/challenge/{id}/show`: an
         accepted challenge is kept 3 hours) as this attempt's open challenge (`forms.is_attempt_challenge`). A lobby
         game, a challenge between the two players themselves or another event's challenge is never taken."""
-        mine: Mapping[str, Any] = await self._read("listing the bot's challenges", self._client.challenges.get_mine)
+        try:
+            mine: Mapping[str, Any] = await self._read("listing the bot's challenges", self._client.challenges.get_mine)
+        except LichessAuthError:
+            mine = {}  # the token lacks challenge:read: lila lists no open challenge under its creator anyway
         pending = pending_challenge(mine, white, black, name)
         if pending is not None:
             return pending
@@ -310,14 +313,15 @@ class LichessGateway:
         return None
 
     async def show_challenge(self, challenge_id: str) -> JsonDict | None:
-        """`GET /api/challenge/{id}/show`: a challenge, pending or recently accepted; None when Lichess has none of
+        """`GET /api/challenge/{id}/show`, asked without the bot's token (lila answers an open challenge to anyone, and
+        a token would need `challenge:read`): a challenge, pending or recently accepted; None when Lichess has none of
         that id (a game that was no challenge, or one accepted more than 3 hours ago)."""
         if not challenge_id.isalnum() or not challenge_id.isascii():
             return None
         try:
             reply = await self._read(
                 f"showing the challenge {challenge_id!r}",
-                partial(self._raw, "GET", f"/api/challenge/{challenge_id}/show"),
+                partial(self._raw, "GET", f"/api/challenge/{challenge_id}/show", anonymous=True),
             )
         except _NotFound:
             return None

@@ -18,6 +18,7 @@ from sandbox.lichess.http import (
     me,
     ndjson,
     not_found,
+    scoped,
     state_of,
     trueish,
 )
@@ -127,10 +128,11 @@ def pending_challenges(state: SandboxState, user: User) -> list[Game]:
 
 @routes.get("/api/challenge")
 async def list_challenges(request: web.Request) -> web.Response:
-    """`challengeList`: the token owner's pending challenges (open ones it created are `out`)."""
-    user = me(request)
-    if user is None:
-        return error(401, "No token provided")
+    """`challengeList`: the token owner's pending challenges (open ones it created are `out`); `challenge:read`, as
+    lila's `ScopedBody(_.Challenge.Read)`."""
+    user = scoped(request, "challenge:read")
+    if isinstance(user, web.Response):
+        return user
     state = state_of(request)
     url = base_url(request)
     out = [challenge_json(g, state, url, listed=True) for g in pending_challenges(state, user)]

@@ -487,3 +487,18 @@ async def test_cancel_challenge(sandbox: Sandbox, gateway: LichessGateway) -> No
     with pytest.raises(LichessBadRequest):
         await gateway.cancel_challenge(played)  # both moved: no longer the bot's to cancel
     assert sandbox.state.games[played].status == "started"
+
+
+async def test_the_look_up_needs_no_challenge_read_scope(sandbox: Sandbox) -> None:
+    # the README's token has challenge:write and challenge:bulk only: lila refuses it the challenge list (403), and
+    # answers `show` to anyone, so the look-up asks it without the token
+    made = await control(
+        sandbox, "POST", "/sandbox/tokens", {"username": sandbox.bot_username, "scopes": ["challenge:write"]}
+    )
+    gw = LichessGateway(sandbox.url, made["token"], **gateway_kwargs())
+    game_id = _started(sandbox, "carol", "dave", "R9 B1")
+    found = await gw.find_created_game("carol", "dave", name="R9 B1", since_ms=0, clock=(600, 5), rated=False)
+    assert found is not None and found.game_id == game_id
+    assert [r.status for r in requests_to(sandbox, "/api/challenge")] == [403, 200]  # the list, then show
+    assert requests_to(sandbox, "/api/challenge/")[0].user is None  # show: anonymous
+    await gw.close()
