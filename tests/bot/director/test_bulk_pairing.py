@@ -279,6 +279,23 @@ async def test_a_bulk_written_but_never_sent_is_created_once_after_a_restart(bul
     assert all(b.game_id for b in (await world.director.pairings(event_id, 1)).boards)
 
 
+async def test_a_lost_bulk_whose_games_were_played_meanwhile_is_found_with_their_results(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.control("/sandbox/faults", {"path": "/api/bulk-pairing", "status": 502, "count": 1, "after": True})
+    await world.start(event_id)
+    (lost,) = world.sandbox.state.bulks.values()
+    for game in lost.games:  # Lichess messaged the players their links: they played while the bot was down
+        await world.control(f"/sandbox/games/{game.id}/play", {"winner": "white", "status": "resign", "plies": 40})
+    world.clock.advance(20)
+    await world.scheduler.run_due()
+    (attempt,) = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    assert (attempt.status, attempt.lichess_id) == ("created", lost.id)
+    boards = {b.game_id: b.result for b in (await world.director.pairings(event_id, 1)).boards}
+    assert all(boards[g.id] is Result.WHITE_WINS for g in lost.games)
+    assert await requests_to(world, "POST", "/api/bulk-pairing") == 1
+
+
 async def test_a_lost_bulk_is_found_only_by_its_own_players_clock_start_and_clock(bulk_world: World) -> None:
     world = bulk_world
     event_id = await six_player_event(world)
