@@ -109,6 +109,16 @@ async def bulk_failed(db: Database, bulk_id: int, *, at: datetime) -> BulkAttemp
     return await get_bulk(db, bulk_id)
 
 
+async def stored_bulk_ids(db: Database, lichess_ids: Sequence[str]) -> set[str]:
+    """Which of these Lichess bulk ids are stored for a bulk attempt (of any event)."""
+    if not lichess_ids:
+        return set()
+    marks = ",".join("?" * len(lichess_ids))
+    async with db.snapshot() as conn:
+        rows = await fetchall(conn, f"SELECT lichess_id FROM bulks WHERE lichess_id IN ({marks})", tuple(lichess_ids))
+    return {str(r["lichess_id"]) for r in rows}
+
+
 async def get_bulk(db: Database, bulk_id: int) -> BulkAttempt:
     """One bulk attempt with its games; NotFound if there is none."""
     found = await _bulks(db, "b.id = ?", (bulk_id,))

@@ -2,8 +2,8 @@
 
 The director writes a 'creating' row (with the challenge name it will use) before it asks
 Lichess, and stores the game id right after (`game_failed` if Lichess refused). On restart, a row
-still 'creating' is resolved by looking its challenge name up on Lichess first: `game_created`
-with the game found, else the game is created under that same name.
+still 'creating' is resolved by looking its challenge up on Lichess first (`bot.director.rounds`):
+`game_created` with the game found, else `game_failed` and the board's next attempt, under a new name.
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ bulk is sent once more without them. Other boards keep the open challenge (`roun
 
 Restart safety: the bulk and a 'creating' attempt per board are written in one transaction before the
 request, the bulk's id and game ids in one transaction after it. A bulk still 'creating' (a kill, a lost
-reply) is looked for among the bot's bulks on Lichess by its players and clock start, and is created again
-only when Lichess has none.
+reply) is looked for among the bot's bulks on Lichess (`GET /api/bulk-pairing`: lila lists the token's own bulks,
+with their games' ids and players) by what the attempt wrote before the request (its games' players and the
+`startClocksAt` it chose, to the millisecond), never a bulk stored for another attempt; it is created again only
+when Lichess has none.
 
 Lichess's limits (500 games a bulk and per 10 minutes, 20 scheduled bulks and 1000 scheduled games per token,
 shared by every event of the bot) are planned ahead by the token's `bot.lichess.budget.BulkLedger`: the boards
@@ -52,6 +54,7 @@ BULK_RULES = ("noAbort", "noRematch", "noGiveTime", "noClaimWin", "noEarlyDraw")
 BULK_TRIES = 2  # a board goes to at most two bulks (the retry after a refused token), then to the fallback
 ROUND_GAMES_WITHIN = 60.0  # seconds: a round's games exist this soon after its pairing, bulk or open challenge
 BUDGET_SPENT = "bulk.budget"  # audit action: the token's bulk budget sent some boards of a round to open challenges
+BULK_LOST = "bulk.recreated"  # audit action: an unconfirmed bulk was not on Lichess (the organisers told once a round)
 
 
 async def bot_may_bulk(lichess: LichessPort, bot_token: str) -> str | None:
@@ -95,7 +98,7 @@ async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry]
     pending = [b for b in attempts if b.status == "creating"]
     if pending:
         try:
-            await _resolve(ctx, ctx.lichess_of(event.guild_id), pending)
+            await _resolve(ctx, event, ctx.lichess_of(event.guild_id), pending)
         except LichessError as exc:
             LOG.warning("bulk pairing: could not look up %d unconfirmed bulk(s): %s", len(pending), exc)
             return BulkHold(unconfirmed=frozenset(g.board_id for b in pending for g in b.games))
@@ -117,24 +120,50 @@ async def ensure_bulk_games(ctx: Context, event: Event, people: dict[int, Entry]
     return BulkHold(budget=held)
 
 
-async def _resolve(ctx: Context, lichess: LichessPort, pending: Sequence[BulkAttempt]) -> None:
-    """Find each unconfirmed bulk among the bot's bulks on Lichess (same players, same clock start)."""
+async def _resolve(ctx: Context, event: Event, lichess: LichessPort, pending: Sequence[BulkAttempt]) -> None:
+    """Find each unconfirmed bulk among the bot's bulks on Lichess (`GET /api/bulk-pairing`) by what the attempt wrote
+    before sending it: the same games (white, black) and `startClocksAt` to the millisecond, the event's clock, and
+    a bulk id stored for no other attempt."""
     listed = await lichess.list_bulks()
+    taken = await storage_bulks.stored_bulk_ids(ctx.db, [b.id for b in listed])
+    clock = (event.settings.clock_limit, event.settings.clock_increment)
     now = ctx.clock.now()
     for attempt in pending:
-        found = next((b for b in listed if _same(attempt, b)), None)
+        found = next((b for b in listed if b.id not in taken and _same(attempt, b, clock)), None)
         if found is None:
             LOG.info("bulk pairing: attempt %d is not on Lichess; its boards are paired again", attempt.id)
             await storage_bulks.bulk_failed(ctx.db, attempt.id, at=now)
+            await _tell_lost(ctx, event, attempt)
             continue
         LOG.info("bulk pairing: attempt %d was created on Lichess as %s", attempt.id, found.id)
+        taken.add(found.id)
         await storage_bulks.bulk_created(ctx.db, attempt.id, found.id, _game_ids(attempt, found), at=now)
 
 
-def _same(attempt: BulkAttempt, bulk: BulkPairing) -> bool:
+async def _tell_lost(ctx: Context, event: Event, attempt: BulkAttempt) -> None:
+    """Tell the organisers, once a round, that an unconfirmed bulk is not on Lichess and its boards are paired again."""
+    subject = f"round {attempt.round}"
+    if await storage_audit.logged(ctx.db, event_id=event.id, action=BULK_LOST, subject=subject):
+        return
+    await storage_audit.record_action(
+        ctx.db, at=ctx.clock.now(), actor=SYSTEM_ACTOR.name, action=BULK_LOST, subject=subject, event_id=event.id,
+        reason=f"bulk attempt {attempt.id} ({len(attempt.games)} games) is not on Lichess",
+    )  # fmt: skip
+    await ctx.announcer.notice(
+        event,
+        f"Round {attempt.round}: a bulk pairing of {len(attempt.games)} game(s) being created when the bot stopped (or"
+        " whose reply was lost) is not on Lichess; its boards are paired again.",
+    )
+
+
+def _same(attempt: BulkAttempt, bulk: BulkPairing, clock: tuple[int, int]) -> bool:
+    """Whether Lichess's `bulk` is the attempt's: its games, its clocks' start and its clock."""
     ours = {(g.white, g.black) for g in attempt.games}
     theirs = {(g.white, g.black) for g in bulk.games}
     starts = round(attempt.start_clocks_at.timestamp() * 1000)
+    shown = bulk.raw.get("clock")
+    if isinstance(shown, dict) and (shown.get("limit"), shown.get("increment")) != clock:
+        return False
     return ours == theirs and bulk.start_clocks_at == starts
 
 

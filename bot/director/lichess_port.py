@@ -70,9 +70,12 @@ class LichessPort(Protocol):
         since_ms: int,
         until_ms: int | None = None,
         clock: tuple[int, int] | None = None,
+        rated: bool | None = None,
+        rules: Sequence[str] | None = None,
         exclude: Collection[str] = (),
     ) -> Challenge | None:
-        """An attempt's challenge or game, if Lichess recorded it."""
+        """An attempt's challenge or game, found only by what identifies it (its name where Lichess lists it, else a
+        game of the two players whose challenge Lichess shows as the attempt's); never a game of `exclude`."""
         ...
 
     async def cancel_challenge(self, challenge_id: str) -> bool:

@@ -346,22 +346,23 @@ async def _announce_round(ctx: Context, event: Event, people: dict[int, Entry], 
 async def _create_game(
     ctx: Context, event: Event, board: BoardRow, game: GameRow | None, white: str, black: str, known: set[str]
 ) -> str:
-    """Resolve a pending attempt or start a new one; the game's id is stored at once."""
+    """Resolve a pending attempt or start a new one; the game's id is stored at once. An attempt whose create was
+    interrupted ('creating') or whose fate is unknown ('failed') is looked up first; one that is not on Lichess is
+    failed and the board gets a new attempt under a new name, so no two Lichess challenges share a name."""
     now = ctx.clock.now()
     found: str | None = None
-    if game is not None and game.status is GameStatus.CREATING:
-        # We may have died after Lichess created it: look before creating again.
-        row = game
+    if game is not None and game.status in (GameStatus.CREATING, GameStatus.FAILED):
+        # We may have died (or lost the reply) after Lichess created it: look before creating again.
         found = await _find_created(ctx, event, game, white, black)
-        if found is None:
+        if found is not None and game.status is GameStatus.CREATING:
+            await storage_games.game_created(ctx.db, game.id, found, at=now)
+            return found
+        if game.status is GameStatus.CREATING:
+            await storage_games.game_failed(ctx.db, game.id, at=now)
             await _interrupted_create_lost(ctx, event, board)
-    else:
-        if game is not None and game.status is GameStatus.FAILED:
-            # A failed create's fate can be unknown: it may have reached Lichess after all.
-            found = await _find_created(ctx, event, game, white, black)
-        attempt = 1 if game is None else game.attempt + 1
-        name = challenge_name(event, board.round, board.board_no, attempt)
-        row = await storage_games.begin_game(ctx.db, board.id, name, at=now)
+    attempt = 1 if game is None else game.attempt + 1
+    name = challenge_name(event, board.round, board.board_no, attempt)
+    row = await storage_games.begin_game(ctx.db, board.id, name, at=now)
     if found is not None:
         await storage_games.game_created(ctx.db, row.id, found, at=now)
         return found
@@ -384,15 +385,23 @@ async def _create_game(
 
 
 async def _find_created(ctx: Context, event: Event, game: GameRow, white: str, black: str) -> str | None:
-    """This attempt's challenge or game on Lichess: pending under its challenge name, or created between the
-    players with the event's clock from the attempt's own timestamp on, and stored for no other attempt of any
-    event. An older game of the same two players is never adopted."""
+    """This attempt's challenge or game on Lichess, found by what identifies it (`LichessPort.find_created_game`): its
+    challenge name, or a game of the two players since the attempt's own time whose challenge Lichess shows as this
+    attempt's open challenge (the event's clock, rated flag and rules), stored for no other attempt of any event. A
+    casual game of the same two players, or another event's, is never adopted."""
     since_ms = round((game.created_at - FIND_SLACK).timestamp() * 1000)
-    clock = (event.settings.clock_limit, event.settings.clock_increment)
+    settings = event.settings
     skip: set[str] = set()
     for _ in range(FIND_TRIES):
         found = await ctx.lichess_of(event.guild_id).find_created_game(
-            white, black, name=game.challenge_name, since_ms=since_ms, clock=clock, exclude=skip
+            white,
+            black,
+            name=game.challenge_name,
+            since_ms=since_ms,
+            clock=(settings.clock_limit, settings.clock_increment),
+            rated=settings.rated,
+            rules=settings.rules,
+            exclude=skip,
         )
         if found is None:
             return None
@@ -415,7 +424,7 @@ async def _interrupted_create_lost(ctx: Context, event: Event, board: BoardRow) 
     await ctx.announcer.notice(
         event,
         f"Round {board.round}, board {board.board_no}: the game being created when the bot stopped is not on "
-        "Lichess; it is created again.",
+        "Lichess; it is created again under a new name.",
     )
 
 

@@ -1,7 +1,7 @@
 """What the bot sends Lichess and how it reads the answers, shared by the HTTP gateway and the in-memory fake.
 
 No HTTP client here: the bodies of the requests that change something, the look-up of a create whose reply was
-lost, and the error a refusal becomes.
+lost (what identifies it), and the error a refusal becomes.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from typing import Any
 
 from bot.lichess.errors import LichessAuthError, LichessBadRequest, LichessError, LichessTokensRefused
 from bot.lichess.payloads import Challenge, GameData, unconvert
+
+SHOWN_CANDIDATES = 10  # a create's look-up asks Lichess about at most this many games of the two players
 
 
 def form(fields: Mapping[str, Any]) -> dict[str, str | int]:
@@ -77,7 +79,9 @@ def challenge_from(reply: Mapping[str, Any], white: str, black: str, name: str) 
 
 
 def pending_challenge(mine: Mapping[str, Any], white: str, black: str, name: str) -> Challenge | None:
-    """Among the bot's pending challenges (`GET /api/challenge`), the one named `name` for these two players."""
+    """Among the bot's pending challenges (`GET /api/challenge`), the one named `name` for these two players. lila lists
+    no open challenge under its creator and gives no `name` in its JSON, so on lichess.org this finds nothing; the
+    local Lichess lists them with their name."""
     for item in mine.get("out", []):
         user_ids = [u.lower() for u in (item.get("open") or {}).get("userIds", [])]
         if item.get("name") == name and (not user_ids or user_ids == [white.lower(), black.lower()]):
@@ -85,21 +89,21 @@ def pending_challenge(mine: Mapping[str, Any], white: str, black: str, name: str
     return None
 
 
-def recorded_game(
+def candidate_games(
     games: Iterable[Mapping[str, Any]],
     white: str,
     black: str,
     *,
-    name: str,
-    base_url: str,
     since_ms: int,
     until_ms: int | None,
     clock: tuple[int, int] | None,
     exclude: Collection[str],
-) -> Challenge | None:
-    """Among white's recent games (newest first), white-vs-black created in [`since_ms`, `until_ms`] with `clock`,
-    skipping the ids in `exclude`."""
+) -> list[str]:
+    """Among white's recent games (newest first), the ids of white-vs-black games created in [`since_ms`,
+    `until_ms`] with `clock`, skipping the ids in `exclude`: what may be an attempt's game, to be confirmed by its
+    challenge (`is_attempt_challenge`); none of them is taken on these grounds alone."""
     skip = frozenset(exclude)
+    found: list[str] = []
     for game in games:
         data = GameData.from_json(unconvert(game, "createdAt", "lastMoveAt"))
         if data.white != white.lower() or data.black != black.lower() or data.id in skip:
@@ -109,8 +113,35 @@ def recorded_game(
             continue
         if clock is not None and _clock_of(game) != clock:
             continue
-        return Challenge(data.id, f"{base_url}/{data.id}", white, black, name)
-    return None
+        found.append(data.id)
+    return found
+
+
+def is_attempt_challenge(
+    shown: Mapping[str, Any],
+    white: str,
+    black: str,
+    *,
+    name: str,
+    clock: tuple[int, int] | None,
+    rated: bool | None,
+    rules: Collection[str] | None,
+) -> bool:
+    """Whether `GET /api/challenge/{id}/show`'s answer is the attempt's challenge: an open challenge restricted to
+    exactly `white` and `black` (white first), with the attempt's clock, rated flag and rules, and named `name` where
+    the answer carries a name (lila's JSON has none: only the local Lichess gives it). A lobby game is no challenge
+    (404), a challenge between the players themselves is not open, another event's challenge has its own name."""
+    user_ids = [str(u).lower() for u in (shown.get("open") or {}).get("userIds") or ()]
+    if user_ids != [white.lower(), black.lower()]:
+        return False
+    if "name" in shown and shown.get("name") != name:
+        return False
+    control = shown.get("timeControl") or {}
+    if clock is not None and (control.get("type"), control.get("limit"), control.get("increment")) != ("clock", *clock):
+        return False
+    if rated is not None and bool(shown.get("rated")) != rated:
+        return False
+    return rules is None or "rules" not in shown or set(shown.get("rules") or ()) == set(rules)
 
 
 def _clock_of(game: Mapping[str, Any]) -> tuple[int, int] | None:

@@ -31,11 +31,13 @@ from bot.lichess.errors import (
     LichessUserNotFound,
 )
 from bot.lichess.forms import (
+    SHOWN_CANDIDATES,
     bulk_form,
+    candidate_games,
     challenge_from,
+    is_attempt_challenge,
     open_challenge_form,
     pending_challenge,
-    recorded_game,
     refusal,
 )
 from bot.lichess.pause import SharedPause
@@ -224,9 +226,8 @@ class LichessGateway:
         """An open challenge only `white` and `black` can join (`white` gets white), with the event's rules.
 
         If the create fails in a way that leaves its fate unknown (network, timeout, 5xx), the
-        gateway looks for a challenge or game Lichess recorded (by name, then by players, skipping
-        the games in `exclude`: the board's earlier attempts) before trying again, so a lost reply
-        never makes a duplicate game.
+        gateway looks for this challenge (`find_created_game`: skipping the games in `exclude`, the board's
+        earlier attempts) before trying again, so a lost reply never makes a duplicate game.
         """
         fields = open_challenge_form(
             white, black, clock_limit=clock_limit, clock_increment=clock_increment, name=name, rated=rated, rules=rules
@@ -248,7 +249,14 @@ class LichessGateway:
             except _Transient:
                 transient += 1
                 found = await self.find_created_game(
-                    white, black, name=name, since_ms=since_ms, clock=(clock_limit, clock_increment), exclude=exclude
+                    white,
+                    black,
+                    name=name,
+                    since_ms=since_ms,
+                    clock=(clock_limit, clock_increment),
+                    rated=rated,
+                    rules=rules,
+                    exclude=exclude,
                 )
                 if found is not None:
                     LOG.info("Lichess: %s failed, but Lichess had created %s", what, found.game_id)
@@ -274,30 +282,50 @@ class LichessGateway:
         since_ms: int,
         until_ms: int | None = None,
         clock: tuple[int, int] | None = None,
+        rated: bool | None = None,
+        rules: Sequence[str] | None = None,
         exclude: Collection[str] = (),
     ) -> Challenge | None:
-        """This attempt's challenge or game: the bot's pending challenge named `name`, else a game white-vs-black
-        created inside the attempt's window [`since_ms`, `until_ms`] with the attempt's `clock` (limit, increment),
-        newest first, skipping the ids in `exclude` (games stored for any attempt). A game of the same two
-        players from before the window is never taken."""
-        mine: Mapping[str, Any] = await self._read("listing the bot's challenges", self._client.challenges.get_mine)
+        """This attempt's challenge, by what identifies it: the bot's pending challenge named `name` where Lichess lists
+        it, else a game white-vs-black created inside the attempt's window [`since_ms`, `until_ms`] (ids in `exclude`,
+        the games stored for any attempt, skipped) whose challenge Lichess shows (`GET /api/challenge/{id}/show`: an
+        accepted challenge is kept 3 hours) as this attempt's open challenge (`forms.is_attempt_challenge`). A lobby
+        game, a challenge between the two players themselves or another event's challenge is never taken."""
+        try:
+            mine: Mapping[str, Any] = await self._read("listing the bot's challenges", self._client.challenges.get_mine)
+        except LichessAuthError:
+            mine = {}  # the token lacks challenge:read: lila lists no open challenge under its creator anyway
         pending = pending_challenge(mine, white, black, name)
         if pending is not None:
             return pending
         games = await self._read(
             f"reading {white}'s recent games", lambda: self._games_vs(white, black, since_ms, until_ms)
         )
-        return recorded_game(
-            games,
-            white,
-            black,
-            name=name,
-            base_url=self.base_url,
-            since_ms=since_ms,
-            until_ms=until_ms,
-            clock=clock,
-            exclude=exclude,
+        candidates = candidate_games(
+            games, white, black, since_ms=since_ms, until_ms=until_ms, clock=clock, exclude=exclude
         )
+        for game_id in candidates[:SHOWN_CANDIDATES]:
+            shown = await self.show_challenge(game_id)
+            if shown is not None and is_attempt_challenge(
+                shown, white, black, name=name, clock=clock, rated=rated, rules=rules
+            ):
+                return Challenge(game_id, f"{self.base_url}/{game_id}", white, black, name)
+        return None
+
+    async def show_challenge(self, challenge_id: str) -> JsonDict | None:
+        """`GET /api/challenge/{id}/show`, asked without the bot's token (lila answers an open challenge to anyone, and
+        a token would need `challenge:read`): a challenge, pending or recently accepted; None when Lichess has none of
+        that id (a game that was no challenge, or one accepted more than 3 hours ago)."""
+        if not challenge_id.isalnum() or not challenge_id.isascii():
+            return None
+        try:
+            reply = await self._read(
+                f"showing the challenge {challenge_id!r}",
+                partial(self._raw, "GET", f"/api/challenge/{challenge_id}/show", anonymous=True),
+            )
+        except _NotFound:
+            return None
+        return cast(JsonDict, reply) if isinstance(reply, dict) else None
 
     async def cancel_challenge(self, challenge_id: str) -> bool:
         """Cancel the bot's challenge (or abort its game while nobody has moved); False if Lichess has no such

@@ -30,7 +30,16 @@ from bot.lichess.errors import (
     LichessUnavailable,
     LichessUserNotFound,
 )
-from bot.lichess.forms import bulk_form, challenge_from, open_challenge_form, pending_challenge, recorded_game, refusal
+from bot.lichess.forms import (
+    SHOWN_CANDIDATES,
+    bulk_form,
+    candidate_games,
+    challenge_from,
+    is_attempt_challenge,
+    open_challenge_form,
+    pending_challenge,
+    refusal,
+)
 from bot.lichess.payloads import (
     AccessToken,
     BulkPairing,
@@ -201,16 +210,22 @@ class MemoryLichess:
         since_ms: int,
         until_ms: int | None = None,
         clock: tuple[int, int] | None = None,
+        rated: bool | None = None,
+        rules: Sequence[str] | None = None,
         exclude: Collection[str] = (),
     ) -> Challenge | None:
-        """This attempt's pending challenge named `name`, else its game created inside the window."""
+        """This attempt's pending challenge named `name`, else a game of the two players inside the window whose
+        challenge Lichess shows as this attempt's (as the gateway looks)."""
 
         def mine() -> dict[str, Any]:
-            bot = self._owner(self.token)
+            bot = self._owner(self.token, "challenge:read")
             pending = api.pending_challenges(self.state, bot)
             return {"in": [], "out": [challenge_json(g, self.state, self.base_url, listed=True) for g in pending]}
 
-        listed = self._call("listing the bot's challenges", "GET /api/challenge", mine)
+        try:
+            listed = self._call("listing the bot's challenges", "GET /api/challenge", mine)
+        except LichessAuthError:
+            listed = {}  # the token lacks challenge:read (as the gateway reads it)
         pending = pending_challenge(listed, white, black, name)
         if pending is not None:
             return pending
@@ -235,17 +250,29 @@ class MemoryLichess:
             recent = self._call(f"reading {white}'s recent games", f"GET /api/games/user/{uid}", games)
         except _Missing:
             raise LichessBadRequest(f"Lichess refused reading {white}'s recent games: Not found.") from None
-        return recorded_game(
-            recent,
-            white,
-            black,
-            name=name,
-            base_url=self.base_url,
-            since_ms=since_ms,
-            until_ms=until_ms,
-            clock=clock,
-            exclude=exclude,
+        candidates = candidate_games(
+            recent, white, black, since_ms=since_ms, until_ms=until_ms, clock=clock, exclude=exclude
         )
+        for game_id in candidates[:SHOWN_CANDIDATES]:
+            shown = await self.show_challenge(game_id)
+            if shown is not None and is_attempt_challenge(
+                shown, white, black, name=name, clock=clock, rated=rated, rules=rules
+            ):
+                return Challenge(game_id, f"{self.base_url}/{game_id}", white, black, name)
+        return None
+
+    async def show_challenge(self, challenge_id: str) -> dict[str, Any] | None:
+        """`GET /api/challenge/{id}/show`: a challenge, pending or accepted less than 3 hours ago; else None."""
+
+        def work() -> dict[str, Any]:
+            return challenge_json(api.shown_challenge(self.state, challenge_id), self.state, self.base_url, shown=True)
+
+        try:
+            return self._call(
+                f"showing the challenge {challenge_id!r}", f"GET /api/challenge/{challenge_id}/show", work
+            )
+        except _Missing:
+            return None
 
     async def cancel_challenge(self, challenge_id: str) -> bool:
         """Cancel the bot's challenge (or abort its game while nobody has moved); False if it is gone."""

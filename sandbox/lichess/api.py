@@ -18,6 +18,7 @@ from sandbox.lichess.http import (
     me,
     ndjson,
     not_found,
+    scoped,
     state_of,
     trueish,
 )
@@ -26,6 +27,7 @@ from sandbox.lichess.views import challenge_json, game_json, game_pgn, light_use
 
 EXPORT_IDS_LIMIT = 300
 MAX_EXPIRY = 14 * 24 * 3600.0
+ACCEPTED_CHALLENGE_KEPT = 3 * 3600.0  # lila's ChallengeRepo.accept: an accepted challenge expires 3 h later
 _USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")
 
 routes = web.RouteTableDef()
@@ -126,10 +128,11 @@ def pending_challenges(state: SandboxState, user: User) -> list[Game]:
 
 @routes.get("/api/challenge")
 async def list_challenges(request: web.Request) -> web.Response:
-    """`challengeList`: the token owner's pending challenges (open ones it created are `out`)."""
-    user = me(request)
-    if user is None:
-        return error(401, "No token provided")
+    """`challengeList`: the token owner's pending challenges (open ones it created are `out`); `challenge:read`, as
+    lila's `ScopedBody(_.Challenge.Read)`."""
+    user = scoped(request, "challenge:read")
+    if isinstance(user, web.Response):
+        return user
     state = state_of(request)
     url = base_url(request)
     out = [challenge_json(g, state, url, listed=True) for g in pending_challenges(state, user)]
@@ -162,6 +165,28 @@ async def cancel_challenge(request: web.Request) -> web.Response:
     except BadRequest as exc:
         return error(400, str(exc))
     return web.json_response({"ok": True})
+
+
+def shown_challenge(state: SandboxState, challenge_id: str) -> Game:
+    """The challenge `GET /api/challenge/{id}/show` answers: pending, or accepted less than 3 hours ago (lila then
+    removes it); `NotFound` for a game that was no challenge (a lobby game, a bulk pairing's game)."""
+    game = state.games.get(challenge_id)
+    if game is None or game.source != "friend":
+        raise NotFound()
+    if game.started_at is not None and state.now() - game.started_at > ACCEPTED_CHALLENGE_KEPT:
+        raise NotFound()
+    return game
+
+
+@routes.get("/api/challenge/{challenge_id}/show")
+async def show_challenge(request: web.Request) -> web.Response:
+    """`challengeShow`: a challenge, even recently accepted (anonymous or with a token, as lila's `AnonOrScoped`)."""
+    state = state_of(request)
+    try:
+        game = shown_challenge(state, request.match_info["challenge_id"])
+    except NotFound:
+        return not_found()
+    return web.json_response(challenge_json(game, state, base_url(request), shown=True))
 
 
 def _exportable(game: Game | None) -> bool:

@@ -194,6 +194,26 @@ async def list_games(request: web.Request) -> web.Response:
     return web.json_response(items)
 
 
+@routes.post("/sandbox/games")
+async def create_casual_game(request: web.Request) -> web.Response:
+    """A game two players start themselves from the lobby, no challenge of anyone's: `{"white", "black",
+    "clock": [limit, increment], "rated"?}` (begun, nobody moved; `/play` plays it)."""
+    state = state_of(request)
+    body = await _json_object(request)
+    if isinstance(body, web.Response):
+        return body
+    white, black = (str(body.get(key, "")).lower() for key in ("white", "black"))
+    clock = body.get("clock")
+    if white not in state.users or black not in state.users or white == black:
+        return error(400, "white, black: two different existing usernames")
+    if not (isinstance(clock, list) and len(clock) == 2 and all(type(v) is int and v >= 0 for v in clock)):
+        return error(400, "clock: [limit, increment] in seconds")
+    game = state.casual_game(
+        white=white, black=black, clock_limit=clock[0], clock_increment=clock[1], rated=body.get("rated") is True
+    )
+    return web.json_response(game_json(game, state))
+
+
 @routes.post("/sandbox/games/{game_id}/play")
 async def play_game(request: web.Request) -> web.Response:
     """Both players play the game to `{"winner", "status", "plies", "reason"?}`."""

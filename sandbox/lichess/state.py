@@ -300,6 +300,30 @@ class SandboxState:
         self.games[game.id] = game
         return game
 
+    def casual_game(
+        self, *, white: str, black: str, clock_limit: int, clock_increment: int, rated: bool = False
+    ) -> Game:
+        """A game the two players started themselves from the lobby (no challenge of anyone's): begun, nobody moved."""
+        now = self.now()
+        game = Game(
+            id=self.new_game_id(),
+            name=None,
+            white=white,
+            black=black,
+            clock_limit=clock_limit,
+            clock_increment=clock_increment,
+            days=None,
+            rated=rated,
+            rules=frozenset(),
+            creator=None,
+            created_at=now,
+            expires_at=now + CHALLENGE_LIFETIME,
+            source="lobby",
+        )
+        self.games[game.id] = game
+        self.start(game)
+        return game
+
     def start(self, game: Game) -> None:
         """Both players joined the challenge: the game begins, nobody has moved."""
         if not game.accepted:

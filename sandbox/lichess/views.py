@@ -98,8 +98,12 @@ def _time_control(game: Game) -> JsonDict:
     return {"type": "unlimited"}
 
 
-def challenge_json(game: Game, state: SandboxState, base_url: str, *, listed: bool = False) -> JsonDict:
-    """The reply of `POST /api/challenge/open`; with `listed`, an entry of `GET /api/challenge`."""
+def challenge_json(
+    game: Game, state: SandboxState, base_url: str, *, listed: bool = False, shown: bool = False
+) -> JsonDict:
+    """The reply of `POST /api/challenge/open`; with `listed`, an entry of `GET /api/challenge`; with `shown`, the
+    answer of `GET /api/challenge/{id}/show` (to the bot, neither challenger nor challenged: direction `in`). `name` is
+    the local Lichess's own: lila's challenge JSON has none."""
     speed = speed_of(game)
     url = f"{base_url}/{game.id}"
     data: JsonDict = {
@@ -127,6 +131,11 @@ def challenge_json(game: Game, state: SandboxState, base_url: str, *, listed: bo
         data["challenger"] = light_user(creator, game.creator or "")
         data["direction"] = "out"
         del data["urlWhite"], data["urlBlack"]
+    elif shown:
+        data["direction"] = "in"
+        del data["urlWhite"], data["urlBlack"]
+        if game.accepted:  # lila: the first player who joined an open challenge becomes its challenger
+            data["challenger"] = light_user(state.users.get(game.white), game.white)
     return data
 
 

@@ -279,6 +279,57 @@ async def test_a_bulk_written_but_never_sent_is_created_once_after_a_restart(bul
     assert all(b.game_id for b in (await world.director.pairings(event_id, 1)).boards)
 
 
+async def test_a_lost_bulk_whose_games_were_played_meanwhile_is_found_with_their_results(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.control("/sandbox/faults", {"path": "/api/bulk-pairing", "status": 502, "count": 1, "after": True})
+    await world.start(event_id)
+    (lost,) = world.sandbox.state.bulks.values()
+    for game in lost.games:  # Lichess messaged the players their links: they played while the bot was down
+        await world.control(f"/sandbox/games/{game.id}/play", {"winner": "white", "status": "resign", "plies": 40})
+    world.clock.advance(20)
+    await world.scheduler.run_due()
+    (attempt,) = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    assert (attempt.status, attempt.lichess_id) == ("created", lost.id)
+    boards = {b.game_id: b.result for b in (await world.director.pairings(event_id, 1)).boards}
+    assert all(boards[g.id] is Result.WHITE_WINS for g in lost.games)
+    assert await requests_to(world, "POST", "/api/bulk-pairing") == 1
+
+
+async def test_a_lost_bulk_is_found_only_by_its_own_players_clock_start_and_clock(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.control("/sandbox/faults", {"path": "/api/bulk-pairing", "status": 502, "count": 1, "after": True})
+    await world.start(event_id)
+    (lost,) = world.sandbox.state.bulks.values()
+    lost.clock_limit = 600  # what Lichess lists is another bulk of the same players and clock start: another clock
+    world.clock.advance(20)
+    await world.scheduler.run_due()
+    attempts = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    assert [a.status for a in attempts] == ["failed", "created"] and attempts[1].lichess_id != lost.id
+    told = [n for _, n in world.announcer.of("notice") if "bulk pairing" in n and "not on Lichess" in n]
+    assert len(told) == 1
+
+
+async def test_a_bulk_stored_for_another_attempt_is_never_taken(bulk_world: World) -> None:
+    world = bulk_world
+    event_id = await six_player_event(world)
+    await world.control("/sandbox/faults", {"path": "/api/bulk-pairing", "status": 502, "count": 1, "after": True})
+    await world.start(event_id)
+    (lost,) = world.sandbox.state.bulks.values()
+    async with world.db.transaction() as conn:  # the same bulk is already another attempt's (of round 2, here)
+        await conn.execute(
+            "INSERT INTO bulks (event_id, round, status, lichess_id, start_clocks_at, created_at, updated_at)"
+            " VALUES (?, 2, 'created', ?, '2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00+00:00',"
+            " '2026-01-01T00:00:00+00:00')",
+            (event_id, lost.id),
+        )
+    world.clock.advance(20)
+    await world.scheduler.run_due()
+    attempts = await storage_bulks.bulks_of_round(world.db, event_id, 1)
+    assert attempts[0].status == "failed" and lost.id not in {a.lichess_id for a in attempts}
+
+
 async def test_a_result_arrives_through_the_stream_without_a_poll(bulk_world: World) -> None:
     world = bulk_world
     event_id = await six_player_event(world)

@@ -140,6 +140,74 @@ async def test_a_failed_create_never_adopts_a_game_of_another_event(synced_world
     assert not notices(w, "rror")
 
 
+async def interrupted(w: World, event_id: int) -> str:
+    """Round 1's only game as a kill between Lichess's create and the bot's write leaves it: the attempt 'creating'
+    with no id in the database, its challenge on Lichess (returned: its id)."""
+    await w.start(event_id)
+    (game,) = await games_of_round(w.db, event_id, 1)
+    assert game.lichess_id is not None
+    async with w.db.transaction() as conn:
+        await conn.execute("UPDATE games SET status = 'creating', lichess_id = NULL WHERE id = ?", (game.id,))
+    return game.lichess_id
+
+
+@pytest.mark.parametrize("accepted", [False, True], ids=["pending", "accepted-meanwhile"])
+async def test_an_interrupted_create_is_found_again_by_its_challenge(synced_world: World, accepted: bool) -> None:
+    w = synced_world
+    event_id, _ = await w.event(players=2, rounds=1)
+    lost = await interrupted(w, event_id)
+    if accepted:  # the players joined and moved while the bot was down: no longer a pending challenge
+        await w.control(f"/sandbox/games/{lost}/play", {"winner": "white", "status": "resign", "plies": 30})
+    await w.director.start_round(event_id, 1)  # the restart's round-start job
+    (game,) = await games_of_round(w.db, event_id, 1)
+    assert (game.status, game.lichess_id) == (GameStatus.CREATED, lost)
+    assert len(w.sandbox.state.games) == 1 and not notices(w, "stopped")  # never created twice, nothing to tell
+    await w.director.poll_round(event_id)
+    result = (await w.director.pairings(event_id)).boards[0].result
+    assert result is (Result.WHITE_WINS if accepted else None)  # the found game's result is the board's
+
+
+async def test_an_interrupted_create_never_adopts_a_casual_game_of_the_same_players(synced_world: World) -> None:
+    w = synced_world
+    event_id, _ = await w.event(players=2, rounds=1)
+    lost = await interrupted(w, event_id)
+    assert await w.gateway.cancel_challenge(lost)  # the attempt's challenge is not on Lichess after all
+    # meanwhile the two players started a game of their own, with the event's clock, from the lobby
+    casual = await w.control("/sandbox/games", {"white": "player01", "black": "player02", "clock": [180, 2]})
+    await w.director.start_round(event_id, 1)
+    await w.director.poll_round(event_id)
+    games = await games_of_round(w.db, event_id, 1)
+    assert [(g.attempt, g.status) for g in games] == [(1, GameStatus.FAILED), (2, GameStatus.CREATED)]
+    assert games[1].lichess_id not in (None, casual["id"])
+    assert w.sandbox.state.games[games[1].lichess_id or ""].name == "Club Swiss #1 R1 B1 G2"  # a name of its own
+    assert len(notices(w, "when the bot stopped is not on Lichess")) == 1  # told once
+
+
+async def test_an_interrupted_create_never_adopts_another_events_game(synced_world: World) -> None:
+    w = synced_world
+    first, actors = await w.event(players=2, rounds=1)
+    second, _ = await w.event(players=0, rounds=1, start_at=w.clock.now() + timedelta(minutes=10))
+    for actor in actors:
+        await w.director.join(actor, second)
+    lost = await interrupted(w, first)
+    assert await w.gateway.cancel_challenge(lost)
+    await w.start(second)  # the second event's game of the same two players, same clock, stored for its attempt
+    async with w.db.transaction() as conn:  # and its attempt interrupted too: stored for nobody
+        await conn.execute(
+            "UPDATE games SET status = 'creating', lichess_id = NULL WHERE board_id IN"
+            " (SELECT id FROM boards WHERE event_id = ?)",
+            (second,),
+        )
+    theirs = next(g.id for g in w.sandbox.state.games.values() if g.name and "#2" in g.name)
+    await w.control(f"/sandbox/games/{theirs}/play", {"winner": "black", "status": "resign", "plies": 30})
+    await w.director.start_round(first, 1)
+    (_, mine) = await games_of_round(w.db, first, 1)
+    assert mine.lichess_id not in (None, theirs)
+    await w.director.start_round(second, 1)
+    (found,) = await games_of_round(w.db, second, 1)
+    assert found.lichess_id == theirs  # found again by its own challenge
+
+
 # --- an aborted game is re-created once per attempt ----------------------------------------------
 
 

@@ -438,12 +438,44 @@ async def test_the_token_never_appears_in_logs_or_errors(sandbox: Sandbox, caplo
 async def test_the_look_up_keeps_to_the_attempts_window_and_clock(sandbox: Sandbox, gateway: LichessGateway) -> None:
     game_id = _started(sandbox, "carol", "dave", "R3 B1")  # clock 600+5, started now
     started_ms = int((sandbox.state.games[game_id].started_at or 0.0) * 1000)  # at or just before the start
-    found = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=started_ms, clock=(600, 5))
+    found = await gateway.find_created_game("carol", "dave", name="R3 B1", since_ms=started_ms, clock=(600, 5))
     assert found is not None and found.game_id == game_id
     after = started_ms + 1000
-    later = await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=after, clock=(600, 5))
+    later = await gateway.find_created_game("carol", "dave", name="R3 B1", since_ms=after, clock=(600, 5))
     assert later is None  # a game from before the attempt is never taken
-    assert await gateway.find_created_game("carol", "dave", name="x", since_ms=started_ms, clock=(180, 2)) is None
+    assert await gateway.find_created_game("carol", "dave", name="R3 B1", since_ms=started_ms, clock=(180, 2)) is None
+    assert await gateway.find_created_game("carol", "dave", name="R3 B1 G2", since_ms=started_ms) is None  # its name
+
+
+async def test_a_casual_game_of_the_same_two_players_is_never_taken(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    # the attempt's challenge never reached Lichess; meanwhile the two players started a game of their own from the
+    # lobby, with the event's clock: no challenge of that id, so it is not the attempt's game
+    casual = await control(sandbox, "POST", "/sandbox/games", {"white": "carol", "black": "dave", "clock": [600, 5]})
+    assert sandbox.state.games[casual["id"]].source == "lobby"
+    found = await gateway.find_created_game("carol", "dave", name="R7 B1", since_ms=0, clock=(600, 5), rated=False)
+    assert found is None
+    assert [r.status for r in requests_to(sandbox, "/api/challenge/")] == [404]  # shown: no such challenge
+
+
+async def test_another_events_challenge_between_the_two_players_is_never_taken(
+    sandbox: Sandbox, gateway: LichessGateway
+) -> None:
+    other = _started(sandbox, "carol", "dave", "Other club #9 R2 B4")  # same clock, not stored here
+    found = await gateway.find_created_game("carol", "dave", name="Night #3 R1 B2", since_ms=0, clock=(600, 5))
+    assert found is None
+    mine = _started(sandbox, "carol", "dave", "Night #3 R1 B2")
+    found = await gateway.find_created_game("carol", "dave", name="Night #3 R1 B2", since_ms=0, clock=(600, 5))
+    assert found is not None and found.game_id == mine != other
+
+
+async def test_an_accepted_challenge_is_shown_for_three_hours(sandbox: Sandbox, gateway: LichessGateway) -> None:
+    game_id = _started(sandbox, "carol", "dave", "R8 B1")
+    shown = await gateway.show_challenge(game_id)
+    assert shown is not None and shown["status"] == "accepted" and shown["open"]["userIds"] == ["carol", "dave"]
+    await control(sandbox, "POST", "/sandbox/clock", {"advance": 3 * 3600 + 1})
+    assert await gateway.show_challenge(game_id) is None  # lila removes it 3 hours after acceptance
+    assert await gateway.find_created_game("carol", "dave", name="R8 B1", since_ms=0) is None
+    assert await gateway.show_challenge("../../api") is None  # never another path
 
 
 async def test_cancel_challenge(sandbox: Sandbox, gateway: LichessGateway) -> None:
@@ -455,3 +487,18 @@ async def test_cancel_challenge(sandbox: Sandbox, gateway: LichessGateway) -> No
     with pytest.raises(LichessBadRequest):
         await gateway.cancel_challenge(played)  # both moved: no longer the bot's to cancel
     assert sandbox.state.games[played].status == "started"
+
+
+async def test_the_look_up_needs_no_challenge_read_scope(sandbox: Sandbox) -> None:
+    # the README's token has challenge:write and challenge:bulk only: lila refuses it the challenge list (403), and
+    # answers `show` to anyone, so the look-up asks it without the token
+    made = await control(
+        sandbox, "POST", "/sandbox/tokens", {"username": sandbox.bot_username, "scopes": ["challenge:write"]}
+    )
+    gw = LichessGateway(sandbox.url, made["token"], **gateway_kwargs())
+    game_id = _started(sandbox, "carol", "dave", "R9 B1")
+    found = await gw.find_created_game("carol", "dave", name="R9 B1", since_ms=0, clock=(600, 5), rated=False)
+    assert found is not None and found.game_id == game_id
+    assert [r.status for r in requests_to(sandbox, "/api/challenge")] == [403, 200]  # the list, then show
+    assert requests_to(sandbox, "/api/challenge/")[0].user is None  # show: anonymous
+    await gw.close()

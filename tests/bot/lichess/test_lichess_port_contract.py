@@ -47,6 +47,9 @@ async def the_port_answered_directly(world: World) -> list[Any]:
     answers.append(found == made)
     answers.append(await port.export_games([made.game_id, "unknown1"]))  # nobody joined yet: not a game
     answers.append([await port.cancel_challenge(made.game_id), await port.cancel_challenge(made.game_id)])
+    casual = world.sandbox.state.casual_game(white="alice", black="bob", clock_limit=180, clock_increment=2)
+    answers.append(await port.find_created_game("alice", "bob", name="R1 B2", since_ms=0, clock=(180, 2)))  # None
+    answers.append(casual.id in world.sandbox.state.games)
     tested = await port.test_tokens([world.sandbox.bot_token, "lip_dead"])
     answers.append({token: info and (info.user_id, "challenge:bulk" in info.scopes) for token, info in tested.items()})
     world.sandbox.state.faults.append(Fault("/api/user/bob", 503, 10))

@@ -284,3 +284,20 @@ async def test_game_stream_lines(sandbox: Sandbox) -> None:
     assert {s["statusName"] for s in seen} == {"started", "mate"}
     for line in seen:
         check(line, line_schema)
+
+
+async def test_showing_a_challenge_even_accepted(sandbox: Sandbox) -> None:
+    joined = await open_challenge(sandbox, "carol", "dave", "R1 B2")
+    sandbox.state.start(sandbox.state.games[joined["id"]])
+    status, text = await call(sandbox, "GET", f"/api/challenge/{joined['id']}/show", token=False)
+    assert status == 200, text
+    shown = json.loads(text)
+    check(shown, schema("/api/challenge/{challengeId}/show", "get"))
+    assert (shown["status"], shown["open"]["userIds"], shown["challenger"]["id"]) == (
+        "accepted",
+        ["carol", "dave"],
+        "carol",
+    )
+    casual = sandbox.state.casual_game(white="carol", black="dave", clock_limit=600, clock_increment=5)
+    status, text = await call(sandbox, "GET", f"/api/challenge/{casual.id}/show")
+    assert status == 404  # a lobby game is no challenge
