@@ -1,9 +1,10 @@
 """The end of a round and of an event: marked, the next start set, and announced once.
 
 The posts that must reach the channel outside a round's end (a round's results, corrected standings, the final
-standings after a late disqualification) go through the outbox (`storage.outbox`): written before they are
-tried, completed after Discord took them, and tried again by the POSTS job while pending, also after a restart.
-What they show is rendered from the database when they are sent."""
+standings after a late disqualification, bulletins such as a cancellation) go through the outbox
+(`storage.outbox`): written before they are tried, completed after Discord took them, and tried again by the
+POSTS job while pending, also after a restart. What they show is rendered from the database when they are sent
+(a bulletin's text is kept in its row)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,13 @@ async def post(ctx: Context, event_id: int, kind: PostKind, round_number: int) -
     return await send_posts(ctx, event_id)
 
 
+async def bulletin(ctx: Context, event_id: int, text: str) -> bool:
+    """A line for everyone in the event's channel, through the outbox (after the posts pending before it); False
+    when Discord did not take it now (it stays pending for the POSTS job)."""
+    await storage_outbox.queue_post(ctx.db, event_id, PostKind.BULLETIN, 0, at=ctx.clock.now(), text=text)
+    return await send_posts(ctx, event_id)
+
+
 async def send_posts(ctx: Context, event_id: int) -> bool:
     """Send the event's pending posts, oldest first, each completed once Discord took it; False at the first that
     did not get there (it and the later ones stay pending)."""
@@ -80,8 +88,10 @@ async def _send(ctx: Context, pending: Post) -> None:
     elif pending.kind is PostKind.STANDINGS:
         rows = await standings(ctx, event.id, pending.round)
         await ctx.announcer.standings(as_of_round(event, pending.round), rows, False)
-    else:
+    elif pending.kind is PostKind.FINAL:
         await ctx.announcer.standings(event, await standings(ctx, event.id), True)
+    else:
+        await ctx.announcer.bulletin(event, pending.text)
 
 
 async def announce_results(ctx: Context, event_id: int, number: int) -> None:
@@ -112,6 +122,7 @@ async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
             return
         await team_standings.announce(ctx, event, number, final=False)
     await storage_rounds.mark_results_announced(ctx.db, event_id, number, at=ctx.clock.now())
+    await send_posts(ctx, event_id)  # a team event's standings line; pending for the POSTS job if refused now
 
 
 def as_of_round(event: Event, number: int) -> Event:
@@ -166,3 +177,4 @@ async def _announce_end(ctx: Context, event_id: int) -> None:
         return
     await team_standings.announce(ctx, event, event.current_round, final=True)
     await storage_events.mark_finish_announced(ctx.db, event_id, at=ctx.clock.now())
+    await send_posts(ctx, event_id)  # a team event's final standings line; pending for the POSTS job if refused now

@@ -29,9 +29,9 @@ class Post:
 class ScenarioChannel:
     """An `Announcer` that keeps what the channel, the organisers and the players were shown.
 
-    While Discord is down, the posts the director retries (pairings, results, standings, the end) raise
-    `DiscordDown` (as a post that never reached Discord) and the best-effort ones (the opening post, bulletins,
-    notices and DMs) are lost; nothing of either is kept.
+    While Discord is down, the posts the director retries (pairings, results, standings, the end, bulletins) raise
+    `DiscordDown` (as a post that never reached Discord) and the best-effort ones (the opening post, notices and
+    DMs) are lost; nothing of either is kept.
     """
 
     now: Callable[[], datetime]
@@ -74,7 +74,7 @@ class ScenarioChannel:
 
     async def bulletin(self, event: Event, text: str) -> None:
         """A line for everyone in the channel."""
-        self._post([f"{event.name}: {text}"], best_effort=True)
+        self._post([f"{event.name}: {text}"])
 
     async def notice(self, event: Event, text: str) -> None:
         """An organiser notice."""
