@@ -32,6 +32,7 @@ from sandbox.lichess.control import play_to
 from storage.db import Database, open_database
 from storage.errors import DatabaseLocked
 from storage.messages import get_message
+from storage.messages import set_message as store
 from storage.outbox import PostKind, pending_posts
 from tests.support.clock import ManualClock
 
@@ -165,7 +166,6 @@ async def test_a_post_whose_id_cannot_be_stored_lands_once_across_retries(
     async with club.process() as process:
         settings = EventSettings(name="Locked Cup", rounds=3)
         event = await process.app.director.create_event(ORGANISER, GUILD, CHANNEL, settings)
-        store = announcer_module.set_message
         refusals = 3
 
         async def locked_then_fine(*args: Any, **kwargs: Any) -> Any:
@@ -192,8 +192,6 @@ async def test_a_post_whose_id_cannot_be_stored_lands_once_across_retries(
 async def test_a_kill_between_a_post_and_its_record_lands_once_after_the_restart(
     club: Club, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = announcer_module.set_message
-
     async def dies(*args: Any, **kwargs: Any) -> Any:
         raise Killed()
 
