@@ -17,6 +17,7 @@ class PostKind(Enum):
     STANDINGS = "standings"  # the standings after a round
     FINAL = "final"  # the final standings
     BULLETIN = "bulletin"  # a line for everyone (a cancellation, a disqualification), its text kept
+    OPENED = "opened"  # the event's card with its Join button
 
 
 @dataclass(frozen=True)

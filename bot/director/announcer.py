@@ -17,10 +17,11 @@ class AnnouncementFailed(Exception):
 class Announcer(Protocol):
     """What an event's channel (and its organisers) are told.
 
-    `round_paired`, `results_updated`, `standings`, `event_finished` and `bulletin` raise `AnnouncementFailed` when
-    their post did not reach the channel: the director marks them announced (or their outbox row sent) only when
-    they return, and tries again later. A post tried again must land once (Discord's announcer records each post
-    with a nonce before sending it). `event_opened`, `notice` and `dm` are best-effort and never raise.
+    Every channel post (`event_opened`, `round_paired`, `results_updated`, `standings`, `event_finished`,
+    `bulletin`) raises `AnnouncementFailed` when it did not reach the channel: the director marks it announced (or
+    its outbox row sent) only when it returns, and tries again later. A post tried again must land once (Discord's
+    announcer records each post with a nonce before sending it). Only `notice` and `dm` are best-effort and never
+    raise.
     """
 
     async def event_opened(self, event: Event) -> None:

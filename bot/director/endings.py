@@ -16,7 +16,7 @@ from bot.director.lookups import OVER, get_event, get_round
 from bot.director.models import SYSTEM_ACTOR, Actor, RoundView
 from bot.director.queries import pairings, standings
 from bot.director.timetable import next_start
-from domain.event import Event, EventStatus
+from domain.event import JOINABLE, Event, EventStatus
 from domain.rounds import RoundStatus
 from storage import events as storage_events
 from storage import outbox as storage_outbox
@@ -90,8 +90,10 @@ async def _send(ctx: Context, pending: Post) -> None:
         await ctx.announcer.standings(as_of_round(event, pending.round), rows, False)
     elif pending.kind is PostKind.FINAL:
         await ctx.announcer.standings(event, await standings(ctx, event.id), True)
-    else:
+    elif pending.kind is PostKind.BULLETIN:
         await ctx.announcer.bulletin(event, pending.text)
+    elif event.status in JOINABLE:  # the card (a cancelled or finished event's is not posted late)
+        await ctx.announcer.event_opened(event)
 
 
 async def announce_results(ctx: Context, event_id: int, number: int) -> None:

@@ -9,7 +9,15 @@ from datetime import datetime
 
 from bot.director.challenges import cancel_games, forfeit_departed, open_games
 from bot.director.context import Context
-from bot.director.endings import bulletin, finish_event, finish_round, last_finished_round, post, show_results
+from bot.director.endings import (
+    bulletin,
+    finish_event,
+    finish_round,
+    last_finished_round,
+    post,
+    send_posts,
+    show_results,
+)
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, player_in_event, sentence
 from bot.director.models import Actor, Correction, RoundView
 from bot.director.queries import pairings
@@ -141,7 +149,10 @@ async def open_event(ctx: Context, actor: Actor, event_id: int) -> Event:
             raise InvalidState(f"{event.name} is already {event.status.value}.")
         await storage_events.set_event_status(ctx.db, event_id, EventStatus.OPEN, at=now, actor=actor.audit_name)
         event = await storage_events.set_next_round_at(ctx.db, event_id, event.settings.first_round_at)
-    await ctx.announcer.event_opened(event)
+        # the card with the Join button, written with the change: an outage or a stop only delays it
+        await storage_outbox.queue_post(ctx.db, event_id, PostKind.OPENED, 0, at=now)
+    async with ctx.lock(event_id):
+        await send_posts(ctx, event_id)
     ctx.changed()
     return event
 

@@ -180,7 +180,7 @@ class DiscordAnnouncer:
             message: dict[str, Any] = {"embeds": to_embeds(page), "allowed_mentions": NO_MENTIONS} | extra
             await self._post(event, f"{kind}:{index}", round_number, **message)
 
-    @_guarded
+    @_required
     async def event_opened(self, event: Event) -> None:
         """The event's card with its settings and the persistent Join button."""
         page = EmbedPage(

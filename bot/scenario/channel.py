@@ -29,8 +29,8 @@ class Post:
 class ScenarioChannel:
     """An `Announcer` that keeps what the channel, the organisers and the players were shown.
 
-    While Discord is down, the posts the director retries (pairings, results, standings, the end, bulletins) raise
-    `DiscordDown` (as a post that never reached Discord) and the best-effort ones (the opening post, notices and
+    While Discord is down, the posts the director retries (the opening post, pairings, results, standings, the end,
+    bulletins) raise `DiscordDown` (as a post that never reached Discord) and the best-effort ones (notices and
     DMs) are lost; nothing of either is kept.
     """
 
@@ -53,7 +53,7 @@ class ScenarioChannel:
 
     async def event_opened(self, event: Event) -> None:
         """The opening post."""
-        self._post([f"{event.name}: open for entries ({event.settings.rounds} rounds)"], best_effort=True)
+        self._post([f"{event.name}: open for entries ({event.settings.rounds} rounds)"])
 
     async def round_paired(self, event: Event, round: RoundView) -> None:
         """The pairings."""

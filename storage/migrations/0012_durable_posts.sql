@@ -5,7 +5,8 @@
 -- `message_id` after; a resend of a pending record carries the same nonce, so Discord returns the message it
 -- already took instead of posting it twice. `digest` is what the message shows (a hash of its payload), so an
 -- edit replayed from the database is made only when the message shows something else.
--- `outbox` gains `bulletin` rows (a line for everyone: a cancellation, a disqualification), their `text` kept.
+-- `outbox` gains `bulletin` rows (a line for everyone: a cancellation, a disqualification), their `text` kept,
+-- and `opened` rows (the event's card with its Join button).
 
 CREATE TABLE event_messages_new (
     event_id INTEGER NOT NULL REFERENCES events (id),
@@ -25,7 +26,7 @@ ALTER TABLE event_messages_new RENAME TO event_messages;
 CREATE TABLE outbox_new (
     id INTEGER PRIMARY KEY,
     event_id INTEGER NOT NULL REFERENCES events(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL CHECK (kind IN ('results', 'standings', 'final', 'bulletin')),
+    kind TEXT NOT NULL CHECK (kind IN ('results', 'standings', 'final', 'bulletin', 'opened')),
     round INTEGER NOT NULL CHECK (round >= 0),
     text TEXT NOT NULL DEFAULT '' CHECK ((kind = 'bulletin') = (text != '')),
     created_at TEXT NOT NULL,

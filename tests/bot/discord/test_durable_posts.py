@@ -275,3 +275,24 @@ async def test_a_cancellation_during_an_outage_is_posted_once_when_discord_answe
         assert sum("the event is cancelled by the organisers during round 1" in text for text in shown) == 1
         assert len(shown) == before + 1  # the round's post was edited, not posted again
         assert await pending_posts(restarted.announcer.db) == []
+
+
+async def test_the_join_card_refused_at_the_opening_is_posted_once_discord_answers_again(club: Club) -> None:
+    async with club.process() as process:
+        director = process.app.director
+        settings = EventSettings(name="Card Cup", rounds=3, start_at=club.clock.now() + timedelta(hours=2))
+        event = await director.create_event(ORGANISER, GUILD, CHANNEL, settings)
+        fault = {"path": f"/api/v10/channels/{CHANNEL}/messages", "status": 503, "count": 1000}
+        await _control(club.discord, "POST", "/sandbox/faults", fault)
+        opened = await director.open_event(ORGANISER, event.id)  # the command answers: the event takes entries
+        assert opened.status is EventStatus.OPEN
+        (pending,) = await pending_posts(process.announcer.db, event.id)
+        assert pending.kind is PostKind.OPENED and await in_channel(club.discord) == []
+
+        await _control(club.discord, "DELETE", "/sandbox/faults")
+        for _ in range(3):
+            club.clock.advance(60)
+            await process.app.scheduler.run_due()
+        (card,) = await in_channel(club.discord)
+        assert card["embeds"][0]["title"] == "Card Cup — open for entries" and card["components"]
+        assert await pending_posts(process.announcer.db) == []
