@@ -36,7 +36,7 @@ from bot.rendering.text import (
 from domain.event import Event
 from storage.db import Database
 from storage.errors import StorageError
-from storage.messages import get_message, renew_message, reserve_message, set_digest, set_message
+from storage.messages import MessageRef, get_message, renew_message, reserve_message, set_digest, set_message
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -127,23 +127,19 @@ class DiscordAnnouncer:
             raise discord.InvalidData(f"channel {channel_id} cannot hold the bot's messages")
         return channel
 
-    async def _post(self, event: Event, kind: str, round_number: int, *, edit: bool = True, **message: Any) -> bool:
+    async def _post(self, event: Event, kind: str, round_number: int, *, edit: bool = True, **message: Any) -> None:
         """The post of (kind, round): sent once, or its message edited in place when it shows something else.
 
         The post's record (where, a nonce) is written before it is sent and completed with the message id after;
         a record left pending (Discord took the post but its id was not stored, or the bot died in between) is
         sent again with the same nonce and `enforce_nonce`, so Discord returns the message it already took.
-        With `edit` False a posted message is left as it is. Returns True when the post was sent now.
+        With `edit` False a posted message is left as it is.
         """
         digest = shown_digest(message)
-        ref = await get_message(self.db, event.id, kind, round_number=round_number)
-        if ref is None:
-            ref = await reserve_message(
-                self.db, event.id, kind, channel_id=event.channel_id, nonce=new_nonce(), round_number=round_number
-            )
+        ref = await self._record(event, kind, round_number)
         if ref.message_id is not None:
             if not edit or ref.digest == digest:
-                return False  # the message shows it already
+                return  # the message shows it already
             channel = await self._channel(ref.channel_id)
             changes = {key: value for key, value in message.items() if key in ("embeds", "view")}
             if "files" in message:
@@ -157,7 +153,7 @@ class DiscordAnnouncer:
                 )
             else:
                 await set_digest(self.db, event.id, kind, digest, round_number=round_number)
-                return False
+                return
         channel = await self._channel(ref.channel_id)
         sent = await channel.send(nonce=ref.nonce, **message)
         await set_message(
@@ -169,7 +165,15 @@ class DiscordAnnouncer:
             round_number=round_number,
             digest=digest,
         )
-        return True
+
+    async def _record(self, event: Event, kind: str, round_number: int) -> MessageRef:
+        """The record of the post of (kind, round), written (pending, with a fresh nonce) unless there is one."""
+        ref = await get_message(self.db, event.id, kind, round_number=round_number)
+        if ref is not None:
+            return ref
+        return await reserve_message(
+            self.db, event.id, kind, channel_id=event.channel_id, nonce=new_nonce(), round_number=round_number
+        )
 
     async def _post_pages(
         self, event: Event, kind: str, round_number: int, pages: Sequence[MessagePage], **first: Any
@@ -204,11 +208,16 @@ class DiscordAnnouncer:
         ref = await get_message(self.db, event.id, "round:0", round_number=round.number)
         first = ref is None or not ref.posted  # re-announced after a restart: nobody is pinged twice
         ping = {"content": pings[0][0], "allowed_mentions": pinging(pings[0][1])} if pings and first else {}
+        if first:  # the pings beyond the first page are owed with it: their records are written before it is sent
+            for index in range(1, len(pings)):
+                await self._record(event, f"pings:{index}", round.number)
         await self._post_pages(event, "round", round.number, pages, **ping)
-        for index, (content, users) in enumerate(pings[1:], start=1):  # each its own record: sent once
-            await self._post(
-                event, f"pings:{index}", round.number, edit=False, content=content, allowed_mentions=pinging(users)
-            )
+        for index, (content, users) in enumerate(pings[1:], start=1):
+            owed = await get_message(self.db, event.id, f"pings:{index}", round_number=round.number)
+            if owed is not None and not owed.posted:
+                await self._post(
+                    event, f"pings:{index}", round.number, edit=False, content=content, allowed_mentions=pinging(users)
+                )
 
     @_required
     async def results_updated(self, event: Event, round: RoundView) -> None:

@@ -5,6 +5,7 @@ a post lands once whatever fails between Discord and the database (issue #24).""
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -296,3 +297,27 @@ async def test_the_join_card_refused_at_the_opening_is_posted_once_discord_answe
         (card,) = await in_channel(club.discord)
         assert card["embeds"][0]["title"] == "Card Cup — open for entries" and card["components"]
         assert await pending_posts(process.announcer.db) == []
+
+
+async def test_a_large_rounds_pings_each_land_once_when_the_bot_dies_among_them(
+    club: Club, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def dies_at_the_second_ping(*args: Any, **kwargs: Any) -> Any:
+        if args[2] == "pings:2":
+            raise Killed()
+        return await store(*args, **kwargs)
+
+    async with club.process() as process:
+        settings = EventSettings(name="Crowd Cup", rounds=3)
+        event = await process.app.director.create_event(ORGANISER, GUILD, CHANNEL, settings)
+        monkeypatch.setattr(announcer_module, "set_message", dies_at_the_second_ping)
+        with pytest.raises(Killed):
+            await process.announcer.round_paired(event, _round(event, 300))
+    monkeypatch.setattr(announcer_module, "set_message", store)
+    async with club.process() as restarted:
+        await restarted.announcer.round_paired(event, _round(event, 300))
+        await restarted.announcer.round_paired(event, _round(event, 300))  # once more: nothing new
+    shown = await in_channel(club.discord)
+    pinged = [user for message in shown for user in re.findall(r"<@(\d+)>", message["content"] or "")]
+    assert len(pinged) == 600 == len(set(pinged))  # every player pinged, once
+    assert sum(1 for m in shown if m["content"] and "<@" in m["content"]) >= 3  # the pings took several messages
