@@ -3,6 +3,8 @@ during an outage answers its success, and its posts go out once Discord is back,
 
 from __future__ import annotations
 
+import pytest
+
 from bot.director.models import JobKind, RoundView
 from domain.entry import EntryStatus
 from domain.event import Event
@@ -136,3 +138,29 @@ async def test_a_replayed_games_new_link_refused_by_discord_is_shown_later(quiet
     await w.scheduler.run_due()
     shown = down.of("results_updated")[-1][1]
     assert shown.boards[0].game_id == replay and await pending_posts(w.db) == []
+
+
+class DiesAtTheNotice(RecordingAnnouncer):
+    """Records like the real one, but the bot dies as it tells the organisers of something."""
+
+    async def notice(self, event: Event, text: str) -> None:
+        raise Killed()
+
+
+async def test_a_stop_between_a_removals_forfeit_and_its_edit_edits_the_round_after_the_restart(
+    quiet_world: World,
+) -> None:
+    w = quiet_world
+    event_id, actors = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    await w.with_announcer(DiesAtTheNotice())
+    with pytest.raises(Killed):  # the forfeit is stored; the bot dies telling the organisers, before the edit
+        await w.director.remove(ORGANISER, event_id, actors[0].name)
+    assert [(p.kind, p.round) for p in await pending_posts(w.db)] == [(PostKind.RESULTS, 1)]
+
+    back = RecordingAnnouncer()
+    app = await another_process(w, w.clock, back)
+    w.clock.advance(60)
+    await app.scheduler.run_due()
+    (shown,) = back.of("results_updated")
+    assert sum(b.result is not None for b in shown[1].boards) == 1 and await pending_posts(w.db) == []
