@@ -34,6 +34,9 @@ async def finish_round(ctx: Context, event_id: int, number: int) -> None:
             await storage_rounds.finish_round(ctx.db, event_id, number, at=now, actor=SYSTEM_ACTOR.name)
             if number < event.settings.rounds:
                 await storage_events.set_next_round_at(ctx.db, event_id, next_start(event, number, now))
+            # the round's message shows every result once it is over, whichever path decided its last board (an
+            # announcer that keeps what the message shows makes no edit when it is right already)
+            await storage_outbox.queue_post(ctx.db, event_id, PostKind.RESULTS, number, at=now)
     await _announce_results(ctx, event_id, number)
 
 

@@ -26,6 +26,7 @@ from bot.discord import announcer as announcer_module
 from bot.discord.announcer import DiscordAnnouncer
 from bot.lichess.memory import MemoryLichess
 from domain.event import Event, EventStatus
+from domain.result import Result
 from domain.rounds import RoundStatus
 from domain.settings import EventSettings
 from sandbox.discord import DiscordSandbox, run_discord_sandbox
@@ -35,6 +36,8 @@ from storage.errors import DatabaseLocked
 from storage.messages import get_message
 from storage.messages import set_message as store
 from storage.outbox import PostKind, pending_posts
+from storage.results import record_result
+from storage.rounds import board_by_number
 from tests.support.clock import ManualClock
 
 GUILD, CHANNEL = 720000000000000001, 720000000000000011
@@ -321,3 +324,21 @@ async def test_a_large_rounds_pings_each_land_once_when_the_bot_dies_among_them(
     pinged = [user for message in shown for user in re.findall(r"<@(\d+)>", message["content"] or "")]
     assert len(pinged) == 600 == len(set(pinged))  # every player pinged, once
     assert sum(1 for m in shown if m["content"] and "<@" in m["content"]) >= 3  # the pings took several messages
+
+
+async def test_a_finished_rounds_message_shows_every_result_whichever_path_decided_the_last_board(
+    club: Club,
+) -> None:
+    async with club.process() as process:
+        event = await _event(process, club)
+        await _start(process, club, event)
+        db = process.announcer.db
+        for number in (1, 2):  # decided without the round's message hearing of it (as a path that forgets it would)
+            board = await board_by_number(db, event.id, 1, number)
+            await record_result(db, board.id, Result.DRAW, at=club.clock.now(), actor="test", reason="agreed")
+        assert await pending_posts(db) == []
+        club.clock.advance(30)
+        await process.app.scheduler.run_due()  # the poll finds the round decided and finishes it
+        (round_post,) = [m for m in await in_channel(club.discord) if "is paired" in (m.get("content") or "")]
+        assert round_post["embeds"][0]["title"] == "Nonce Cup — round 1 (complete)"
+        assert len(round_post["edits"]) == 1
