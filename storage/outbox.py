@@ -7,6 +7,7 @@ from datetime import datetime
 from enum import Enum
 
 from storage.db import Database, Row, execute, fetchall, fetchone, utc_text
+from storage.errors import InvalidInput
 
 
 class PostKind(Enum):
@@ -15,35 +16,44 @@ class PostKind(Enum):
     RESULTS = "results"  # a round's results (its message edited in place)
     STANDINGS = "standings"  # the standings after a round
     FINAL = "final"  # the final standings
+    BULLETIN = "bulletin"  # a line for everyone (a cancellation, a disqualification), its text kept
+    OPENED = "opened"  # the event's card with its Join button
 
 
 @dataclass(frozen=True)
 class Post:
-    """A post waiting for Discord: the event, what it shows and for which round (0 for the final standings)."""
+    """A post waiting for Discord: the event, what it shows and for which round (0 for the final standings and
+    bulletins), and a bulletin's text."""
 
     id: int
     event_id: int
     kind: PostKind
     round: int
+    text: str = ""
 
 
 def _post(row: Row) -> Post:
-    return Post(int(row["id"]), int(row["event_id"]), PostKind(str(row["kind"])), int(row["round"]))
+    kind = PostKind(str(row["kind"]))
+    return Post(int(row["id"]), int(row["event_id"]), kind, int(row["round"]), str(row["text"]))
 
 
-async def queue_post(db: Database, event_id: int, kind: PostKind, round_number: int, *, at: datetime) -> Post:
-    """The pending post of this kind and round, written now unless one is pending already."""
+async def queue_post(
+    db: Database, event_id: int, kind: PostKind, round_number: int, *, at: datetime, text: str = ""
+) -> Post:
+    """The pending post of this kind, round (and a bulletin's text), written now unless one is pending already."""
+    if (kind is PostKind.BULLETIN) != bool(text):
+        raise InvalidInput("a bulletin, and only a bulletin, has a text")
     async with db.transaction() as conn:
         await execute(
             conn,
-            "INSERT INTO outbox (event_id, kind, round, created_at) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (event_id, kind, round) WHERE sent_at IS NULL DO NOTHING",
-            (event_id, kind.value, round_number, utc_text(at)),
+            "INSERT INTO outbox (event_id, kind, round, text, created_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (event_id, kind, round, text) WHERE sent_at IS NULL DO NOTHING",
+            (event_id, kind.value, round_number, text, utc_text(at)),
         )
         row = await fetchone(
             conn,
-            "SELECT * FROM outbox WHERE event_id = ? AND kind = ? AND round = ? AND sent_at IS NULL",
-            (event_id, kind.value, round_number),
+            "SELECT * FROM outbox WHERE event_id = ? AND kind = ? AND round = ? AND text = ? AND sent_at IS NULL",
+            (event_id, kind.value, round_number, text),
         )
     assert row is not None
     return _post(row)

@@ -10,15 +10,17 @@ from domain.event import Event
 
 
 class AnnouncementFailed(Exception):
-    """A post that must reach the channel (pairings, standings, the end) did not; the director tries it again later."""
+    """A post that must reach the channel (pairings, results, standings, the end, a bulletin) did not; the director
+    tries it again later."""
 
 
 class Announcer(Protocol):
     """What an event's channel (and its organisers) are told.
 
-    `round_paired`, `results_updated`, `standings` and `event_finished` raise `AnnouncementFailed` when their
-    post did not reach the channel: the director marks them announced only when they return, and tries again
-    later (results that failed go out again with the round's standings). The others are best-effort and never
+    Every channel post (`event_opened`, `round_paired`, `results_updated`, `standings`, `event_finished`,
+    `bulletin`) raises `AnnouncementFailed` when it did not reach the channel: the director marks it announced (or
+    its outbox row sent) only when it returns, and tries again later. A post tried again must land once (Discord's
+    announcer records each post with a nonce before sending it). Only `notice` and `dm` are best-effort and never
     raise.
     """
 
@@ -43,7 +45,7 @@ class Announcer(Protocol):
         ...
 
     async def bulletin(self, event: Event, text: str) -> None:
-        """A line for everyone in the event's channel (a cancellation, a disqualification)."""
+        """A line for everyone in the event's channel (a cancellation, a disqualification), sent through the outbox."""
         ...
 
     async def notice(self, event: Event, text: str) -> None:

@@ -19,8 +19,10 @@ from domain.result import GameRow, GameStatus, Result
 from domain.rounds import RoundSummary
 from pairing.model import RecordKind
 from storage import games as storage_games
+from storage import outbox as storage_outbox
 from storage import results as storage_results
 from storage import rounds as storage_rounds
+from storage.outbox import PostKind
 
 LOG = logging.getLogger(__name__)
 
@@ -80,9 +82,11 @@ async def forfeit_departed(ctx: Context, actor: Actor, event_id: int, entry: Ent
     await cancel_games(ctx, event.guild_id, live)
     white_left = board.white_id == entry.player_id
     result = Result.BLACK_WINS_FORFEIT if white_left else Result.WHITE_WINS_FORFEIT
-    await storage_results.record_result(
-        ctx.db, board.id, result, at=ctx.clock.now(), actor=actor.audit_name, reason=f"{entry.name} {left}"
-    )
+    async with ctx.db.transaction():  # with the result: a stop before the round's message shows it edits it later
+        await storage_results.record_result(
+            ctx.db, board.id, result, at=ctx.clock.now(), actor=actor.audit_name, reason=f"{entry.name} {left}"
+        )
+        await storage_outbox.queue_post(ctx.db, event_id, PostKind.RESULTS, board.round, at=ctx.clock.now())
     view = await pairings(ctx, event_id, board.round)
     shown = next(b for b in view.boards if b.number == board.board_no)
     opponent = shown.black if white_left else shown.white

@@ -1,9 +1,10 @@
 """The end of a round and of an event: marked, the next start set, and announced once.
 
 The posts that must reach the channel outside a round's end (a round's results, corrected standings, the final
-standings after a late disqualification) go through the outbox (`storage.outbox`): written before they are
-tried, completed after Discord took them, and tried again by the POSTS job while pending, also after a restart.
-What they show is rendered from the database when they are sent."""
+standings after a late disqualification, bulletins such as a cancellation) go through the outbox
+(`storage.outbox`): written before they are tried, completed after Discord took them, and tried again by the
+POSTS job while pending, also after a restart. What they show is rendered from the database when they are sent
+(a bulletin's text is kept in its row)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from bot.director.lookups import OVER, get_event, get_round
 from bot.director.models import SYSTEM_ACTOR, Actor, RoundView
 from bot.director.queries import pairings, standings
 from bot.director.timetable import next_start
-from domain.event import Event, EventStatus
+from domain.event import JOINABLE, Event, EventStatus
 from domain.rounds import RoundStatus
 from storage import events as storage_events
 from storage import outbox as storage_outbox
@@ -33,6 +34,9 @@ async def finish_round(ctx: Context, event_id: int, number: int) -> None:
             await storage_rounds.finish_round(ctx.db, event_id, number, at=now, actor=SYSTEM_ACTOR.name)
             if number < event.settings.rounds:
                 await storage_events.set_next_round_at(ctx.db, event_id, next_start(event, number, now))
+            # the round's message shows every result once it is over, whichever path decided its last board (an
+            # announcer that keeps what the message shows makes no edit when it is right already)
+            await storage_outbox.queue_post(ctx.db, event_id, PostKind.RESULTS, number, at=now)
     await _announce_results(ctx, event_id, number)
 
 
@@ -52,6 +56,13 @@ async def post(ctx: Context, event_id: int, kind: PostKind, round_number: int) -
     """Write the post in the outbox (unless one is pending), then send the event's pending posts; False when
     Discord did not take them now (they stay pending for the POSTS job)."""
     await storage_outbox.queue_post(ctx.db, event_id, kind, round_number, at=ctx.clock.now())
+    return await send_posts(ctx, event_id)
+
+
+async def bulletin(ctx: Context, event_id: int, text: str) -> bool:
+    """A line for everyone in the event's channel, through the outbox (after the posts pending before it); False
+    when Discord did not take it now (it stays pending for the POSTS job)."""
+    await storage_outbox.queue_post(ctx.db, event_id, PostKind.BULLETIN, 0, at=ctx.clock.now(), text=text)
     return await send_posts(ctx, event_id)
 
 
@@ -80,8 +91,12 @@ async def _send(ctx: Context, pending: Post) -> None:
     elif pending.kind is PostKind.STANDINGS:
         rows = await standings(ctx, event.id, pending.round)
         await ctx.announcer.standings(as_of_round(event, pending.round), rows, False)
-    else:
+    elif pending.kind is PostKind.FINAL:
         await ctx.announcer.standings(event, await standings(ctx, event.id), True)
+    elif pending.kind is PostKind.BULLETIN:
+        await ctx.announcer.bulletin(event, pending.text)
+    elif event.status in JOINABLE:  # the card (a cancelled or finished event's is not posted late)
+        await ctx.announcer.event_opened(event)
 
 
 async def announce_results(ctx: Context, event_id: int, number: int) -> None:
@@ -112,6 +127,7 @@ async def _announce_results(ctx: Context, event_id: int, number: int) -> None:
             return
         await team_standings.announce(ctx, event, number, final=False)
     await storage_rounds.mark_results_announced(ctx.db, event_id, number, at=ctx.clock.now())
+    await send_posts(ctx, event_id)  # a team event's standings line; pending for the POSTS job if refused now
 
 
 def as_of_round(event: Event, number: int) -> Event:
@@ -166,3 +182,4 @@ async def _announce_end(ctx: Context, event_id: int) -> None:
         return
     await team_standings.announce(ctx, event, event.current_round, final=True)
     await storage_events.mark_finish_announced(ctx.db, event_id, at=ctx.clock.now())
+    await send_posts(ctx, event_id)  # a team event's final standings line; pending for the POSTS job if refused now

@@ -9,7 +9,15 @@ from datetime import datetime
 
 from bot.director.challenges import cancel_games, forfeit_departed, open_games
 from bot.director.context import Context
-from bot.director.endings import finish_event, finish_round, last_finished_round, post, show_results
+from bot.director.endings import (
+    bulletin,
+    finish_event,
+    finish_round,
+    last_finished_round,
+    post,
+    send_posts,
+    show_results,
+)
 from bot.director.lookups import ACTIVE_EVENT_STATUSES, OVER, active_entries, get_event, player_in_event, sentence
 from bot.director.models import Actor, Correction, RoundView
 from bot.director.queries import pairings
@@ -141,7 +149,10 @@ async def open_event(ctx: Context, actor: Actor, event_id: int) -> Event:
             raise InvalidState(f"{event.name} is already {event.status.value}.")
         await storage_events.set_event_status(ctx.db, event_id, EventStatus.OPEN, at=now, actor=actor.audit_name)
         event = await storage_events.set_next_round_at(ctx.db, event_id, event.settings.first_round_at)
-    await ctx.announcer.event_opened(event)
+        # the card with the Join button, written with the change: an outage or a stop only delays it
+        await storage_outbox.queue_post(ctx.db, event_id, PostKind.OPENED, 0, at=now)
+    async with ctx.lock(event_id):
+        await send_posts(ctx, event_id)
     ctx.changed()
     return event
 
@@ -308,15 +319,15 @@ async def disqualify(ctx: Context, actor: Actor, event_id: int, player: str, rea
     event = await get_event(ctx.db, event_id)
     why = f" ({reason.strip()})" if reason and reason.strip() else ""
     if event.status is EventStatus.FINISHED:
-        # The final standings in the channel are edited in place (posted again if deleted).
-        if await post(ctx, event_id, PostKind.FINAL, 0):
-            await ctx.announcer.bulletin(event, f"{entry.name} is disqualified{why}: the final standings are updated.")
-        else:
-            await ctx.announcer.notice(
-                event, f"{entry.name} is disqualified, but the final standings could not be updated on Discord."
-            )
+        # The final standings in the channel are edited in place (posted again if deleted), then the line says
+        # so; both through the outbox, so an outage only delays them.
+        async with ctx.lock(event_id):  # the POSTS job sends under the lock too: a pending post is sent once
+            await storage_outbox.queue_post(ctx.db, event_id, PostKind.FINAL, 0, at=ctx.clock.now())
+            await bulletin(ctx, event_id, f"{entry.name} is disqualified{why}: the final standings are updated.")
     elif event.status is not EventStatus.CANCELLED:
-        await ctx.announcer.bulletin(event, f"{entry.name} is disqualified{why}.")
+        async with ctx.lock(event_id):
+            await bulletin(ctx, event_id, f"{entry.name} is disqualified{why}.")
+    ctx.changed()  # a post left pending gets its POSTS job
     return entry
 
 
@@ -362,10 +373,12 @@ async def cancel(ctx: Context, actor: Actor, event_id: int) -> Event:
         in_play = cancelled.current_round if cancelled.current_round > completed else None
         if in_play is not None:
             await cancel_games(ctx, cancelled.guild_id, await open_games(ctx, event_id, in_play))
-    if was is not EventStatus.DRAFT:  # a draft was never shown in the channel
-        if in_play is not None:  # the round's post shows the games no longer played
-            await ctx.announcer.results_updated(cancelled, await pairings(ctx, event_id, in_play))
-        await ctx.announcer.bulletin(cancelled, f"the event is cancelled by the organisers{_when(completed, in_play)}.")
+        if was is not EventStatus.DRAFT:  # a draft was never shown in the channel
+            # Through the outbox: during an outage both go out once Discord is back, and the command answers.
+            if in_play is not None:  # the round's post shows the games no longer played
+                await storage_outbox.queue_post(ctx.db, event_id, PostKind.RESULTS, in_play, at=ctx.clock.now())
+            await bulletin(ctx, event_id, f"the event is cancelled by the organisers{_when(completed, in_play)}.")
+    ctx.changed()  # a post left pending gets its POSTS job
     return cancelled
 
 

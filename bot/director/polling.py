@@ -207,7 +207,9 @@ async def _send_new_links(
         replace(b, detail=f"{b.detail} · new game" if b.detail else "new game") if b in changed else b
         for b in view.boards
     )
-    await ctx.announcer.results_updated(event, replace(view, boards=marked))  # the post says which board changed
+    if not await ctx.announced(event.id, ctx.announcer.results_updated(event, replace(view, boards=marked))):
+        # the post says which board changed; refused now, the new links are shown from the database later
+        await storage_outbox.queue_post(ctx.db, event.id, PostKind.RESULTS, round_number, at=ctx.clock.now())
 
 
 def _scored(outcome: Outcome) -> bool:

@@ -12,8 +12,10 @@ from domain.entry import Entry
 from domain.event import Event
 from pairing.model import RecordKind
 from pairing.team.standings import DEFAULT_TEAM_TIEBREAKS, team_standings
+from storage import outbox as storage_outbox
 from storage import teams as storage_teams
 from storage.history import History, get_history, results_tournament
+from storage.outbox import PostKind
 
 
 async def standings(ctx: Context, event_id: int, after_round: int | None = None) -> list[TeamStandingView]:
@@ -98,12 +100,14 @@ def summary_text(rows: list[TeamStandingView], after_round: int, *, final: bool)
 
 
 async def announce(ctx: Context, event: Event, after_round: int, *, final: bool) -> None:
-    """Post a team event's team standings (best effort, after the players' standings); nothing for other events."""
+    """Queue a team event's team standings as a bulletin in the outbox (the caller sends the event's pending posts,
+    after the players' standings); nothing for other events."""
     if not event.settings.pairing_system.team:
         return
     rows = await standings(ctx, event.id, after_round)
     if rows:
-        await ctx.announcer.bulletin(event, summary_text(rows, after_round, final=final))
+        text = summary_text(rows, after_round, final=final)
+        await storage_outbox.queue_post(ctx.db, event.id, PostKind.BULLETIN, 0, at=ctx.clock.now(), text=text)
 
 
 async def label_matches(

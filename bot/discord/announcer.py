@@ -1,10 +1,14 @@
-"""The Announcer on Discord: one message per round edited in place, message ids kept in the database."""
+"""The Announcer on Discord: one message per round edited in place; every post a record in the database, written
+before it is sent (with the nonce Discord dedupes it by) and completed with its message id after."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
+import json
 import logging
+import secrets
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, ParamSpec, Protocol
 
@@ -31,7 +35,8 @@ from bot.rendering.text import (
 )
 from domain.event import Event
 from storage.db import Database
-from storage.messages import get_message, set_message
+from storage.errors import StorageError
+from storage.messages import MessageRef, get_message, renew_message, reserve_message, set_digest, set_message
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -52,7 +57,7 @@ def _guarded(method: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, Coro
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
             await method(*args, **kwargs)
-        except discord.HTTPException as error:
+        except (discord.HTTPException, StorageError) as error:
             log.error("announcement %s failed: %s", method.__name__, error)
 
     return wrapper
@@ -60,17 +65,39 @@ def _guarded(method: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, Coro
 
 def _required(method: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, Coroutine[Any, Any, None]]:
     """An announcement the director retries: Discord's refusal (HTTP error, 5xx or 429 beyond discord.py's own
-    retries, a timeout) becomes `AnnouncementFailed`, so it is not marked as posted."""
+    retries, a timeout) or a post record the database did not take becomes `AnnouncementFailed`, so it is not
+    marked as posted (a post Discord took whose id was not stored is resent with its nonce: it lands once)."""
 
     @functools.wraps(method)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
             await method(*args, **kwargs)
-        except (discord.DiscordException, aiohttp.ClientError, TimeoutError) as error:
+        except (discord.DiscordException, aiohttp.ClientError, TimeoutError, StorageError) as error:
             log.error("announcement %s failed (to be retried): %s", method.__name__, error)
             raise AnnouncementFailed(f"{method.__name__}: {error}") from error
 
     return wrapper
+
+
+def new_nonce() -> str:
+    """A post's nonce: unique, within Discord's 25 characters."""
+    return secrets.token_urlsafe(15)  # 20 characters
+
+
+def shown_digest(message: dict[str, Any]) -> str:
+    """What a message shows where an edit can change it (embeds, components, files), as a hash."""
+    view = message.get("view")
+    files = []
+    for file in message.get("files", []):
+        data = file.fp.read()
+        file.reset()
+        files.append([file.filename, hashlib.sha256(data).hexdigest()])
+    shown = {
+        "embeds": [embed.to_dict() for embed in message.get("embeds", [])],
+        "components": None if view is None else view.to_components(),
+        "files": files,
+    }
+    return hashlib.sha256(json.dumps(shown, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
 def _standings_media(
@@ -100,42 +127,64 @@ class DiscordAnnouncer:
             raise discord.InvalidData(f"channel {channel_id} cannot hold the bot's messages")
         return channel
 
-    async def _post(self, event: Event, kind: str, round_number: int, **message: Any) -> bool:
-        """Edit the remembered message of (kind, round) in place, or send a new one and remember it.
+    async def _post(self, event: Event, kind: str, round_number: int, *, edit: bool = True, **message: Any) -> None:
+        """The post of (kind, round): sent once, or its message edited in place when it shows something else.
 
-        Returns True when a new message was sent.
+        The post's record (where, a nonce) is written before it is sent and completed with the message id after;
+        a record left pending (Discord took the post but its id was not stored, or the bot died in between) is
+        sent again with the same nonce and `enforce_nonce`, so Discord returns the message it already took.
+        With `edit` False a posted message is left as it is.
         """
-        ref = await get_message(self.db, event.id, kind, round_number=round_number)
-        if ref is not None:
+        digest = shown_digest(message)
+        ref = await self._record(event, kind, round_number)
+        if ref.message_id is not None:
+            if not edit or ref.digest == digest:
+                return  # the message shows it already
             channel = await self._channel(ref.channel_id)
-            edit = {key: value for key, value in message.items() if key in ("embeds", "view")}
+            changes = {key: value for key, value in message.items() if key in ("embeds", "view")}
             if "files" in message:
-                edit["attachments"] = message["files"]
+                changes["attachments"] = message["files"]
             try:
-                await channel.get_partial_message(ref.message_id).edit(**edit)
-                return False
+                await channel.get_partial_message(ref.message_id).edit(**changes)
             except discord.NotFound:
                 log.info("message %s of event %s was deleted; posting it again", ref.message_id, event.id)
-        channel = await self._channel(event.channel_id)
-        sent = await channel.send(**message)
+                ref = await renew_message(
+                    self.db, event.id, kind, channel_id=event.channel_id, nonce=new_nonce(), round_number=round_number
+                )
+            else:
+                await set_digest(self.db, event.id, kind, digest, round_number=round_number)
+                return
+        channel = await self._channel(ref.channel_id)
+        sent = await channel.send(nonce=ref.nonce, **message)
         await set_message(
-            self.db, event.id, kind, channel_id=sent.channel.id, message_id=sent.id, round_number=round_number
+            self.db,
+            event.id,
+            kind,
+            channel_id=sent.channel.id,
+            message_id=sent.id,
+            round_number=round_number,
+            digest=digest,
         )
-        return True
+
+    async def _record(self, event: Event, kind: str, round_number: int) -> MessageRef:
+        """The record of the post of (kind, round), written (pending, with a fresh nonce) unless there is one."""
+        ref = await get_message(self.db, event.id, kind, round_number=round_number)
+        if ref is not None:
+            return ref
+        return await reserve_message(
+            self.db, event.id, kind, channel_id=event.channel_id, nonce=new_nonce(), round_number=round_number
+        )
 
     async def _post_pages(
         self, event: Event, kind: str, round_number: int, pages: Sequence[MessagePage], **first: Any
-    ) -> bool:
+    ) -> None:
         """Post or edit a run of pages (kinds 'kind:0', 'kind:1', …); extra arguments go with the first page."""
-        new = False
         for index, page in enumerate(pages):
             extra = first if index == 0 else {}
-            message = {"embeds": to_embeds(page), "allowed_mentions": NO_MENTIONS} | extra
-            sent = await self._post(event, f"{kind}:{index}", round_number, **message)
-            new = new or (index == 0 and sent)
-        return new
+            message: dict[str, Any] = {"embeds": to_embeds(page), "allowed_mentions": NO_MENTIONS} | extra
+            await self._post(event, f"{kind}:{index}", round_number, **message)
 
-    @_guarded
+    @_required
     async def event_opened(self, event: Event) -> None:
         """The event's card with its settings and the persistent Join button."""
         page = EmbedPage(
@@ -157,13 +206,18 @@ class DiscordAnnouncer:
         title = f"{event.round_name(round.number).capitalize()} of **{event.name}** is paired:"
         pings = mention_pages(title, round_players(round))
         ref = await get_message(self.db, event.id, "round:0", round_number=round.number)
-        ping = {"content": pings[0][0], "allowed_mentions": pinging(pings[0][1])} if pings and ref is None else {}
-        new = await self._post_pages(event, "round", round.number, pages, **ping)
-        if not new:
-            return  # re-announced after a restart: the message was edited, nobody is pinged twice
-        channel = await self._channel(event.channel_id)
-        for content, users in pings[1:]:
-            await channel.send(content, allowed_mentions=pinging(users))
+        first = ref is None or not ref.posted  # re-announced after a restart: nobody is pinged twice
+        ping = {"content": pings[0][0], "allowed_mentions": pinging(pings[0][1])} if pings and first else {}
+        if first:  # the pings beyond the first page are owed with it: their records are written before it is sent
+            for index in range(1, len(pings)):
+                await self._record(event, f"pings:{index}", round.number)
+        await self._post_pages(event, "round", round.number, pages, **ping)
+        for index, (content, users) in enumerate(pings[1:], start=1):
+            owed = await get_message(self.db, event.id, f"pings:{index}", round_number=round.number)
+            if owed is not None and not owed.posted:
+                await self._post(
+                    event, f"pings:{index}", round.number, edit=False, content=content, allowed_mentions=pinging(users)
+                )
 
     @_required
     async def results_updated(self, event: Event, round: RoundView) -> None:
@@ -195,17 +249,19 @@ class DiscordAnnouncer:
     @_required
     async def event_finished(self, event: Event, rows: Sequence[StandingRow], reason: str) -> None:
         """The end: why, the final standings (unless already posted) and the crosstable."""
-        channel = await self._channel(event.channel_id)
-        if await get_message(self.db, event.id, "final:0", round_number=event.current_round) is None and rows:
+        final = await get_message(self.db, event.id, "final:0", round_number=event.current_round)
+        if (final is None or not final.posted) and rows:
             await self.standings(event, rows, True)  # with the crosstable
         files = [] if rows else await self._crosstable_files(event)
-        await channel.send(clip(f"**{event.name}** is over: {reason}", 2000), files=files, allowed_mentions=NO_MENTIONS)
+        text = clip(f"**{event.name}** is over: {reason}", 2000)
+        await self._post(event, "end", 0, edit=False, content=text, files=files, allowed_mentions=NO_MENTIONS)
 
-    @_guarded
+    @_required
     async def bulletin(self, event: Event, text: str) -> None:
-        """A line for everyone, in the event's channel."""
-        channel = await self._channel(event.channel_id)
-        await channel.send(clip(f"📢 **{event.name}**: {text}", 2000), allowed_mentions=NO_MENTIONS)
+        """A line for everyone, in the event's channel: posted once (its record is keyed by the text)."""
+        key = "bulletin:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+        content = clip(f"📢 **{event.name}**: {text}", 2000)
+        await self._post(event, key, 0, edit=False, content=content, allowed_mentions=NO_MENTIONS)
 
     @_guarded
     async def notice(self, event: Event, text: str) -> None:

@@ -144,8 +144,9 @@ def versions(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 @dataclass
 class Outage:
     """The bot's announcer, as the club's Discord lets it through: while Discord is down (a scenario's `discord down
-    = true`) the posts the director retries raise `DiscordDown` (a post that never reached Discord) and the
-    best-effort ones (the opening card, bulletins, notices, DMs) are lost; nothing of them reaches the local Discord.
+    = true`) the posts the director retries (the opening card, pairings, results, standings, the end, bulletins) raise
+    `DiscordDown` (a post that never reached Discord) and the best-effort ones (notices, DMs) are lost; nothing of
+    them reaches the local Discord.
     `lost` keeps the first line of each, for the console."""
 
     discord: Announcer | None = None
@@ -162,7 +163,7 @@ class Outage:
 
     async def event_opened(self, event: Event) -> None:
         """The opening card with its Join button."""
-        if (discord := self._through(f"{event.name}: open for entries", best_effort=True)) is not None:
+        if (discord := self._through(f"{event.name}: open for entries", best_effort=False)) is not None:
             await discord.event_opened(event)
 
     async def round_paired(self, event: Event, round: RoundView) -> None:
@@ -187,7 +188,7 @@ class Outage:
 
     async def bulletin(self, event: Event, text: str) -> None:
         """A line for everyone in the channel."""
-        if (discord := self._through(f"{event.name}: {text}", best_effort=True)) is not None:
+        if (discord := self._through(f"{event.name}: {text}", best_effort=False)) is not None:
             await discord.bulletin(event, text)
 
     async def notice(self, event: Event, text: str) -> None:

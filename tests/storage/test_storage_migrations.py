@@ -9,6 +9,10 @@ import pytest
 
 from storage.db import SCHEMA_VERSION, Migration, load_migrations, open_database
 from storage.errors import DatabaseError, DatabaseUnavailable, SchemaTooNew
+from storage.events import create_event
+from storage.messages import get_message
+from storage.outbox import PostKind, pending_posts
+from tests.storage.storage_helpers import ORGANISER, T0, settings
 
 TABLES = {
     "schema_migrations",
@@ -210,5 +214,33 @@ async def test_a_write_inside_a_read_snapshot_is_refused(tmp_path: Path) -> None
                 assert tuple(await cur.fetchone() or ()) == (1,)
         async with db.transaction(), db.snapshot() as inner, inner.execute("SELECT 2") as cur:
             assert tuple(await cur.fetchone() or ()) == (2,)
+    finally:
+        await db.close()
+
+
+async def test_version_12_keeps_the_posted_messages_and_the_pending_posts(tmp_path: Path) -> None:
+    path = tmp_path / "v11.db"
+    db = await open_database(path, migrations=load_migrations()[:11])
+    try:
+        event = await create_event(db, settings(), created_by=ORGANISER, at=T0)
+    finally:
+        await db.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO event_messages (event_id, kind, round, channel_id, message_id)"
+            " VALUES (?, 'round:0', 1, 5, 77)",
+            (event.id,),
+        )
+        conn.execute(
+            "INSERT INTO outbox (event_id, kind, round, created_at)"
+            " VALUES (?, 'results', 1, '2026-03-01T18:00:00+00:00')",
+            (event.id,),
+        )
+    db = await open_database(path)
+    try:
+        ref = await get_message(db, event.id, "round:0", round_number=1)
+        assert ref is not None and (ref.channel_id, ref.message_id, ref.posted, ref.digest) == (5, 77, True, None)
+        (pending,) = await pending_posts(db, event.id)
+        assert (pending.kind, pending.round, pending.text) == (PostKind.RESULTS, 1, "")
     finally:
         await db.close()

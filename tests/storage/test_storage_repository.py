@@ -48,7 +48,7 @@ from storage.events import (
     set_event_status,
     set_next_round_at,
 )
-from storage.messages import event_messages, get_message, set_message
+from storage.messages import event_messages, get_message, renew_message, reserve_message, set_digest, set_message
 from storage.outbox import PostKind, pending_posts, post_sent, queue_post
 from storage.players import (
     clear_ban,
@@ -330,6 +330,34 @@ async def test_messages_are_remembered_and_replaced(db: Database) -> None:
         ("join", 0, 10),
         ("pairings", 1, 12),
     ]
+
+
+async def test_a_post_record_is_written_before_it_is_sent_and_a_deleted_message_gets_a_fresh_nonce(
+    db: Database,
+) -> None:
+    event = await create_event(db, settings(), created_by=ORGANISER, at=T0)
+    pending = await reserve_message(db, event.id, "round:0", channel_id=2, nonce="first", round_number=1)
+    assert (pending.message_id, pending.nonce, pending.posted) == (None, "first", False)
+    again = await reserve_message(db, event.id, "round:0", channel_id=2, nonce="second", round_number=1)
+    assert again == pending  # one record per post: a resend carries the first nonce
+    posted = await set_message(db, event.id, "round:0", channel_id=2, message_id=30, round_number=1, digest="d1")
+    assert (posted.message_id, posted.nonce, posted.digest) == (30, "first", "d1")
+    await set_digest(db, event.id, "round:0", "d2", round_number=1)
+    renewed = await renew_message(db, event.id, "round:0", channel_id=3, nonce="third", round_number=1)
+    assert (renewed.channel_id, renewed.message_id, renewed.nonce, renewed.digest) == (3, None, "third", None)
+
+
+async def test_a_bulletin_keeps_its_text_and_the_same_bulletin_is_pending_once(db: Database) -> None:
+    event = await create_event(db, settings(), created_by=ORGANISER, at=T0)
+    cancelled = await queue_post(db, event.id, PostKind.BULLETIN, 0, at=at(1), text="the event is cancelled")
+    assert await queue_post(db, event.id, PostKind.BULLETIN, 0, at=at(2), text="the event is cancelled") == cancelled
+    other = await queue_post(db, event.id, PostKind.BULLETIN, 0, at=at(2), text="bob is disqualified")
+    assert [p.text for p in await pending_posts(db, event.id)] == ["the event is cancelled", "bob is disqualified"]
+    assert other.id != cancelled.id
+    with pytest.raises(InvalidInput):
+        await queue_post(db, event.id, PostKind.BULLETIN, 0, at=at(3))
+    with pytest.raises(InvalidInput):
+        await queue_post(db, event.id, PostKind.RESULTS, 1, at=at(3), text="no")
 
 
 async def test_a_post_is_pending_once_until_sent_and_a_later_change_queues_it_again(db: Database) -> None:

@@ -79,6 +79,10 @@ class DiscordDown(RecordingAnnouncer):
         await self._refuse("event_finished")
         await super().event_finished(event, rows, reason)
 
+    async def bulletin(self, event: Event, text: str) -> None:
+        await self._refuse("bulletin")
+        await super().bulletin(event, text)
+
 
 async def test_pairings_standings_and_the_end_lost_to_discord_are_posted_once_it_is_back(quiet_world: World) -> None:
     """Only a post that reached Discord is marked announced; the rest is retried."""
