@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -57,8 +58,20 @@ async def serve(config: Config, secrets: Secrets) -> ExitCode:
     if found:
         return ExitCode.CONFIG
     bot = SwissBot(config, secrets)
+    stopping: set[asyncio.Task[None]] = set()
+
+    def stop_gracefully() -> None:
+        log.info("SIGTERM: stopping (the running jobs finish first)")
+        task = asyncio.create_task(bot.close())
+        stopping.add(task)
+        task.add_done_callback(stopping.discard)
+
+    # a service manager (systemd, docker, a script's `kill`) stops with SIGTERM: the same graceful stop as Ctrl-C
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop_gracefully)
     async with bot:
         await bot.start(secrets.discord_token)
+    await bot.close()  # discord.py's `async with` waits only for its own part of a close already under way
+    log.info("stopped")
     return ExitCode.CONFIG if bot.startup_problems else ExitCode.OK
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import discord
@@ -80,6 +81,7 @@ class SwissBot(commands.Bot):
         self.secrets = secrets
         self.clock = clock or SystemClock()
         self._app = app
+        self._shutdown: asyncio.Task[None] | None = None
         self.events = EventCache(self._load_events)
         self.tree.on_error = on_app_command_error  # type: ignore[method-assign]
         self.startup_problems: list[str] = []
@@ -159,7 +161,14 @@ class SwissBot(commands.Bot):
 
     async def close(self) -> None:
         """A graceful stop: no new work and the running jobs finish (`App.stop`), then Discord closes, then the
-        services (Lichess, the database): a job still posting a notice never meets a closed Discord session."""
+        services (Lichess, the database): a job still posting a notice never meets a closed Discord session. Every
+        caller (a SIGTERM, the end of `async with`) waits for the one stop, so none returns before the database is
+        closed (an open aiosqlite thread would keep the process alive)."""
+        if self._shutdown is None:
+            self._shutdown = asyncio.ensure_future(self._stop_everything())
+        await asyncio.shield(self._shutdown)
+
+    async def _stop_everything(self) -> None:
         if self._app is not None:
             await self._app.stop()
         await super().close()

@@ -1,11 +1,13 @@
 """`swissbot run` as a process against `swissbot sandbox --autoplay` and `swissbot discord-sandbox`, also processes:
-a whole event driven only through the two control APIs, then `swissbot export` of its database passes `check`."""
+a whole event driven only through the two control APIs, a SIGTERM (as a service manager stops it) that stops it
+gracefully, then `swissbot export` of its database passes `check`."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -82,7 +84,7 @@ def test_swissbot_run_plays_a_whole_event_driven_through_the_two_control_apis(tm
             timeout=60,
         )
         assert synced.returncode == 0, synced.stdout + synced.stderr
-        with process("run", "--config", str(config), env=env):
+        with process("run", "--config", str(config), env=env) as bot_proc:
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline and not any(
                 s["connected"] for s in call(discord_url + "/sandbox/gateway", method="GET")
@@ -108,6 +110,11 @@ def test_swissbot_run_plays_a_whole_event_driven_through_the_two_control_apis(tm
                     break
                 time.sleep(0.5)
             assert "final standings" in posted, posted[-2000:]
+            bot_proc.send_signal(signal.SIGTERM)
+            stopped_output, _ = bot_proc.communicate(timeout=30)  # an open database thread would hang it
+            assert bot_proc.returncode == 0, stopped_output
+            assert "SIGTERM: stopping" in stopped_output and stopped_output.rstrip().endswith("stopped")
+            assert "Traceback" not in stopped_output, stopped_output
     exported = tmp_path / "event.trf"
     done = subprocess.run(
         [
