@@ -274,13 +274,34 @@ class MemoryLichess:
         except _Missing:
             return None
 
-    async def cancel_challenge(self, challenge_id: str) -> bool:
-        """Cancel the bot's challenge (or abort its game while nobody has moved); False if it is gone."""
+    async def cancel_challenge(
+        self, challenge_id: str, *, token: str | None = None, opponent_token: str | None = None
+    ) -> bool:
+        """Cancel a challenge or abort a game as `challengeCancel` does (`token`: a player's instead of the bot's,
+        `opponent_token`: the other player's); False if Lichess has none of that id for the caller."""
+        caller = token or self.token
+
+        def work() -> None:
+            api.cancel(self.state, self._owner(caller, "challenge:write"), challenge_id, opponent_token)
+
         try:
             self._call(
                 f"cancelling the challenge {challenge_id!r}",
                 f"POST /api/challenge/{challenge_id}/cancel",
-                lambda: api.cancel(self.state, self._owner(self.token), challenge_id),
+                work,
+                token=caller,
+            )
+        except _Missing:
+            return False
+        return True
+
+    async def cancel_bulk(self, bulk_id: str) -> bool:
+        """Delete the bot's bulk pairing (its games are never created if it is not paired yet); False if none."""
+        try:
+            self._call(
+                f"cancelling the bulk pairing {bulk_id!r}",
+                f"DELETE /api/bulk-pairing/{bulk_id}",
+                lambda: bulk.delete_bulk(self.state, self._owner(self.token, "challenge:bulk"), bulk_id),
             )
         except _Missing:
             return False

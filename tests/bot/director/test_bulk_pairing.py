@@ -16,18 +16,21 @@ from bot.assembly import Services, build
 from bot.config import Config, WebConfig
 from bot.director.models import Actor
 from bot.director.streaming import StreamFeeder
+from bot.errors import InvalidState
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import TokenInfo
 from bot.lichess.stream import GameStream
 from bot.rendering.text import round_messages
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
+from domain.corrections import CorrectionKind
 from domain.entry import EntryStatus
 from domain.result import Result
 from sandbox.lichess.server import run_sandbox
 from storage import bulks as storage_bulks
+from storage.audit import audit_log
 from storage.db import open_database
-from tests.bot.director.director_world import World
+from tests.bot.director.director_world import ORGANISER, World
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
 
@@ -389,3 +392,53 @@ async def test_the_rounds_footer_says_how_each_board_starts(bulk_world: World) -
         "Boards 1, 2: the game is ready and its clock starts by itself. Boards 3: click your game link to join;"
         " the clock starts when both players move."
     )
+
+
+async def _forbid_board_one(world: World, event_id: int) -> dict[int, str]:
+    """Round 1's game ids by board, once the organisers forbid board 1's pair after the fact (a re-pair's reason)."""
+    first = await world.director.pairings(event_id, 1)
+    await world.director.forbid(ORGANISER, event_id, first.boards[0].white.name, first.boards[0].black.name)
+    return {b.number: b.game_id for b in first.boards if b.game_id}
+
+
+async def test_a_re_pair_cancels_the_rounds_bulk_games_with_the_players_tokens(bulk_world: World) -> None:
+    world = bulk_world
+    state = world.sandbox.state
+    event_id = await six_player_event(world)  # boards 1 (p1-p4) and 2 (p2-p5) bulk games, board 3 an open challenge
+    await world.start(event_id)
+    old = await _forbid_board_one(world, event_id)
+    white = {b.number: b.white.name.lower() for b in (await world.director.pairings(event_id, 1)).boards}
+    assert [state.games[old[n]].source for n in (1, 2)] == ["api", "api"] and old[3] in state.games
+    assert "noAbort" in state.games[old[1]].rules  # the bot's token alone cannot abort it: it plays in neither
+    outcome = await world.director.correct_pairing(ORGANISER, event_id, CorrectionKind.REPAIR, ())
+    assert outcome.applied and ("p1", "p4") not in outcome.boards
+    assert [state.games[old[n]].status for n in (1, 2)] == ["aborted", "aborted"]
+    assert old[3] not in state.games  # nobody had joined: the bot's challenge, cancelled with its token
+    callers = {r.path.split("/")[3]: r.user for r in state.requests if r.path.endswith("/cancel")}
+    # a bulk game by white's token, black's as opponentToken; the pending challenge by the bot's
+    assert callers == {old[1]: white[1], old[2]: white[2], old[3]: "swissbot"}
+    await world.scheduler.run_due()  # the round's poll creates the new games
+    view = await world.director.pairings(event_id, 1)
+    assert all(b.game_id is not None and b.game_id not in old.values() for b in view.boards)
+    assert {(b.white.name, b.black.name) for b in view.boards} == set(outcome.boards)
+
+
+async def test_a_re_pair_is_refused_unchanged_when_a_bulk_games_player_token_is_gone(bulk_world: World) -> None:
+    world = bulk_world
+    state = world.sandbox.state
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    old = await _forbid_board_one(world, event_id)
+    before = await world.director.pairings(event_id, 1)
+    for secret in [s for s, t in state.tokens.items() if t.user == "p5"]:
+        del state.tokens[secret]  # p5 revoked the bot's access on Lichess
+    with pytest.raises(InvalidState) as refused:
+        await world.director.correct_pairing(ORGANISER, event_id, CorrectionKind.REPAIR, ())
+    assert str(refused.value) == (
+        "Round 1 cannot be corrected, as its games on Lichess cannot be cancelled (board 2: the game exists on"
+        " Lichess and the bot holds no valid Lichess permission (token) of p5 to abort it); nothing was changed."
+    )
+    assert await world.director.pairings(event_id, 1) == before
+    assert [state.games[old[n]].status for n in (1, 2, 3)] == ["started", "started", "created"]
+    assert not [r for r in state.requests if r.path.endswith("/cancel")]
+    assert await audit_log(world.db, event_id=event_id, action="round.correct") == []
