@@ -442,3 +442,26 @@ async def test_a_re_pair_is_refused_unchanged_when_a_bulk_games_player_token_is_
     assert [state.games[old[n]].status for n in (1, 2, 3)] == ["started", "started", "created"]
     assert not [r for r in state.requests if r.path.endswith("/cancel")]
     assert await audit_log(world.db, event_id=event_id, action="round.correct") == []
+
+
+async def test_a_re_pair_deletes_a_bulk_lichess_has_not_paired_yet(bulk_world: World) -> None:
+    world = bulk_world
+    state = world.sandbox.state
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    old = await _forbid_board_one(world, event_id)
+    (bulk,) = state.bulks.values()
+    # as on lila between the bulk's creation and its pairing: the bulk is scheduled, its games do not exist yet
+    bulk.pair_at, bulk.paired_at = state.now() + 3600, None
+    for planned in bulk.games:
+        del state.games[planned.id]
+    outcome = await world.director.correct_pairing(ORGANISER, event_id, CorrectionKind.REPAIR, ())
+    assert outcome.applied
+    assert bulk.id not in state.bulks
+    assert [(r.method, r.user) for r in state.requests if r.path == f"/api/bulk-pairing/{bulk.id}"] == [
+        ("DELETE", "swissbot")
+    ]
+    assert [r.path for r in state.requests if r.path.endswith("/cancel")] == [f"/api/challenge/{old[3]}/cancel"]
+    world.clock.advance(2 * 3600)
+    state.tick()
+    assert old[1] not in state.games and old[2] not in state.games  # the deleted bulk never paired
