@@ -156,13 +156,13 @@ class MemoryLichess:
             status[0] = exc.status
             raise refusal(what, exc.status, {"error": str(exc)}) from None
 
-    def _owner(self, token: str | None, scope: str | None = None) -> User:
-        """The account of a live token (carrying `scope`), else lila's 401 or 403."""
+    def _owner(self, token: str | None, scope: str | None = None, *others: str) -> User:
+        """The account of a live token (carrying `scope` or one of `others`), else lila's 401 or 403."""
         found = self.state.token(token or "")
         user = self.state.users.get(found.user) if found else None
         if found is None or user is None:
             raise _Unauthorised(401, "No such token")
-        if scope is not None and scope not in found.scopes:
+        if scope is not None and not found.scopes & {scope, *others}:
             raise _Unauthorised(403, f"Missing scope: {scope}")
         return user
 
@@ -282,7 +282,7 @@ class MemoryLichess:
         caller = token or self.token
 
         def work() -> None:
-            api.cancel(self.state, self._owner(caller, "challenge:write"), challenge_id, opponent_token)
+            api.cancel(self.state, self._owner(caller, *api.CANCEL_SCOPES), challenge_id, opponent_token)
 
         try:
             self._call(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -13,6 +14,8 @@ import aiohttp
 import pytest
 
 from bot.assembly import Services, build
+from bot.cli.exit_codes import ExitCode
+from bot.cli.repair import run as run_repair
 from bot.config import Config, WebConfig
 from bot.director.models import Actor
 from bot.director.streaming import StreamFeeder
@@ -22,7 +25,7 @@ from bot.lichess.payloads import TokenInfo
 from bot.lichess.stream import GameStream
 from bot.rendering.text import round_messages
 from bot.settings import DirectorSettings
-from bot.token_vault import TokenVault
+from bot.token_vault import TOKEN_KEY_ENV, TokenVault
 from domain.corrections import CorrectionKind
 from domain.entry import EntryStatus
 from domain.result import Result
@@ -36,8 +39,11 @@ from tests.support.clock import ManualClock
 
 
 @pytest.fixture
-async def bulk_world(tmp_path: Path) -> AsyncIterator[World]:
-    """A world whose local Lichess runs on the test's clock, with OAuth and bulk pairing on; autoplay off."""
+async def bulk_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[World]:
+    """A world whose local Lichess runs on the test's clock, with OAuth and bulk pairing on; autoplay off. The vault's
+    key is in the environment, as the bot's is (`swissbot repair` opens it there)."""
+    key = TokenVault.new_key()
+    monkeypatch.setenv(TOKEN_KEY_ENV, key)
     clock = ManualClock()
     async with run_sandbox(seed=5, autoplay=False, clock=lambda: clock.now().timestamp()) as sandbox:
         db = await open_database(tmp_path / "swiss.sqlite3")
@@ -51,7 +57,7 @@ async def bulk_world(tmp_path: Path) -> AsyncIterator[World]:
             director=DirectorSettings(poll_interval=20.0, reminder_before=60.0),
             web=WebConfig(public_url="http://bot.test"),
         )
-        services = Services(db, gateway, announcer, TokenVault(TokenVault.new_key()), sandbox.bot_token)
+        services = Services(db, gateway, announcer, TokenVault(key), sandbox.bot_token)
         app = await build(config, clock, services, scheduled=False)
         assert app.director.ctx.bulk_pairing
         try:
@@ -465,3 +471,21 @@ async def test_a_re_pair_deletes_a_bulk_lichess_has_not_paired_yet(bulk_world: W
     world.clock.advance(2 * 3600)
     state.tick()
     assert old[1] not in state.games and old[2] not in state.games  # the deleted bulk never paired
+
+
+async def test_swissbot_repair_cancels_bulk_games_with_the_tokens_the_bots_key_opens(
+    bulk_world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = bulk_world
+    state = world.sandbox.state
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    old = await _forbid_board_one(world, event_id)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[bot]\ndatabase = "{world.db.path}"\n[lichess]\nbase_url = "{world.sandbox.url}"\n')
+    monkeypatch.setenv("LICHESS_TOKEN", world.sandbox.bot_token)
+    args = argparse.Namespace(config=config, event=event_id, accept=False)
+    assert await asyncio.to_thread(run_repair, args) == ExitCode.OK  # its own event loop, as from a shell
+    assert [state.games[old[n]].status for n in (1, 2)] == ["aborted", "aborted"] and old[3] not in state.games
+    monkeypatch.setenv(TOKEN_KEY_ENV, "not a key")
+    assert await asyncio.to_thread(run_repair, args) == ExitCode.CONFIG
