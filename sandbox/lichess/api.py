@@ -168,7 +168,7 @@ def cancel(state: SandboxState, user: User, challenge_id: str, opponent_token: s
         if token.user != opponent:
             raise BadRequest("Not the opponent token")
         _abort(state, game)
-    elif user.id == game.creator:  # lila's `isOpenBy`: the maker of an open challenge who plays in it
+    elif user.id == game.creator and game.source == "friend":  # lila's `isOpenBy`: the open challenge's maker plays
         if not abortable:
             raise BadRequest("The game can no longer be aborted")
         _abort(state, game)

@@ -102,3 +102,19 @@ async def test_a_bulk_deleted_before_its_pairing_time_creates_no_game(sandbox: S
     assert later["games"][0]["id"] not in sandbox.state.games
     assert status_of(sandbox, paired["games"][0]["id"]) == "started"  # created already: it stays
     assert (await call(sandbox, "DELETE", f"/api/bulk-pairing/{later['id']}", token=sandbox.bot_token))[0] == 404
+
+
+async def test_a_player_who_made_the_open_challenge_is_told_the_game_can_no_longer_be_aborted(
+    sandbox: Sandbox,
+) -> None:
+    alice = await personal_token(sandbox, "alice", scopes=["challenge:write"])
+    bob = await personal_token(sandbox, "bob", scopes=["challenge:write"])
+    form = CLOCK | {"users": "alice,bob"}
+    status, reply = await call(sandbox, "POST", "/api/challenge/open", token=alice, data=form)
+    assert status == 200, reply
+    gid = reply["id"]
+    sandbox.state.start(sandbox.state.games[gid])
+    sandbox.state.games[gid].moves = ["e2e4", "e7e5"]
+    assert await cancel(sandbox, gid, alice) == (400, {"error": "The game can no longer be aborted"})  # isOpenBy
+    assert await cancel(sandbox, gid, bob) == (400, {"error": "Missing opponentToken"})
+    assert await cancel(sandbox, gid, bob, alice) == (200, {"ok": True})
