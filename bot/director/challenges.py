@@ -1,5 +1,6 @@
-"""The bot's own Lichess challenges that can no longer be played: cancelled (best effort), marked aborted; and the
-board of a player who left during a round, lost by forfeit at once."""
+"""The bot's own Lichess challenges and games that can no longer be played: cancelled as lila allows it (best
+effort; for a correction, all or nothing checked first), marked aborted; and the board of a player who left during a
+round, lost by forfeit at once."""
 
 from __future__ import annotations
 
@@ -53,7 +54,6 @@ class Planned:
     board_no: int
     tokens: tuple[str, str] | None = None  # a player's token and the opponent's (a game that exists, or may soon)
     bulk: str | None = None  # the Lichess id of the bulk not paired yet that holds it
-    exists: bool = False  # the game exists on Lichess
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ async def plan_cancel(
             if both is None:
                 refused.append((board.board_no, _no_tokens(data, pair)))
                 continue
-            planned.append(Planned(game, board.board_no, tokens=both, exists=True))
+            planned.append(Planned(game, board.board_no, tokens=both))
         elif bulk is not None and bulk.lichess_id in unpaired:
             if not {g.game_row_id for g in bulk.games} <= wanted:
                 refused.append((board.board_no, "its bulk pairing is not paired yet and holds other boards' games"))
