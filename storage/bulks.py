@@ -132,6 +132,14 @@ async def bulks_of_round(db: Database, event_id: int, round_number: int) -> list
     return await _bulks(db, "b.event_id = ? AND b.round = ?", (event_id, round_number))
 
 
+async def bulks_of_games(db: Database, game_ids: Sequence[int]) -> list[BulkAttempt]:
+    """The bulk attempts holding any of these game attempts (by game row id), oldest first."""
+    if not game_ids:
+        return []
+    marks = ",".join("?" * len(game_ids))
+    return await _bulks(db, f"b.id IN (SELECT bulk_id FROM bulk_games WHERE game_id IN ({marks}))", tuple(game_ids))
+
+
 async def _bulks(db: Database, where: str, params: Sequence[object]) -> list[BulkAttempt]:
     async with db.snapshot() as conn:
         rows = await fetchall(conn, f"SELECT * FROM bulks b WHERE {where} ORDER BY b.id", params)

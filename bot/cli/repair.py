@@ -19,6 +19,7 @@ from bot.director.models import Actor, RoundView, StandingRow
 from bot.errors import EventNotFound, SwissbotError
 from bot.lichess import TOKEN_ENV as LICHESS_TOKEN_ENV
 from bot.lichess.gateway import LichessGateway
+from bot.token_vault import TOKEN_KEY_ENV, TokenVault, VaultError
 from domain.corrections import CorrectionKind
 from domain.event import Event
 from storage.db import open_database
@@ -30,7 +31,7 @@ EXITS = {
     ExitCode.FAILED: "the new pairing breaks FIDE criteria and was not applied (give --accept)",
     ExitCode.BAD_INPUT: "no such event, or its last round cannot be re-paired",
     ExitCode.NO_DATABASE: "the database cannot be opened",
-    ExitCode.CONFIG: "a bad configuration, or LICHESS_TOKEN not set",
+    ExitCode.CONFIG: "a bad configuration, LICHESS_TOKEN not set, or an unusable SWISSBOT_TOKEN_KEY",
 }
 CLI_ACTOR = Actor(0, "swissbot repair (command line)", is_organiser=True)
 
@@ -44,7 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "withdrawal or a forgotten bye request), before any of its games began: the games already created on "
         "Lichess are cancelled, and the running bot creates and announces the new ones at its next poll. The "
         "new pairing is checked against the system's absolute criteria first. LICHESS_TOKEN comes from the "
-        "environment. " + describe(EXITS),
+        "environment, and SWISSBOT_TOKEN_KEY (the bot's) opens the members' tokens that abort bulk-paired games. "
+        + describe(EXITS),
     )
     parser.add_argument("--config", type=Path, default=Path("config.toml"), help="the TOML file (default config.toml)")
     parser.add_argument("--event", type=int, metavar="ID", help="the event id (default: the latest event)")
@@ -104,7 +106,12 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"swissbot repair: environment variable {LICHESS_TOKEN_ENV} is not set", file=sys.stderr)
         return ExitCode.CONFIG
     try:
-        outcome = asyncio.run(repair(config, token, args.event, args.accept))
+        vault = TokenVault.from_env()
+    except VaultError as error:
+        print(f"swissbot repair: {TOKEN_KEY_ENV}: {error}", file=sys.stderr)
+        return ExitCode.CONFIG
+    try:
+        outcome = asyncio.run(repair(config, token, args.event, args.accept, vault))
     except (DatabaseUnavailable, DatabaseError) as error:
         print(f"swissbot repair: {error}", file=sys.stderr)
         return ExitCode.NO_DATABASE
@@ -115,12 +122,15 @@ def run(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK if outcome.applied else ExitCode.FAILED
 
 
-async def repair(config: Config, token: str, event_id: int | None, accept: bool) -> CorrectionOutcome:
-    """Re-pair the event's last round through the director, on the configured database and Lichess."""
+async def repair(
+    config: Config, token: str, event_id: int | None, accept: bool, vault: TokenVault | None = None
+) -> CorrectionOutcome:
+    """Re-pair the event's last round through the director, on the configured database and Lichess; `vault` (the
+    bot's, `SWISSBOT_TOKEN_KEY`) opens the members' tokens that abort the round's bulk games."""
     db = await open_database(config.database, create=False)
     gateway = LichessGateway(config.lichess.base_url, token, timeout=config.lichess.timeout_seconds)
     try:
-        services = Services(db, gateway, PrintedNotices())
+        services = Services(db, gateway, PrintedNotices(), vault)
         app = await build(config, SystemClock(), services, scheduled=False)
         if event_id is None:
             latest = await latest_event(db)

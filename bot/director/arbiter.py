@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, replace
 
-from bot.director.challenges import cancel_games, open_games
+from bot.director.challenges import carry_out, open_games, plan_cancel
 from bot.director.context import Context
 from bot.director.lookups import by_player, event_history, player_in_event
 from bot.director.models import Actor
@@ -134,13 +134,13 @@ def _pairing(summary: RoundSummary, numbers: dict[int, int]) -> Pairing:
 
 
 async def _cancel_round_games(ctx: Context, history: History, number: int) -> None:
-    """Cancel the round's games on Lichess once none of them has begun (InvalidState naming those that have,
-    before anything is cancelled)."""
+    """Cancel the round's games on Lichess once none of them has begun and each can be cancelled (InvalidState in one
+    sentence naming the boards and why, before anything is cancelled): the bot's pending challenges with its token, a
+    game that exists with its players' tokens (`challenges.plan_cancel`), a bulk not paired yet deleted."""
     games = await open_games(ctx, history.event.id, number)
+    guild = history.event.guild_id
     try:
-        exported = await ctx.lichess_of(history.event.guild_id).export_games(
-            [g.lichess_id for g in games if g.lichess_id]
-        )
+        exported = await ctx.lichess_of(guild).export_games([g.lichess_id for g in games if g.lichess_id])
     except LichessError as exc:
         raise InvalidState(f"Lichess cannot tell whether round {number}'s games have begun ({exc}).") from None
     begun = sorted(g.id for g in exported if g.plies > 0 or g.status not in NOT_BEGUN)
@@ -149,7 +149,21 @@ async def _cancel_round_games(ctx: Context, history: History, number: int) -> No
             f"Round {number} has games in play on Lichess ({', '.join(begun)}): correct it board by board through "
             "results (/swiss result)."
         )
-    cancelled = {g.id for g in await cancel_games(ctx, history.event.guild_id, games)}
-    left = [str(g.lichess_id) for g in games if g.id not in cancelled]
+    try:
+        plan = await plan_cancel(ctx, guild, games, exported)
+    except LichessError as exc:
+        raise InvalidState(f"Lichess cannot tell how round {number}'s games can be cancelled ({exc}).") from None
+    if plan.refused:
+        why = "; ".join(f"board {board}: {reason}" for board, reason in plan.refused)
+        raise InvalidState(
+            f"Round {number} cannot be corrected, as its games on Lichess cannot be cancelled ({why}); nothing was"
+            " changed."
+        )
+    cancelled = {g.id for g in await carry_out(ctx, guild, plan)}
+    left = sorted(p.board_no for p in plan.planned if p.game.id not in cancelled)
     if left:
-        raise InvalidState(f"Lichess did not cancel round {number}'s games {', '.join(left)}; try again.")
+        boards = ", ".join(str(b) for b in left)
+        raise InvalidState(
+            f"Lichess did not cancel round {number}'s games on board(s) {boards}; the others were cancelled, the"
+            " pairing is unchanged: try again."
+        )

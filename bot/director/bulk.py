@@ -3,7 +3,7 @@
 Lichess creates a bulk's games directly for both players (no challenge to accept) and starts their clocks
 by itself at `startClocksAt` (the round's start + the event's no-show grace), so an absent player loses on
 time and no invented deadline is needed. A bulk is all or nothing: the tokens are tested first
-(`oauth.valid_tokens`); if Lichess still refuses some, their boards fall back to open challenges and the
+(`tokens.valid_tokens`); if Lichess still refuses some, their boards fall back to open challenges and the
 bulk is sent once more without them. Other boards keep the open challenge (`rounds.ensure_games`).
 
 Restart safety: the bulk and a 'creating' attempt per board are written in one transaction before the
@@ -30,11 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from bot.director import oauth
 from bot.director.context import Context
 from bot.director.lichess_port import LichessPort
 from bot.director.lookups import get_round
 from bot.director.models import SYSTEM_ACTOR
+from bot.director.tokens import invalidate, valid_tokens
 from bot.errors import InvalidState
 from bot.lichess.budget import BulkPlan, SpentBulk
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessRateLimited, LichessTokensRefused
@@ -194,7 +194,7 @@ async def _eligible(ctx: Context, event: Event, round_number: int) -> list[tuple
     if not candidates:
         return []
     ids = {p for board, _ in candidates for p in (board.white_id, board.black_id)}
-    tokens = await oauth.valid_tokens(ctx, ids, context=f"{event.name} round {round_number}")
+    tokens = await valid_tokens(ctx, ids, context=f"{event.name} round {round_number}")
     return [
         (board, tokens[board.white_id], tokens[board.black_id], attempt)
         for board, attempt in candidates
@@ -312,7 +312,7 @@ async def _send(
             for pid, token in ((board.white_id, w), (board.black_id, b))
             if token in exc.tokens
         }
-        await oauth.invalidate(ctx, bad, context=f"{event.name} round {round_number}")
+        await invalidate(ctx, bad, context=f"{event.name} round {round_number}")
         return True
     except (LichessRateLimited, LichessBadRequest) as exc:
         # Lichess did nothing: the boards go to the open challenges at once. A 429 the ledger did not foresee

@@ -78,8 +78,16 @@ class LichessPort(Protocol):
         game of the two players whose challenge Lichess shows as the attempt's); never a game of `exclude`."""
         ...
 
-    async def cancel_challenge(self, challenge_id: str) -> bool:
-        """Cancel the bot's challenge (or abort its game while nobody has moved); False if it is gone."""
+    async def cancel_challenge(
+        self, challenge_id: str, *, token: str | None = None, opponent_token: str | None = None
+    ) -> bool:
+        """Cancel the bot's pending challenge; a game that exists is aborted only by one of its players (`token`),
+        with the other's token as `opponent_token` once nobody may abort it alone (lila's `apiCancel`); False if
+        Lichess has none of that id for the caller, `LichessBadRequest` when it refuses."""
+        ...
+
+    async def cancel_bulk(self, bulk_id: str) -> bool:
+        """Delete the bot's bulk pairing (a bulk not paired yet never creates its games); False if there is none."""
         ...
 
     async def export_games(self, ids: Sequence[str]) -> list[GameData]:

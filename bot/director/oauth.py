@@ -17,7 +17,6 @@ import base64
 import hashlib
 import logging
 import secrets
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from urllib.parse import urlencode
@@ -25,6 +24,7 @@ from urllib.parse import urlencode
 from bot.director.context import Context
 from bot.director.members import check_account
 from bot.director.models import Actor
+from bot.director.tokens import SCOPE
 from bot.errors import InvalidState, LichessAccountRefused
 from bot.lichess.errors import LichessError, LichessOAuthRefused
 from storage import oauth as storage_oauth
@@ -34,7 +34,6 @@ LOG = logging.getLogger(__name__)
 
 CALLBACK_PATH = "/oauth/callback"
 START_PATH = "/oauth/start"
-SCOPE = "challenge:write"
 CLIENT_ID = "swissbot"
 
 
@@ -234,45 +233,3 @@ async def revoke_member_token(ctx: Context, discord_id: int) -> bool:
         except LichessError:
             LOG.warning("OAuth: could not revoke player %d's token on Lichess (deleted here)", player.id)
     return True
-
-
-async def valid_tokens(ctx: Context, player_ids: Iterable[int], *, context: str = "") -> dict[int, str]:
-    """The players' tokens Lichess accepts with `challenge:write` (tested, 1000 per request), by player id.
-
-    A token that is dead, expired, lacks the scope or belongs to another account is marked invalid and its
-    member is told to link again (once). Tokens are opened only here and in memory.
-    """
-    if ctx.vault is None:
-        return {}
-    stored = {pid: t for pid, t in (await storage_oauth.tokens_of(ctx.db, player_ids)).items() if t.invalid_at is None}
-    if not stored:
-        return {}
-    opened = {pid: ctx.vault.open(t.secret) for pid, t in stored.items()}
-    answers = await ctx.lichess.test_tokens(list(opened.values()))
-    good: dict[int, str] = {}
-    bad: list[int] = []
-    for pid, token in opened.items():
-        info = answers.get(token)
-        if info is not None and SCOPE in info.scopes and info.user_id == stored[pid].lichess_id:
-            good[pid] = token
-        else:
-            bad.append(pid)
-    await invalidate(ctx, bad, context=context)
-    return good
-
-
-async def invalidate(ctx: Context, player_ids: Iterable[int], *, context: str = "") -> None:
-    """Mark these players' tokens invalid and tell each member (once) to link again."""
-    ids = sorted(set(player_ids))
-    if not ids:
-        return
-    now = ctx.clock.now()
-    await storage_oauth.mark_invalid(ctx.db, ids, at=now)
-    for pid in ids:
-        player = await storage_players.get_player(ctx.db, pid)
-        where = f" ({context})" if context else ""
-        await ctx.announcer.dm(
-            player.discord_id,
-            f"Lichess no longer accepts the bot's permission for your account{where}: run /link again so your"
-            " games start by themselves; until then you get an open challenge.",
-        )

@@ -68,6 +68,15 @@ BULK_MAX_GAMES = 500  # POST /api/bulk-pairing: at most 1000 tokens
 T = TypeVar("T")
 
 
+def _no_token_in_query(record: logging.LogRecord) -> bool:
+    """urllib3 logs each request line, query string included, at DEBUG: a member's `opponentToken` never reaches it."""
+    return "opponentToken=" not in record.getMessage()
+
+
+_QUIET_QUERY = logging.getLogger("urllib3.connectionpool")
+_QUIET_QUERY.addFilter(_no_token_in_query)
+
+
 # --- the session (timeouts, headers) ------------------------------------------------------------
 
 
@@ -327,12 +336,32 @@ class LichessGateway:
             return None
         return cast(JsonDict, reply) if isinstance(reply, dict) else None
 
-    async def cancel_challenge(self, challenge_id: str) -> bool:
-        """Cancel the bot's challenge (or abort its game while nobody has moved); False if Lichess has no such
-        challenge any more. Safe to repeat."""
+    async def cancel_challenge(
+        self, challenge_id: str, *, token: str | None = None, opponent_token: str | None = None
+    ) -> bool:
+        """`POST /api/challenge/{id}/cancel`: the bot's pending challenge cancelled with its token; a game that exists
+        aborted by one of its players (`token`), with the other's `challenge:write` token as `opponentToken` (lila
+        reads it from the query string) once the game is not abortable by a player alone (`noAbort`, or moves).
+        False if Lichess has no such challenge or game for the caller. Safe to repeat."""
+        if not challenge_id.isalnum() or not challenge_id.isascii():
+            return False
+        what = f"cancelling the challenge {challenge_id!r}"
+        params = {"opponentToken": opponent_token} if opponent_token else None
+        call = partial(self._raw, "POST", f"/api/challenge/{challenge_id}/cancel", token=token, params=params)
+        try:
+            await self._read(what, call)
+        except _NotFound:
+            return False
+        return True
+
+    async def cancel_bulk(self, bulk_id: str) -> bool:
+        """`DELETE /api/bulk-pairing/{id}`: the bot's bulk is deleted (a bulk not paired yet never creates its games;
+        games already created stay); False if Lichess has no such bulk of the bot's."""
+        if not bulk_id.isalnum() or not bulk_id.isascii():
+            return False
         try:
             await self._read(
-                f"cancelling the challenge {challenge_id!r}", partial(self._client.challenges.cancel, challenge_id)
+                f"cancelling the bulk pairing {bulk_id!r}", partial(self._raw, "DELETE", f"/api/bulk-pairing/{bulk_id}")
             )
         except _NotFound:
             return False
@@ -417,10 +446,12 @@ class LichessGateway:
         data: Mapping[str, Any] | str | None = None,
         token: str | None = None,
         anonymous: bool = False,
+        params: Mapping[str, str] | None = None,
     ) -> Any:
         """One request outside berserk, whose requestor logs request bodies at DEBUG level: these bodies
         hold players' tokens and PKCE verifiers, which must never reach a log. `token` sends a member's token
-        instead of the bot's; `anonymous` sends none (the OAuth code exchange is not the bot's business)."""
+        instead of the bot's; `anonymous` sends none (the OAuth code exchange is not the bot's business); `params`
+        is the query string (a member's token there, `opponentToken`, is kept out of urllib3's DEBUG line)."""
         headers: dict[str, str | None] = {"Accept": "application/json"}
         if isinstance(data, str):
             headers["Content-Type"] = "text/plain"
@@ -429,7 +460,7 @@ class LichessGateway:
         elif anonymous:
             headers["Authorization"] = None  # requests drops a header set to None: the session's token stays home
         try:
-            response = self._session.request(method, self.base_url + path, data=data, headers=headers)
+            response = self._session.request(method, self.base_url + path, data=data, headers=headers, params=params)
         except requests.RequestException as exc:
             raise ApiError(RuntimeError(type(exc).__name__)) from None
         if not response.ok:

@@ -156,13 +156,13 @@ class MemoryLichess:
             status[0] = exc.status
             raise refusal(what, exc.status, {"error": str(exc)}) from None
 
-    def _owner(self, token: str | None, scope: str | None = None) -> User:
-        """The account of a live token (carrying `scope`), else lila's 401 or 403."""
+    def _owner(self, token: str | None, scope: str | None = None, *others: str) -> User:
+        """The account of a live token (carrying `scope` or one of `others`), else lila's 401 or 403."""
         found = self.state.token(token or "")
         user = self.state.users.get(found.user) if found else None
         if found is None or user is None:
             raise _Unauthorised(401, "No such token")
-        if scope is not None and scope not in found.scopes:
+        if scope is not None and not found.scopes & {scope, *others}:
             raise _Unauthorised(403, f"Missing scope: {scope}")
         return user
 
@@ -274,13 +274,34 @@ class MemoryLichess:
         except _Missing:
             return None
 
-    async def cancel_challenge(self, challenge_id: str) -> bool:
-        """Cancel the bot's challenge (or abort its game while nobody has moved); False if it is gone."""
+    async def cancel_challenge(
+        self, challenge_id: str, *, token: str | None = None, opponent_token: str | None = None
+    ) -> bool:
+        """Cancel a challenge or abort a game as `challengeCancel` does (`token`: a player's instead of the bot's,
+        `opponent_token`: the other player's); False if Lichess has none of that id for the caller."""
+        caller = token or self.token
+
+        def work() -> None:
+            api.cancel(self.state, self._owner(caller, *api.CANCEL_SCOPES), challenge_id, opponent_token)
+
         try:
             self._call(
                 f"cancelling the challenge {challenge_id!r}",
                 f"POST /api/challenge/{challenge_id}/cancel",
-                lambda: api.cancel(self.state, self._owner(self.token), challenge_id),
+                work,
+                token=caller,
+            )
+        except _Missing:
+            return False
+        return True
+
+    async def cancel_bulk(self, bulk_id: str) -> bool:
+        """Delete the bot's bulk pairing (its games are never created if it is not paired yet); False if none."""
+        try:
+            self._call(
+                f"cancelling the bulk pairing {bulk_id!r}",
+                f"DELETE /api/bulk-pairing/{bulk_id}",
+                lambda: bulk.delete_bulk(self.state, self._owner(self.token, "challenge:bulk"), bulk_id),
             )
         except _Missing:
             return False

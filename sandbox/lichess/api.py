@@ -27,6 +27,7 @@ from sandbox.lichess.views import challenge_json, game_json, game_pgn, light_use
 
 EXPORT_IDS_LIMIT = 300
 MAX_EXPIRY = 14 * 24 * 3600.0
+CANCEL_SCOPES = ("challenge:write", "bot:play", "board:play", "web:mobile")  # lila's apiCancel: any of them
 ACCEPTED_CHALLENGE_KEPT = 3 * 3600.0  # lila's ChallengeRepo.accept: an accepted challenge expires 3 h later
 _USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")
 
@@ -139,27 +140,56 @@ async def list_challenges(request: web.Request) -> web.Response:
     return web.json_response({"in": [], "out": out})
 
 
-def cancel(state: SandboxState, user: User, challenge_id: str) -> None:
-    """Cancel a pending challenge, or abort its game while nobody has moved (raises `NotFound`, `BadRequest`)."""
+def cancel(state: SandboxState, user: User, challenge_id: str, opponent_token: str | None = None) -> None:
+    """lila's `Challenge.apiCancel` (raises `NotFound`, `BadRequest`): the creator cancels a pending challenge; a game
+    that exists is aborted only for one of its players, while it is abortable by a user (started, fewer than 2
+    plies, no `noAbort` rule), else with the other player's `challenge:write` token as `opponentToken` (then even
+    after moves, lila's `AbortForce`), else for a player who made the open challenge while nobody moved."""
     game = state.games.get(challenge_id)
-    if game is None or user.id not in (game.creator, game.white, game.black):
+    if game is None:
         raise NotFound()
-    if not game.accepted:
+    if not game.accepted:  # a pending challenge: only its creator's (lila's activeByIdBy; open challenges name no dest)
+        if user.id != game.creator:
+            raise NotFound()
         del state.games[game.id]
-    elif not game.finished and len(game.moves) < 2:
-        game.status = "aborted"
+        return
+    if user.id not in (game.white, game.black) or game.finished:  # no `Pov(game, me)`, or not `playable`
+        raise NotFound()
+    abortable = game.status == "started" and len(game.moves) < 2
+    if abortable and "noAbort" not in game.rules:
+        _abort(state, game)
+    elif opponent_token:
+        token = state.token(opponent_token)
+        if token is None:
+            raise BadRequest("No such token")
+        if "challenge:write" not in token.scopes:
+            raise BadRequest("Missing scope: challenge:write")
+        opponent = game.black if user.id == game.white else game.white
+        if token.user != opponent:
+            raise BadRequest("Not the opponent token")
+        _abort(state, game)
+    elif user.id == game.creator and game.source == "friend":  # lila's `isOpenBy`: the open challenge's maker plays
+        if not abortable:
+            raise BadRequest("The game can no longer be aborted")
+        _abort(state, game)
     else:
-        raise BadRequest("The game can no longer be cancelled.")
+        raise BadRequest("Missing opponentToken")
+
+
+def _abort(state: SandboxState, game: Game) -> None:
+    game.status = "aborted"
+    game.winner = None
+    state.notify()
 
 
 @routes.post("/api/challenge/{challenge_id}/cancel")
 async def cancel_challenge(request: web.Request) -> web.Response:
-    """`challengeCancel`: the creator cancels a pending challenge, or aborts its game while nobody has moved."""
-    user = me(request)
-    if user is None:
-        return error(401, "No token provided")
+    """`challengeCancel` (`cancel`); `opponentToken` is read from the query string, as lila's `get` reads it."""
+    user = scoped(request, *CANCEL_SCOPES)
+    if isinstance(user, web.Response):
+        return user
     try:
-        cancel(state_of(request), user, request.match_info["challenge_id"])
+        cancel(state_of(request), user, request.match_info["challenge_id"], request.query.get("opponentToken") or None)
     except NotFound:
         return not_found()
     except BadRequest as exc:

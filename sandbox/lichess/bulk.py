@@ -7,7 +7,7 @@ from typing import Any
 import chess
 from aiohttp import web
 
-from sandbox.lichess.http import BadRequest, error, form_or_json, ndjson, not_found, scoped, state_of, trueish
+from sandbox.lichess.http import BadRequest, NotFound, error, form_or_json, ndjson, not_found, scoped, state_of, trueish
 from sandbox.lichess.state import GAME_RULES, Bulk, BulkGame, SandboxState, User
 from sandbox.lichess.views import game_json, game_pgn, ms
 
@@ -276,13 +276,25 @@ async def show_bulk(request: web.Request) -> web.Response:
     return bulk if isinstance(bulk, web.Response) else web.json_response(bulk_json(bulk))
 
 
+def delete_bulk(state: SandboxState, user: User, bulk_id: str) -> None:
+    """lila's `ChallengeBulkApi.deleteBy`: the owner's bulk is deleted, whether paired or not; games already created
+    stay, and a bulk not paired yet creates none (`NotFound` for no such bulk of the owner's)."""
+    bulk = state.bulks.get(bulk_id)
+    if bulk is None or bulk.by != user.id:
+        raise NotFound()
+    del state.bulks[bulk.id]
+
+
 @routes.delete("/api/bulk-pairing/{bulk_id}")
 async def cancel_bulk(request: web.Request) -> web.Response:
     """`bulkPairingDelete`: the bulk is deleted; games already created stay (no refund of the rate limit)."""
-    bulk = _mine(request)
-    if isinstance(bulk, web.Response):
-        return bulk
-    del state_of(request).bulks[bulk.id]
+    user = scoped(request, "challenge:bulk")
+    if isinstance(user, web.Response):
+        return user
+    try:
+        delete_bulk(state_of(request), user, request.match_info["bulk_id"])
+    except NotFound:
+        return not_found()
     return web.json_response({"ok": True})
 
 

@@ -45,13 +45,14 @@ def me(request: web.Request) -> User | None:
     return user
 
 
-def scoped(request: web.Request, scope: str) -> User | web.Response:
-    """The token owner if the token carries `scope`; else lila's 401 (no token) or 403 (missing scope)."""
+def scoped(request: web.Request, scope: str, *others: str) -> User | web.Response:
+    """The token owner if the token carries `scope` (or one of `others`); else lila's 401 (no token) or 403 (missing
+    scope)."""
     token: Token | None = request.get(TOKEN)
     user = me(request)
     if token is None or user is None:
         return error(401, "No token provided")
-    if scope not in token.scopes:
+    if not token.scopes & {scope, *others}:
         return error(403, f"Missing scope: {scope}")
     return user
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -13,28 +14,36 @@ import aiohttp
 import pytest
 
 from bot.assembly import Services, build
+from bot.cli.exit_codes import ExitCode
+from bot.cli.repair import run as run_repair
 from bot.config import Config, WebConfig
 from bot.director.models import Actor
 from bot.director.streaming import StreamFeeder
+from bot.errors import InvalidState
 from bot.lichess.gateway import LichessGateway
 from bot.lichess.payloads import TokenInfo
 from bot.lichess.stream import GameStream
 from bot.rendering.text import round_messages
 from bot.settings import DirectorSettings
-from bot.token_vault import TokenVault
+from bot.token_vault import TOKEN_KEY_ENV, TokenVault
+from domain.corrections import CorrectionKind
 from domain.entry import EntryStatus
 from domain.result import Result
 from sandbox.lichess.server import run_sandbox
 from storage import bulks as storage_bulks
+from storage.audit import audit_log
 from storage.db import open_database
-from tests.bot.director.director_world import World
+from tests.bot.director.director_world import ORGANISER, World
 from tests.support.announcer import RecordingAnnouncer
 from tests.support.clock import ManualClock
 
 
 @pytest.fixture
-async def bulk_world(tmp_path: Path) -> AsyncIterator[World]:
-    """A world whose local Lichess runs on the test's clock, with OAuth and bulk pairing on; autoplay off."""
+async def bulk_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[World]:
+    """A world whose local Lichess runs on the test's clock, with OAuth and bulk pairing on; autoplay off. The vault's
+    key is in the environment, as the bot's is (`swissbot repair` opens it there)."""
+    key = TokenVault.new_key()
+    monkeypatch.setenv(TOKEN_KEY_ENV, key)
     clock = ManualClock()
     async with run_sandbox(seed=5, autoplay=False, clock=lambda: clock.now().timestamp()) as sandbox:
         db = await open_database(tmp_path / "swiss.sqlite3")
@@ -48,7 +57,7 @@ async def bulk_world(tmp_path: Path) -> AsyncIterator[World]:
             director=DirectorSettings(poll_interval=20.0, reminder_before=60.0),
             web=WebConfig(public_url="http://bot.test"),
         )
-        services = Services(db, gateway, announcer, TokenVault(TokenVault.new_key()), sandbox.bot_token)
+        services = Services(db, gateway, announcer, TokenVault(key), sandbox.bot_token)
         app = await build(config, clock, services, scheduled=False)
         assert app.director.ctx.bulk_pairing
         try:
@@ -389,3 +398,94 @@ async def test_the_rounds_footer_says_how_each_board_starts(bulk_world: World) -
         "Boards 1, 2: the game is ready and its clock starts by itself. Boards 3: click your game link to join;"
         " the clock starts when both players move."
     )
+
+
+async def _forbid_board_one(world: World, event_id: int) -> dict[int, str]:
+    """Round 1's game ids by board, once the organisers forbid board 1's pair after the fact (a re-pair's reason)."""
+    first = await world.director.pairings(event_id, 1)
+    await world.director.forbid(ORGANISER, event_id, first.boards[0].white.name, first.boards[0].black.name)
+    return {b.number: b.game_id for b in first.boards if b.game_id}
+
+
+async def test_a_re_pair_cancels_the_rounds_bulk_games_with_the_players_tokens(bulk_world: World) -> None:
+    world = bulk_world
+    state = world.sandbox.state
+    event_id = await six_player_event(world)  # boards 1 (p1-p4) and 2 (p2-p5) bulk games, board 3 an open challenge
+    await world.start(event_id)
+    old = await _forbid_board_one(world, event_id)
+    white = {b.number: b.white.name.lower() for b in (await world.director.pairings(event_id, 1)).boards}
+    assert [state.games[old[n]].source for n in (1, 2)] == ["api", "api"] and old[3] in state.games
+    assert "noAbort" in state.games[old[1]].rules  # the bot's token alone cannot abort it: it plays in neither
+    outcome = await world.director.correct_pairing(ORGANISER, event_id, CorrectionKind.REPAIR, ())
+    assert outcome.applied and ("p1", "p4") not in outcome.boards
+    assert [state.games[old[n]].status for n in (1, 2)] == ["aborted", "aborted"]
+    assert old[3] not in state.games  # nobody had joined: the bot's challenge, cancelled with its token
+    callers = {r.path.split("/")[3]: r.user for r in state.requests if r.path.endswith("/cancel")}
+    # a bulk game by white's token, black's as opponentToken; the pending challenge by the bot's
+    assert callers == {old[1]: white[1], old[2]: white[2], old[3]: "swissbot"}
+    await world.scheduler.run_due()  # the round's poll creates the new games
+    view = await world.director.pairings(event_id, 1)
+    assert all(b.game_id is not None and b.game_id not in old.values() for b in view.boards)
+    assert {(b.white.name, b.black.name) for b in view.boards} == set(outcome.boards)
+
+
+async def test_a_re_pair_is_refused_unchanged_when_a_bulk_games_player_token_is_gone(bulk_world: World) -> None:
+    world = bulk_world
+    state = world.sandbox.state
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    old = await _forbid_board_one(world, event_id)
+    before = await world.director.pairings(event_id, 1)
+    for secret in [s for s, t in state.tokens.items() if t.user == "p5"]:
+        del state.tokens[secret]  # p5 revoked the bot's access on Lichess
+    with pytest.raises(InvalidState) as refused:
+        await world.director.correct_pairing(ORGANISER, event_id, CorrectionKind.REPAIR, ())
+    assert str(refused.value) == (
+        "Round 1 cannot be corrected, as its games on Lichess cannot be cancelled (board 2: the game exists on"
+        " Lichess and the bot holds no valid Lichess permission (token) of p5 to abort it); nothing was changed."
+    )
+    assert await world.director.pairings(event_id, 1) == before
+    assert [state.games[old[n]].status for n in (1, 2, 3)] == ["started", "started", "created"]
+    assert not [r for r in state.requests if r.path.endswith("/cancel")]
+    assert await audit_log(world.db, event_id=event_id, action="round.correct") == []
+
+
+async def test_a_re_pair_deletes_a_bulk_lichess_has_not_paired_yet(bulk_world: World) -> None:
+    world = bulk_world
+    state = world.sandbox.state
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    old = await _forbid_board_one(world, event_id)
+    (bulk,) = state.bulks.values()
+    # as on lila between the bulk's creation and its pairing: the bulk is scheduled, its games do not exist yet
+    bulk.pair_at, bulk.paired_at = state.now() + 3600, None
+    for planned in bulk.games:
+        del state.games[planned.id]
+    outcome = await world.director.correct_pairing(ORGANISER, event_id, CorrectionKind.REPAIR, ())
+    assert outcome.applied
+    assert bulk.id not in state.bulks
+    assert [(r.method, r.user) for r in state.requests if r.path == f"/api/bulk-pairing/{bulk.id}"] == [
+        ("DELETE", "swissbot")
+    ]
+    assert [r.path for r in state.requests if r.path.endswith("/cancel")] == [f"/api/challenge/{old[3]}/cancel"]
+    world.clock.advance(2 * 3600)
+    state.tick()
+    assert old[1] not in state.games and old[2] not in state.games  # the deleted bulk never paired
+
+
+async def test_swissbot_repair_cancels_bulk_games_with_the_tokens_the_bots_key_opens(
+    bulk_world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = bulk_world
+    state = world.sandbox.state
+    event_id = await six_player_event(world)
+    await world.start(event_id)
+    old = await _forbid_board_one(world, event_id)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[bot]\ndatabase = "{world.db.path}"\n[lichess]\nbase_url = "{world.sandbox.url}"\n')
+    monkeypatch.setenv("LICHESS_TOKEN", world.sandbox.bot_token)
+    args = argparse.Namespace(config=config, event=event_id, accept=False)
+    assert await asyncio.to_thread(run_repair, args) == ExitCode.OK  # its own event loop, as from a shell
+    assert [state.games[old[n]].status for n in (1, 2)] == ["aborted", "aborted"] and old[3] not in state.games
+    monkeypatch.setenv(TOKEN_KEY_ENV, "not a key")
+    assert await asyncio.to_thread(run_repair, args) == ExitCode.CONFIG

@@ -484,9 +484,31 @@ async def test_cancel_challenge(sandbox: Sandbox, gateway: LichessGateway) -> No
     assert challenge.game_id not in sandbox.state.games
     assert await gateway.cancel_challenge(challenge.game_id) is False  # gone: nothing to do
     played = _started(sandbox, "carol", "dave", "R6 B2")
-    with pytest.raises(LichessBadRequest):
-        await gateway.cancel_challenge(played)  # both moved: no longer the bot's to cancel
+    assert await gateway.cancel_challenge(played) is False  # a game exists: the bot plays in none, lila finds nothing
     assert sandbox.state.games[played].status == "started"
+
+
+async def test_a_game_is_aborted_with_both_players_tokens(
+    sandbox: Sandbox, gateway: LichessGateway, caplog: pytest.LogCaptureFixture
+) -> None:
+    write = frozenset({"challenge:write"})
+    for name in ("carol", "dave", "erin"):
+        sandbox.state.add_user(name, token=f"lio_{name}", scopes=write)
+    played = _started(sandbox, "carol", "dave", "R6 B3")  # moves on the board: no player may abort it alone
+    with pytest.raises(LichessBadRequest, match="Missing opponentToken"):
+        await gateway.cancel_challenge(played, token="lio_carol")
+    with pytest.raises(LichessBadRequest, match="Not the opponent token"):
+        await gateway.cancel_challenge(played, token="lio_carol", opponent_token="lio_erin")
+    assert await gateway.cancel_challenge(played, token="lio_erin", opponent_token="lio_dave") is False  # no player
+    assert sandbox.state.games[played].status == "started"
+    caplog.set_level(logging.DEBUG, logger="urllib3")
+    assert await gateway.cancel_challenge(played, token="lio_carol", opponent_token="lio_dave") is True
+    assert sandbox.state.games[played].status == "aborted"
+    assert "lio_dave" not in caplog.text  # urllib3's request line carries the query string
+    assert f"/api/challenge/{played}/cancel" not in caplog.text  # that line dropped whole
+    await gateway.cancel_challenge(played, token="lio_carol")
+    assert f"/api/challenge/{played}/cancel" in caplog.text  # urllib3 logs the others
+    assert await gateway.cancel_challenge(played, token="lio_carol", opponent_token="lio_dave") is False  # over
 
 
 async def test_the_look_up_needs_no_challenge_read_scope(sandbox: Sandbox) -> None:

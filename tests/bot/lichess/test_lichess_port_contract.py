@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.lichess.errors import LichessBadRequest, LichessUnavailable, LichessUserNotFound
-from sandbox.lichess.state import Fault
+from sandbox.lichess.state import Fault, Token
 from tests.bot.director.director_world import World, make_world
 
 
@@ -50,6 +50,22 @@ async def the_port_answered_directly(world: World) -> list[Any]:
     casual = world.sandbox.state.casual_game(white="alice", black="bob", clock_limit=180, clock_increment=2)
     answers.append(await port.find_created_game("alice", "bob", name="R1 B2", since_ms=0, clock=(180, 2)))  # None
     answers.append(casual.id in world.sandbox.state.games)
+    for name in ("alice", "bob"):
+        world.sandbox.state.tokens[f"lio_{name}"] = Token(f"lio_{name}", name, frozenset({"challenge:write"}))
+    answers.append(await port.cancel_challenge(casual.id))  # a game exists: the bot plays in none
+    answers.append(await port.cancel_challenge(casual.id, token="lio_alice"))  # abortable by a player alone
+    moved = world.sandbox.state.casual_game(white="alice", black="bob", clock_limit=180, clock_increment=2)
+    moved.moves = ["e2e4", "e7e5"]
+    with pytest.raises(LichessBadRequest) as alone:
+        await port.cancel_challenge(moved.id, token="lio_alice")
+    answers.append(str(alone.value))
+    answers.append(await port.cancel_challenge(moved.id, token="lio_alice", opponent_token="lio_bob"))
+    answers.append([world.sandbox.state.games[g.id].status for g in (casual, moved)])
+    bulk = await port.create_bulk(
+        [("lio_alice", "lio_bob")], clock_limit=180, clock_increment=2, rated=False, rules=(),
+        start_clocks_at_ms=0, message="{game}",
+    )  # fmt: skip
+    answers.append([await port.cancel_bulk(bulk.id), await port.cancel_bulk(bulk.id), await port.cancel_bulk("x/y")])
     tested = await port.test_tokens([world.sandbox.bot_token, "lip_dead"])
     answers.append({token: info and (info.user_id, "challenge:bulk" in info.scopes) for token, info in tested.items()})
     world.sandbox.state.faults.append(Fault("/api/user/bob", 503, 10))

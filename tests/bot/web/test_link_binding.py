@@ -22,7 +22,7 @@ from bot.assembly import Services, build
 from bot.config import Config, DiscordConfig, WebConfig
 from bot.director.api import Director
 from bot.director.models import Actor
-from bot.director.oauth import valid_tokens
+from bot.director.tokens import valid_tokens
 from bot.lichess.gateway import LichessGateway
 from bot.token_vault import TokenVault
 from bot.web.app import WebServer

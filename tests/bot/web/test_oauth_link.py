@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import aiohttp
 
 from bot.director.models import Actor
-from bot.director.oauth import valid_tokens
+from bot.director.tokens import valid_tokens
 from storage import oauth as storage_oauth
 from storage import players as storage_players
 from tests.bot.web.conftest import Site

@@ -75,11 +75,19 @@ async def test_cancelling_a_challenge(sandbox: Sandbox) -> None:
     pending = await open_challenge(sandbox, "alice", "bob", "R1 B1")
     joined = await open_challenge(sandbox, "carol", "dave", "R1 B2")
     sandbox.state.start(sandbox.state.games[joined["id"]])
-    for gid in (pending["id"], joined["id"]):
-        status, text = await call(sandbox, "POST", f"/api/challenge/{gid}/cancel")
-        assert status == 200, text
-        check(json.loads(text), schema("/api/challenge/{challengeId}/cancel", "post"))
+    status, text = await call(sandbox, "POST", f"/api/challenge/{pending['id']}/cancel")
+    assert status == 200, text
+    check(json.loads(text), schema("/api/challenge/{challengeId}/cancel", "post"))
     assert pending["id"] not in sandbox.state.games
+    # the game exists: the bot, who plays in it, finds nothing to cancel; a player aborts it
+    status, text = await call(sandbox, "POST", f"/api/challenge/{joined['id']}/cancel")
+    assert status == 404
+    check(json.loads(text), schema("/api/challenge/{challengeId}/cancel", "post", "404"))
+    carol = await personal_token(sandbox, "carol")
+    headers = {"Authorization": f"Bearer {carol}"}
+    status, text = await call(sandbox, "POST", f"/api/challenge/{joined['id']}/cancel", headers=headers)
+    assert status == 200, text
+    check(json.loads(text), schema("/api/challenge/{challengeId}/cancel", "post"))
     assert sandbox.state.games[joined["id"]].status == "aborted"
     status, text = await call(sandbox, "POST", f"/api/challenge/{pending['id']}/cancel")
     assert status == 404
