@@ -48,7 +48,7 @@ and every edge with a partner priority, adding each vertex's most broken edge un
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -93,6 +93,9 @@ SPARSE_WINDOW = 8
 # faster where the partner priorities are few, much slower where they are many (the greedy start then matches
 # almost nothing, every vertex's heaviest edge going to the first player).
 WARM_LATER_LIMIT = 128
+# Each group's steps are first read from one optimal dual of the engine's weights (`_Engine._natural`); off, every
+# step is solved as a matching with the partner priorities (the tests compare the two).
+NATURAL = True
 
 
 @dataclass(frozen=True)
@@ -514,6 +517,16 @@ class _Engine:
             for k, v in enumerate(group):
                 for u in reversed(group[k + 1 :]):
                     self.set(v, u, self.edge(v, u, True, True))
+            natural = self._natural(group) if NATURAL and not self._holding(holders) else None
+            if natural is not None:
+                for v, m in natural[0]:
+                    paired[v] = paired[m] = True
+                    pairs.append((v, m))
+                    self._finalize(v, m)
+                floater = natural[1]
+                holders = [] if floater is None else [floater]
+                begin = end
+                continue
             fresh = True
             for k, v in enumerate(group):
                 if paired[v]:
@@ -553,11 +566,207 @@ class _Engine:
             raise NoValidPairing("the last group could not be completed")
         return pairs
 
+    def _holding(self, holders: Sequence[int]) -> bool:
+        """True when a floater still holds partner priorities in the graph."""
+        return any(w % _COLOUR for h in holders for w in self.weights[h].values())
+
+    def _natural(self, group: Sequence[int]) -> tuple[list[tuple[int, int]], int | None] | None:
+        """The group's pairs and floater, each step's choice read from one optimal dual and checked; None: unknown.
+
+        Every step keeps a heaviest matching of the engine's weights (the partner priorities only break ties), so
+        a player can take only a partner whose edge is tight under an optimal dual of the graph. Each player, best
+        first, takes the lowest-ranked free one of the group that some heaviest matching holding the pairs made so
+        far pairs with it, and floats when none does. That matching is the current one, or the current one changed
+        along a path of tight edges between the two players' partners (kept when it weighs as much), or else one
+        solved without the two.
+        """
+        active = [v for v in range(self.n) if self.weights[v]]
+        local = {v: k for k, v in enumerate(active)}
+        scale = len(active) + 1
+        small: dict[tuple[int, int], int] = {}
+        edges: list[Edge] = []
+        for x in active:
+            for y, w in self.weights[x].items():
+                if x < y:
+                    base = small[x, y] = _small(w, scale)
+                    edges.append((local[x], local[y], base))
+        whole = perfect_matching_with_duals(len(active), edges)
+        if whole is None:
+            return None
+        got, duals = whole
+        mate = {active[k]: active[m] for k, m in enumerate(got)}
+        best = sum(small[x, y] for x, y in mate.items() if x < y)
+        vertex, chains, blossom = duals.vertex, duals.chains, duals.blossom
+        near: dict[int, list[int]] = {}
+
+        def weight(x: int, y: int) -> int:
+            return small[(x, y) if x < y else (y, x)]
+
+        def tight(x: int) -> list[int]:
+            found = near.get(x)
+            if found is None:
+                found = near[x] = []
+                a = local[x]
+                for y in self.weights[x]:
+                    b = local[y]
+                    total = vertex[a] + vertex[b] - 2 * weight(x, y)
+                    for ba, bb in zip(chains[a], chains[b], strict=False):
+                        if ba != bb:
+                            break
+                        total += 2 * blossom[ba]
+                    if total == 0:
+                        found.append(y)
+            return found
+
+        def swap(v: int, u: int, gone: set[int]) -> dict[int, int] | None:
+            """The pairs that change when v-u joins the matching and their partners pair along tight edges, or None."""
+            trial = {x: y for x, y in mate.items() if x not in gone}
+            root, goal = mate[v], mate[u]
+            del trial[root], trial[goal]
+            path = _augmenting_path(root, goal, trial, lambda x: [y for y in tight(x) if y not in gone])
+            if path is None:
+                return None
+            changes = {v: u, u: v}
+            for k in range(0, len(path), 2):
+                changes[path[k]] = path[k + 1]
+                changes[path[k + 1]] = path[k]
+            return changes
+
+        taken: set[int] = set()
+        free = list(group)
+        pairs: list[tuple[int, int]] = []
+        floaters: list[int] = []
+        while free:
+            v = free.pop(0)
+            own = set(tight(v))
+            for j in range(len(free) - 1, -1, -1):
+                u = free[j]
+                if u not in own:
+                    continue
+                if mate[v] != u:
+                    gone = taken | {v, u}
+                    changes = swap(v, u, gone)
+                    if changes is None:
+                        continue
+                    if changes is not None:
+                        removed = {(x, mate[x]) for x in changes if x < mate[x]}
+                        added = {(x, y) for x, y in changes.items() if x < y}
+                        total = best + sum(weight(x, y) for x, y in added) - sum(weight(x, y) for x, y in removed)
+                        if total == best:
+                            mate.update(changes)
+                        else:
+                            changes = None
+                    if changes is None:
+                        solved = self._without(active, gone, scale)
+                        if solved is None or solved[1] + weight(v, u) != best:
+                            continue
+                        mate.update(solved[0])
+                        mate[v], mate[u] = u, v
+                best -= weight(v, u)
+                taken |= {v, u}
+                pairs.append((v, free.pop(j)))
+                break
+            else:
+                floaters.append(v)
+        if len(floaters) > 1:
+            return None
+        return pairs, (floaters[0] if floaters else None)
+
+    def _without(self, active: Sequence[int], gone: Collection[int], scale: int) -> tuple[dict[int, int], int] | None:
+        """A heaviest perfect matching (engine weights, no priorities) of the graph without `gone`, and its weight."""
+        rest = [v for v in active if v not in gone]
+        index = {v: k for k, v in enumerate(rest)}
+        edges = [
+            (index[x], index[y], _small(w, scale))
+            for x in rest
+            for y, w in self.weights[x].items()
+            if x < y and y not in gone
+        ]
+        solved = perfect_matching_with_duals(len(rest), edges)
+        if solved is None:
+            return None
+        got = solved[0]
+        return {rest[k]: rest[m] for k, m in enumerate(got)}, sum(w for a, b, w in edges if got[a] == b)
+
     def _finalize(self, v: int, m: int) -> None:
         """Fix the pair v-m. The engine keeps only their own edge; an isolated pair changes nothing, so it goes."""
         for x in (v, m):
             for y in list(self.weights[x]):
                 self.set(x, y, 0)
+
+
+def _augmenting_path(
+    root: int, goal: int, mate: dict[int, int], neighbours: Callable[[int], list[int]]
+) -> list[int] | None:
+    """An augmenting path from `root` to `goal`, the only unmatched vertices (Edmonds' search with blossoms).
+
+    `mate` pairs every other vertex; the path is returned as its vertices, root first, an edge of the new
+    matching between each even position and the next; None when no perfect matching of the vertices exists.
+    """
+    base: dict[int, int] = {}
+    parent: dict[int, int] = {}
+    used = {root}
+    queue = [root]
+
+    def find(x: int) -> int:
+        return base.get(x, x)
+
+    def lca(a: int, b: int) -> int:
+        seen: set[int] = set()
+        while True:
+            a = find(a)
+            seen.add(a)
+            if a == root:
+                break
+            a = parent[mate[a]]
+        while True:
+            b = find(b)
+            if b in seen:
+                return b
+            b = parent[mate[b]]
+
+    def mark(x: int, top: int, child: int, inside: set[int]) -> None:
+        while find(x) != top:
+            inside.add(find(x))
+            inside.add(find(mate[x]))
+            parent[x] = child
+            child = mate[x]
+            x = parent[mate[x]]
+
+    for x in queue:
+        for y in neighbours(x):
+            if find(x) == find(y) or mate.get(x) == y:
+                continue
+            if y == root or (y in mate and mate[y] in parent):
+                top = lca(x, y)
+                inside: set[int] = set()
+                mark(x, top, y, inside)
+                mark(y, top, x, inside)
+                for z in list(used) + [w for w in parent if w not in used]:
+                    if find(z) in inside:
+                        base[z] = top
+                        if z not in used:
+                            used.add(z)
+                            queue.append(z)
+            elif y not in parent:
+                parent[y] = x
+                if y == goal:
+                    path = []
+                    while True:
+                        prev = parent[y]
+                        path += [y, prev]
+                        if prev == root:
+                            return path[::-1]
+                        y = mate[prev]
+                if y in mate:
+                    used.add(mate[y])
+                    queue.append(mate[y])
+    return None
+
+
+def _small(weight: int, scale: int) -> int:
+    """An engine weight without its partner priority, its three levels as digits of base `scale`."""
+    return ((weight >> 96) * scale + ((weight >> 64) & 1)) * scale + ((weight >> 32) & 1)
 
 
 def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:
