@@ -620,12 +620,14 @@ class _Engine:
 
         def swap(v: int, u: int, gone: set[int]) -> dict[int, int] | None:
             """The pairs that change when v-u joins the matching and their partners pair along tight edges, or None."""
-            trial = {x: y for x, y in mate.items() if x not in gone}
             root, goal = mate[v], mate[u]
-            del trial[root], trial[goal]
-            path = _augmenting_path(root, goal, trial, lambda x: [y for y in tight(x) if y not in gone])
-            if path is None:
-                return None
+            if goal in tight(root):
+                path = [root, goal]
+            else:
+                found = _augmenting_path(root, goal, mate, tight, gone)
+                if found is None:
+                    return None
+                path = found
             changes = {v: u, u: v}
             for k in range(0, len(path), 2):
                 changes[path[k]] = path[k + 1]
@@ -696,60 +698,62 @@ class _Engine:
 
 
 def _augmenting_path(
-    root: int, goal: int, mate: dict[int, int], neighbours: Callable[[int], list[int]]
+    root: int, goal: int, mate: dict[int, int], neighbours: Callable[[int], list[int]], gone: Collection[int]
 ) -> list[int] | None:
     """An augmenting path from `root` to `goal`, the only unmatched vertices (Edmonds' search with blossoms).
 
-    `mate` pairs every other vertex; the path is returned as its vertices, root first, an edge of the new
-    matching between each even position and the next; None when no perfect matching of the vertices exists.
+    `mate` pairs every other vertex not in `gone` (root's and goal's entries are ignored); the path is returned
+    as its vertices, root first, an edge of the new matching between each even position and the next; None when
+    no perfect matching of the vertices exists.
     """
     base: dict[int, int] = {}
     parent: dict[int, int] = {}
     used = {root}
+    tree = [root]
     queue = [root]
-
-    def find(x: int) -> int:
-        return base.get(x, x)
 
     def lca(a: int, b: int) -> int:
         seen: set[int] = set()
         while True:
-            a = find(a)
+            a = base.get(a, a)
             seen.add(a)
             if a == root:
                 break
             a = parent[mate[a]]
         while True:
-            b = find(b)
+            b = base.get(b, b)
             if b in seen:
                 return b
             b = parent[mate[b]]
 
     def mark(x: int, top: int, child: int, inside: set[int]) -> None:
-        while find(x) != top:
-            inside.add(find(x))
-            inside.add(find(mate[x]))
+        while base.get(x, x) != top:
+            partner = mate[x]
+            inside.add(base.get(x, x))
+            inside.add(base.get(partner, partner))
             parent[x] = child
-            child = mate[x]
-            x = parent[mate[x]]
+            child = partner
+            x = parent[partner]
 
     for x in queue:
+        own = mate.get(x) if x != root else None
         for y in neighbours(x):
-            if find(x) == find(y) or mate.get(x) == y:
+            if y in gone or y == own or base.get(x, x) == base.get(y, y):
                 continue
-            if y == root or (y in mate and mate[y] in parent):
+            if y == root or (y != goal and mate[y] in parent):
                 top = lca(x, y)
                 inside: set[int] = set()
                 mark(x, top, y, inside)
                 mark(y, top, x, inside)
-                for z in list(used) + [w for w in parent if w not in used]:
-                    if find(z) in inside:
+                for z in tree:
+                    if base.get(z, z) in inside:
                         base[z] = top
                         if z not in used:
                             used.add(z)
                             queue.append(z)
             elif y not in parent:
                 parent[y] = x
+                tree.append(y)
                 if y == goal:
                     path = []
                     while True:
@@ -758,9 +762,10 @@ def _augmenting_path(
                         if prev == root:
                             return path[::-1]
                         y = mate[prev]
-                if y in mate:
-                    used.add(mate[y])
-                    queue.append(mate[y])
+                partner = mate[y]
+                used.add(partner)
+                tree.append(partner)
+                queue.append(partner)
     return None
 
 
