@@ -35,14 +35,19 @@ Where several optima are equal the engine's group forming depends on the one its
 warm-started perfect matching whenever one exists) reproduces every corpus case and agrees with a build of the
 reference engine on 1 881 generated rounds (7-40 players, `tests/pairing/test_burstein_properties.scenario`)
 and 34 rounds of 120-400 players, all identical (checked outside the tests: the binary is not part of the repository).
-Inside a group, one matching (the later players' priorities as tie-breaks below the engine's weights) answers
-every step until a floater's priorities enter the graph; it is unique where it is read (each player's partner
-in the group, or none), so how it is solved does not change the pairing. Three exact short cuts keep it fast:
-the group's matching is solved apart from the players below it and kept where the two parts' duals cover every
-edge between them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners
-and every edge with a partner priority, adding each vertex's most broken edge until the duals cover all
-(`_sparse_matching`); and it is warm-started as a perfect matching only while few players are still to choose
-(`WARM_LATER_LIMIT`), where that start helps.
+Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only
+breaking ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so
+far) gives it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small
+integers (`_Engine._natural`): only a partner joined by a tight edge can be chosen, and each candidate, lowest
+first, is checked exactly by an augmenting path of tight edges between the two players' current partners (kept
+when the matching it makes weighs as much as the optimum), else by a matching solved without the two. Where that
+cannot be read (no perfect matching, more than one floater) each step is solved as the engine does, as one
+matching with the later players' priorities as tie-breaks below the weights; it is unique where it is read, so
+how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the group's
+matching is solved apart from the players below it and kept where the two parts' duals cover every edge between
+them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners and every edge
+with a partner priority, adding each vertex's most broken edge until the duals cover all (`_sparse_matching`);
+and it is warm-started as a perfect matching only while few players are still to choose (`WARM_LATER_LIMIT`).
 """
 
 from __future__ import annotations
