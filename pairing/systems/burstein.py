@@ -53,6 +53,7 @@ and it is warm-started as a perfect matching only while few players are still to
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -124,6 +125,27 @@ class _Metrics:
     bh: Points
     median: Points
     rank_index: int
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A heaviest perfect matching of some players (engine weights on small integers) and its optimal duals, by
+    player: vertex duals, each player's chain of blossoms (outermost first, numbered apart from other parts') and
+    the blossom duals."""
+
+    mate: dict[int, int]
+    vertex: dict[int, int]
+    chains: dict[int, tuple[int, ...]]
+    blossom: dict[int, int]
+
+    def joined(self, other: _Part) -> _Part:
+        """Both parts as one (their duals together are optimal where they cover every edge between them)."""
+        return _Part(
+            other.mate | self.mate,
+            other.vertex | self.vertex,
+            other.chains | self.chains,
+            other.blossom | self.blossom,
+        )
 
 
 def _compare(a: _Metrics, b: _Metrics) -> int:
@@ -369,6 +391,7 @@ class _Engine:
         self.n = len(order)
         self.weights: list[dict[int, int]] = [{} for _ in range(self.n)]
         self.mate: list[int] = [-1] * self.n
+        self.tag = 0
 
     def edge(self, x: int, y: int, same: bool, colour: bool) -> int:
         """The engine's edge weight between two players, without the partner priority."""
@@ -511,9 +534,13 @@ class _Engine:
         begin = sg[0]
         floater: int | None = None
         holders: list[int] = []
+        ranges = [(a, b) for a, b in itertools.pairwise(sg) if a < b]
+        below: dict[int, _Part | None] = {}
+        index = -1
         for end in sg[1:]:
             if begin == end:
                 continue
+            index += 1
             group = list(range(begin, end))
             if floater is not None:
                 group.append(floater)
@@ -522,7 +549,7 @@ class _Engine:
             for k, v in enumerate(group):
                 for u in reversed(group[k + 1 :]):
                     self.set(v, u, self.edge(v, u, True, True))
-            natural = self._natural(group) if NATURAL and not self._holding(holders) else None
+            natural = self._natural(group, ranges, index, below) if NATURAL and not self._holding(holders) else None
             if natural is not None:
                 for v, m in natural[0]:
                     paired[v] = paired[m] = True
@@ -575,7 +602,9 @@ class _Engine:
         """True when a floater still holds partner priorities in the graph."""
         return any(w % _COLOUR for h in holders for w in self.weights[h].values())
 
-    def _natural(self, group: Sequence[int]) -> tuple[list[tuple[int, int]], int | None] | None:
+    def _natural(
+        self, group: Sequence[int], ranges: Sequence[tuple[int, int]], index: int, below: dict[int, _Part | None]
+    ) -> tuple[list[tuple[int, int]], int | None] | None:
         """The group's pairs and floater, each step's choice read from one optimal dual and checked; None: unknown.
 
         Every step keeps a heaviest matching of the engine's weights (the partner priorities only break ties), so
@@ -583,39 +612,42 @@ class _Engine:
         first, takes the lowest-ranked free one of the group that some heaviest matching holding the pairs made so
         far pairs with it, and floats when none does. That matching is the current one, or the current one changed
         along a path of tight edges between the two players' partners (kept when it weighs as much), or else one
-        solved without the two.
+        solved without the two. The graph's optimum is the group's (with the next groups where needed) solved
+        apart from the groups below, whose optimum `below` holds, where the duals cover every edge between them.
         """
         active = [v for v in range(self.n) if self.weights[v]]
-        local = {v: k for k, v in enumerate(active)}
-        scale = len(active) + 1
-        small: dict[tuple[int, int], int] = {}
-        edges: list[Edge] = []
-        for x in active:
-            for y, w in self.weights[x].items():
-                if x < y:
-                    base = small[x, y] = _small(w, scale)
-                    edges.append((local[x], local[y], base))
-        whole = perfect_matching_with_duals(len(active), edges)
+        scale = self.n + 1
+        whole: _Part | None = None
+        for after in range(index + 1, len(ranges) + 1):
+            rest = self._suffix(ranges, after, below)
+            if rest is None:
+                continue
+            members = list(group) + [v for a, b in ranges[index + 1 : after] for v in range(a, b)]
+            part = self._part(members) if len(members) % 2 == 0 else None
+            if part is None or len(members) + len(rest.mate) != len(active):
+                continue
+            if self._covers(part, set(members), rest):
+                whole = part.joined(rest)
+                break
         if whole is None:
             return None
-        got, duals = whole
-        mate = {active[k]: active[m] for k, m in enumerate(got)}
-        best = sum(small[x, y] for x, y in mate.items() if x < y)
-        vertex, chains, blossom = duals.vertex, duals.chains, duals.blossom
-        near: dict[int, list[int]] = {}
+        mate = dict(whole.mate)
 
         def weight(x: int, y: int) -> int:
-            return small[(x, y) if x < y else (y, x)]
+            return _small(self.weights[x][y], scale)
+
+        best = sum(weight(x, y) for x, y in mate.items() if x < y)
+        vertex, chains, blossom = whole.vertex, whole.chains, whole.blossom
+        near: dict[int, list[int]] = {}
 
         def tight(x: int) -> list[int]:
             found = near.get(x)
             if found is None:
                 found = near[x] = []
-                a = local[x]
-                for y in self.weights[x]:
-                    b = local[y]
-                    total = vertex[a] + vertex[b] - 2 * weight(x, y)
-                    for ba, bb in zip(chains[a], chains[b], strict=False):
+                dx, cx = vertex[x], chains[x]
+                for y, w in self.weights[x].items():
+                    total = dx + vertex[y] - 2 * _small(w, scale)
+                    for ba, bb in zip(cx, chains[y], strict=False):
                         if ba != bb:
                             break
                         total += 2 * blossom[ba]
@@ -646,15 +678,23 @@ class _Engine:
         while free:
             v = free.pop(0)
             own = set(tight(v))
+            reachable: set[int] | None = None
             for j in range(len(free) - 1, -1, -1):
                 u = free[j]
                 if u not in own:
                     continue
                 if mate[v] != u:
+                    if reachable is not None and u not in reachable:
+                        continue
                     gone = taken | {v, u}
                     changes = swap(v, u, gone)
-                    if changes is None:
-                        continue
+                    if changes is None and reachable is None:
+                        # The partners v can take with the others still perfectly matched on tight edges: the
+                        # even vertices of one search from v's partner (v and the pairs made left out).
+                        reachable = set()
+                        _augmenting_path(mate[v], None, mate, tight, taken | {v}, reachable)
+                        if u not in reachable:
+                            continue
                     if changes is not None:
                         removed = {(x, mate[x]) for x in changes if x < mate[x]}
                         added = {(x, y) for x, y in changes.items() if x < y}
@@ -678,6 +718,64 @@ class _Engine:
         if len(floaters) > 1:
             return None
         return pairs, (floaters[0] if floaters else None)
+
+    def _part(self, members: Sequence[int]) -> _Part | None:
+        """A heaviest perfect matching of `members` alone (engine weights, no priorities), with its duals."""
+        scale = self.n + 1
+        inside = {v: k for k, v in enumerate(members)}
+        edges = [
+            (k, inside[y], _small(w, scale))
+            for k, x in enumerate(members)
+            for y, w in self.weights[x].items()
+            if x < y and y in inside
+        ]
+        solved = perfect_matching_with_duals(len(members), edges)
+        if solved is None:
+            return None
+        got, duals = solved
+        self.tag += 1
+        shift = self.tag * (2 * self.n + 2)
+        return _Part(
+            {x: members[got[k]] for k, x in enumerate(members)},
+            {x: duals.vertex[k] for k, x in enumerate(members)},
+            {x: tuple(b + shift for b in duals.chains[k]) for k, x in enumerate(members)},
+            {b + shift: z for b, z in duals.blossom.items()},
+        )
+
+    def _covers(self, part: _Part, members: Collection[int], rest: _Part) -> bool:
+        """Whether the two parts' vertex duals cover every edge between them (no blossom holds both)."""
+        scale = self.n + 1
+        for x in members:
+            dx = part.vertex[x]
+            for y, w in self.weights[x].items():
+                if y not in members:
+                    dy = rest.vertex.get(y)
+                    if dy is None or dx + dy < 2 * _small(w, scale):
+                        return False
+        return True
+
+    def _suffix(self, ranges: Sequence[tuple[int, int]], index: int, below: dict[int, _Part | None]) -> _Part | None:
+        """A heaviest perfect matching of group `index` and every group below, with its duals, or None (memoised).
+
+        Built from the bottom: the group (with the next ones where needed) solved alone, joined to the groups below
+        where the duals cover every edge between them; these groups keep their weights until their turn.
+        """
+        if index >= len(ranges):
+            return _Part({}, {}, {}, {})
+        if index not in below:
+            below[index] = None
+            if (ranges[-1][1] - ranges[index][0]) % 2:
+                return None
+            for after in range(index + 1, len(ranges) + 1):
+                rest = self._suffix(ranges, after, below)
+                if rest is None:
+                    continue
+                members = [v for a, b in ranges[index:after] for v in range(a, b)]
+                part = self._part(members) if len(members) % 2 == 0 else None
+                if part is not None and self._covers(part, set(members), rest):
+                    below[index] = part.joined(rest)
+                    break
+        return below[index]
 
     def _without(self, active: Sequence[int], gone: Collection[int], scale: int) -> tuple[dict[int, int], int] | None:
         """A heaviest perfect matching (engine weights, no priorities) of the graph without `gone`, and its weight."""
@@ -703,13 +801,19 @@ class _Engine:
 
 
 def _augmenting_path(
-    root: int, goal: int, mate: dict[int, int], neighbours: Callable[[int], list[int]], gone: Collection[int]
+    root: int,
+    goal: int | None,
+    mate: dict[int, int],
+    neighbours: Callable[[int], list[int]],
+    gone: Collection[int],
+    even: set[int] | None = None,
 ) -> list[int] | None:
     """An augmenting path from `root` to `goal`, the only unmatched vertices (Edmonds' search with blossoms).
 
     `mate` pairs every other vertex not in `gone` (root's and goal's entries are ignored); the path is returned
     as its vertices, root first, an edge of the new matching between each even position and the next; None when
-    no perfect matching of the vertices exists.
+    no perfect matching of the vertices exists. With no goal (root the only unmatched vertex) the search runs to
+    its end and `even` receives its even vertices: those whose removal leaves a perfect matching.
     """
     base: dict[int, int] = {}
     parent: dict[int, int] = {}
@@ -760,7 +864,7 @@ def _augmenting_path(
                 parent[y] = x
                 tree.append(y)
                 if y == goal:
-                    path = []
+                    path: list[int] = []
                     while True:
                         prev = parent[y]
                         path += [y, prev]
@@ -771,6 +875,8 @@ def _augmenting_path(
                 used.add(partner)
                 tree.append(partner)
                 queue.append(partner)
+    if even is not None:
+        even |= used
     return None
 
 

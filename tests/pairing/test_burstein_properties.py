@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -216,9 +217,11 @@ def test_steps_read_from_the_duals_pair_as_the_solved_steps_do(monkeypatch: pyte
     natural = burstein._Engine._natural
     used = 0
 
-    def counted(self: burstein._Engine, group: list[int]) -> tuple[list[tuple[int, int]], int | None] | None:
+    def counted(
+        self: burstein._Engine, group: list[int], *rest: Any
+    ) -> tuple[list[tuple[int, int]], int | None] | None:
         nonlocal used
-        got = natural(self, group)
+        got = natural(self, group, *rest)
         used += got is not None
         return got
 
