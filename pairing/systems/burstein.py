@@ -645,8 +645,12 @@ class _Engine:
             if found is None:
                 found = near[x] = []
                 dx, cx = vertex[x], chains[x]
+                square = scale * scale
                 for y, w in self.weights[x].items():
-                    total = dx + vertex[y] - 2 * _small(w, scale)
+                    total = dx + vertex[y] - 2 * ((w >> 96) * square + ((w >> 64) & 1) * scale + ((w >> 32) & 1))
+                    # Blossom duals only add to the slack (never negative): a positive one stays positive.
+                    if total > 0:
+                        continue
                     for ba, bb in zip(cx, chains[y], strict=False):
                         if ba != bb:
                             break
