@@ -64,9 +64,9 @@ PROCESS_FROM = 400
 # Why the Burstein table looks as it does (written under it).
 BURSTEIN_NOTE = (
     "Target (issue #26): at most the reference's time at 400 to 1,600 players, every round. It is **not met**. "
-    "Compared on CPU time (the machine was loaded during these runs, so the wall times, and the ratio column, "
-    "which is on wall time, say little), our engine takes 3 to 14 times the reference's CPU time at 400 players "
-    "(0.58 s, 0.86 s and 0.54 s for rounds 1, 6 and 11) and 1.7 to 8 times at 800 (2.8 s, 2.3 s and 2.1 s); "
+    "Compared on CPU time (wall and CPU agree within a fifth here, the machine being fairly quiet), our engine "
+    "takes 3 to 13 times the reference's CPU time at 400 players (0.56 s, 0.76 s and 0.49 s for rounds 1, 6 and "
+    "11) and 1.8 to 8.5 times at 800 (2.65 s, 2.08 s and 2.03 s); "
     "1,600 players round 6 (one run, not in the table): 10.1 s CPU against 4.1 s for the reference (median of 3 "
     "here). Before this work the same rounds took 2.0 s, 2.0 s and 1.0 s CPU at 400 players, 15.2 s, 14.5 s and "
     "6.6 s at 800 and 126 s at 1,600 (the previous version of this table), so rounds are 2 to 7 times faster at "
@@ -81,7 +81,7 @@ BURSTEIN_NOTE = (
     "groups where a floater crosses) joined to the groups below, solved once from the bottom, where the duals "
     "cover the edges between the parts. What is left: the group forming (`_Engine.groups`, a matching of the "
     "growing graph each time a score group is added, whose answer among equal optima decides the merging, so it "
-    "is kept as it is: 0.3 s of 0.86 s at 400 players round 6, 4 s of 10 s at 1,600) and each group's matching "
+    "is kept as it is: 0.3 s of 0.76 s at 400 players round 6, 4 s of 10 s at 1,600) and each group's matching "
     "(`pairing/matching.py`, O(n^3) blossom in pure Python, solved from scratch: the reference's matcher is "
     "incremental and in C++). `auto` gives Burstein the rounds of 250 to 699 players (Lichess's thresholds), "
     "about a second each."
