@@ -431,6 +431,20 @@ class _Engine:
         """
         active = [v for v in range(self.n) if self.weights[v]]
         local = {v: k for k, v in enumerate(active)}
+        if not later and not inside:
+            # The group forming's matchings: the engine's weights as they are, in the same order.
+            plain = [
+                (local[x], local[y], w)
+                for x in active
+                for y, w in sorted(item for item in self.weights[x].items() if item[0] > x)
+            ]
+            found = max_weight_perfect_matching(len(active), plain) if perfect else None
+            got = found if found is not None else max_weight_matching(len(active), plain)
+            self.mate = [-1] * self.n
+            for k, partner in enumerate(got):
+                if partner >= 0:
+                    self.mate[active[k]] = active[partner]
+            return
         place = {v: k for k, v in enumerate(later)}
         width = (len(later) + 1).bit_length()
         shift = width * len(later)
