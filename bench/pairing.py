@@ -64,9 +64,9 @@ PROCESS_FROM = 400
 # Why the Burstein table looks as it does (written under it).
 BURSTEIN_NOTE = (
     "Target (issue #26): at most the reference's time at 400 to 1,600 players, every round. It is **not met**. "
-    "Compared on CPU time (wall and CPU agree within a fifth here, the machine being fairly quiet), our engine "
-    "takes 3 to 13 times the reference's CPU time at 400 players (0.56 s, 0.76 s and 0.49 s for rounds 1, 6 and "
-    "11) and 1.8 to 8.5 times at 800 (2.65 s, 2.08 s and 2.03 s); "
+    "Compared on CPU time (the fairer measure: other work raised the load during the 800-player rows, whose wall "
+    "times are high), our engine takes 3 to 13 times the reference's CPU time at 400 players (0.56 s, 0.76 s and "
+    "0.47 s for rounds 1, 6 and 11) and 1.7 to 8.5 times at 800 (2.66 s, 2.07 s and 2.11 s); "
     "1,600 players round 6 (one run, not in the table): 10.1 s CPU against 4.1 s for the reference (median of 3 "
     "here). Before this work the same rounds took 2.0 s, 2.0 s and 1.0 s CPU at 400 players, 15.2 s, 14.5 s and "
     "6.6 s at 800 and 126 s at 1,600 (the previous version of this table), so rounds are 2 to 7 times faster at "
