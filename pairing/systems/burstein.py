@@ -35,20 +35,26 @@ Where several optima are equal the engine's group forming depends on the one its
 warm-started perfect matching whenever one exists) reproduces every corpus case and agrees with a build of the
 reference engine on 1 881 generated rounds (7-40 players, `tests/pairing/test_burstein_properties.scenario`)
 and 34 rounds of 120-400 players, all identical (checked outside the tests: the binary is not part of the repository).
-Inside a group, one matching (the later players' priorities as tie-breaks below the engine's weights) answers
-every step until a floater's priorities enter the graph; it is unique where it is read (each player's partner
-in the group, or none), so how it is solved does not change the pairing. Three exact short cuts keep it fast:
-the group's matching is solved apart from the players below it and kept where the two parts' duals cover every
-edge between them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners
-and every edge with a partner priority, adding each vertex's most broken edge until the duals cover all
-(`_sparse_matching`); and it is warm-started as a perfect matching only while few players are still to choose
-(`WARM_LATER_LIMIT`), where that start helps.
+Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only
+breaking ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so
+far) gives it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small
+integers (`_Engine._natural`): only a partner joined by a tight edge can be chosen, and each candidate, lowest
+first, is checked exactly by an augmenting path of tight edges between the two players' current partners (kept
+when the matching it makes weighs as much as the optimum), else by a matching solved without the two. Where that
+cannot be read (no perfect matching, more than one floater) each step is solved as the engine does, as one
+matching with the later players' priorities as tie-breaks below the weights; it is unique where it is read, so
+how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the group's
+matching is solved apart from the players below it and kept where the two parts' duals cover every edge between
+them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners and every edge
+with a partner priority, adding each vertex's most broken edge until the duals cover all (`_sparse_matching`);
+and it is warm-started as a perfect matching only while few players are still to choose (`WARM_LATER_LIMIT`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -93,6 +99,9 @@ SPARSE_WINDOW = 8
 # faster where the partner priorities are few, much slower where they are many (the greedy start then matches
 # almost nothing, every vertex's heaviest edge going to the first player).
 WARM_LATER_LIMIT = 128
+# Each group's steps are first read from one optimal dual of the engine's weights (`_Engine._natural`); off, every
+# step is solved as a matching with the partner priorities (the tests compare the two).
+NATURAL = True
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,27 @@ class _Metrics:
     bh: Points
     median: Points
     rank_index: int
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A heaviest perfect matching of some players (engine weights on small integers) and its optimal duals, by
+    player: vertex duals, each player's chain of blossoms (outermost first, numbered apart from other parts') and
+    the blossom duals."""
+
+    mate: dict[int, int]
+    vertex: dict[int, int]
+    chains: dict[int, tuple[int, ...]]
+    blossom: dict[int, int]
+
+    def joined(self, other: _Part) -> _Part:
+        """Both parts as one (their duals together are optimal where they cover every edge between them)."""
+        return _Part(
+            other.mate | self.mate,
+            other.vertex | self.vertex,
+            other.chains | self.chains,
+            other.blossom | self.blossom,
+        )
 
 
 def _compare(a: _Metrics, b: _Metrics) -> int:
@@ -361,6 +391,7 @@ class _Engine:
         self.n = len(order)
         self.weights: list[dict[int, int]] = [{} for _ in range(self.n)]
         self.mate: list[int] = [-1] * self.n
+        self.tag = 0
 
     def edge(self, x: int, y: int, same: bool, colour: bool) -> int:
         """The engine's edge weight between two players, without the partner priority."""
@@ -400,6 +431,20 @@ class _Engine:
         """
         active = [v for v in range(self.n) if self.weights[v]]
         local = {v: k for k, v in enumerate(active)}
+        if not later and not inside:
+            # The group forming's matchings: the engine's weights as they are, in the same order.
+            plain = [
+                (local[x], local[y], w)
+                for x in active
+                for y, w in sorted(item for item in self.weights[x].items() if item[0] > x)
+            ]
+            found = max_weight_perfect_matching(len(active), plain) if perfect else None
+            got = found if found is not None else max_weight_matching(len(active), plain)
+            self.mate = [-1] * self.n
+            for k, partner in enumerate(got):
+                if partner >= 0:
+                    self.mate[active[k]] = active[partner]
+            return
         place = {v: k for k, v in enumerate(later)}
         width = (len(later) + 1).bit_length()
         shift = width * len(later)
@@ -503,9 +548,13 @@ class _Engine:
         begin = sg[0]
         floater: int | None = None
         holders: list[int] = []
+        ranges = [(a, b) for a, b in itertools.pairwise(sg) if a < b]
+        below: dict[int, _Part | None] = {}
+        index = -1
         for end in sg[1:]:
             if begin == end:
                 continue
+            index += 1
             group = list(range(begin, end))
             if floater is not None:
                 group.append(floater)
@@ -514,6 +563,16 @@ class _Engine:
             for k, v in enumerate(group):
                 for u in reversed(group[k + 1 :]):
                     self.set(v, u, self.edge(v, u, True, True))
+            natural = self._natural(group, ranges, index, below) if NATURAL and not self._holding(holders) else None
+            if natural is not None:
+                for v, m in natural[0]:
+                    paired[v] = paired[m] = True
+                    pairs.append((v, m))
+                    self._finalize(v, m)
+                floater = natural[1]
+                holders = [] if floater is None else [floater]
+                begin = end
+                continue
             fresh = True
             for k, v in enumerate(group):
                 if paired[v]:
@@ -553,11 +612,295 @@ class _Engine:
             raise NoValidPairing("the last group could not be completed")
         return pairs
 
+    def _holding(self, holders: Sequence[int]) -> bool:
+        """True when a floater still holds partner priorities in the graph."""
+        return any(w % _COLOUR for h in holders for w in self.weights[h].values())
+
+    def _natural(
+        self, group: Sequence[int], ranges: Sequence[tuple[int, int]], index: int, below: dict[int, _Part | None]
+    ) -> tuple[list[tuple[int, int]], int | None] | None:
+        """The group's pairs and floater, each step's choice read from one optimal dual and checked; None: unknown.
+
+        Every step keeps a heaviest matching of the engine's weights (the partner priorities only break ties), so
+        a player can take only a partner whose edge is tight under an optimal dual of the graph. Each player, best
+        first, takes the lowest-ranked free one of the group that some heaviest matching holding the pairs made so
+        far pairs with it, and floats when none does. That matching is the current one, or the current one changed
+        along a path of tight edges between the two players' partners (kept when it weighs as much), or else one
+        solved without the two. The graph's optimum is the group's (with the next groups where needed) solved
+        apart from the groups below, whose optimum `below` holds, where the duals cover every edge between them.
+        """
+        active = [v for v in range(self.n) if self.weights[v]]
+        scale = self.n + 1
+        whole: _Part | None = None
+        for after in range(index + 1, len(ranges) + 1):
+            rest = self._suffix(ranges, after, below)
+            if rest is None:
+                continue
+            members = list(group) + [v for a, b in ranges[index + 1 : after] for v in range(a, b)]
+            part = self._part(members) if len(members) % 2 == 0 else None
+            if part is None or len(members) + len(rest.mate) != len(active):
+                continue
+            if self._covers(part, set(members), rest):
+                whole = part.joined(rest)
+                break
+        if whole is None:
+            return None
+        mate = dict(whole.mate)
+
+        def weight(x: int, y: int) -> int:
+            return _small(self.weights[x][y], scale)
+
+        best = sum(weight(x, y) for x, y in mate.items() if x < y)
+        vertex, chains, blossom = whole.vertex, whole.chains, whole.blossom
+        near: dict[int, list[int]] = {}
+
+        def tight(x: int) -> list[int]:
+            found = near.get(x)
+            if found is None:
+                found = near[x] = []
+                dx, cx = vertex[x], chains[x]
+                square = scale * scale
+                for y, w in self.weights[x].items():
+                    total = dx + vertex[y] - 2 * ((w >> 96) * square + ((w >> 64) & 1) * scale + ((w >> 32) & 1))
+                    # Blossom duals only add to the slack (never negative): a positive one stays positive.
+                    if total > 0:
+                        continue
+                    for ba, bb in zip(cx, chains[y], strict=False):
+                        if ba != bb:
+                            break
+                        total += 2 * blossom[ba]
+                    if total == 0:
+                        found.append(y)
+            return found
+
+        def swap(v: int, u: int, gone: set[int]) -> dict[int, int] | None:
+            """The pairs that change when v-u joins the matching and their partners pair along tight edges, or None."""
+            root, goal = mate[v], mate[u]
+            if goal in tight(root):
+                path = [root, goal]
+            else:
+                found = _augmenting_path(root, goal, mate, tight, gone)
+                if found is None:
+                    return None
+                path = found
+            changes = {v: u, u: v}
+            for k in range(0, len(path), 2):
+                changes[path[k]] = path[k + 1]
+                changes[path[k + 1]] = path[k]
+            return changes
+
+        taken: set[int] = set()
+        free = list(group)
+        pairs: list[tuple[int, int]] = []
+        floaters: list[int] = []
+        while free:
+            v = free.pop(0)
+            own = set(tight(v))
+            reachable: set[int] | None = None
+            for j in range(len(free) - 1, -1, -1):
+                u = free[j]
+                if u not in own:
+                    continue
+                if mate[v] != u:
+                    if reachable is not None and u not in reachable:
+                        continue
+                    gone = taken | {v, u}
+                    changes = swap(v, u, gone)
+                    if changes is None and reachable is None:
+                        # The partners v can take with the others still perfectly matched on tight edges: the
+                        # even vertices of one search from v's partner (v and the pairs made left out).
+                        reachable = set()
+                        _augmenting_path(mate[v], None, mate, tight, taken | {v}, reachable)
+                        if u not in reachable:
+                            continue
+                    if changes is not None:
+                        removed = {(x, mate[x]) for x in changes if x < mate[x]}
+                        added = {(x, y) for x, y in changes.items() if x < y}
+                        total = best + sum(weight(x, y) for x, y in added) - sum(weight(x, y) for x, y in removed)
+                        if total == best:
+                            mate.update(changes)
+                        else:
+                            changes = None
+                    if changes is None:
+                        solved = self._without(active, gone, scale)
+                        if solved is None or solved[1] + weight(v, u) != best:
+                            continue
+                        mate.update(solved[0])
+                        mate[v], mate[u] = u, v
+                best -= weight(v, u)
+                taken |= {v, u}
+                pairs.append((v, free.pop(j)))
+                break
+            else:
+                floaters.append(v)
+        if len(floaters) > 1:
+            return None
+        return pairs, (floaters[0] if floaters else None)
+
+    def _part(self, members: Sequence[int]) -> _Part | None:
+        """A heaviest perfect matching of `members` alone (engine weights, no priorities), with its duals."""
+        scale = self.n + 1
+        inside = {v: k for k, v in enumerate(members)}
+        edges = [
+            (k, inside[y], _small(w, scale))
+            for k, x in enumerate(members)
+            for y, w in self.weights[x].items()
+            if x < y and y in inside
+        ]
+        solved = perfect_matching_with_duals(len(members), edges)
+        if solved is None:
+            return None
+        got, duals = solved
+        self.tag += 1
+        shift = self.tag * (2 * self.n + 2)
+        return _Part(
+            {x: members[got[k]] for k, x in enumerate(members)},
+            {x: duals.vertex[k] for k, x in enumerate(members)},
+            {x: tuple(b + shift for b in duals.chains[k]) for k, x in enumerate(members)},
+            {b + shift: z for b, z in duals.blossom.items()},
+        )
+
+    def _covers(self, part: _Part, members: Collection[int], rest: _Part) -> bool:
+        """Whether the two parts' vertex duals cover every edge between them (no blossom holds both)."""
+        scale = self.n + 1
+        for x in members:
+            dx = part.vertex[x]
+            for y, w in self.weights[x].items():
+                if y not in members:
+                    dy = rest.vertex.get(y)
+                    if dy is None or dx + dy < 2 * _small(w, scale):
+                        return False
+        return True
+
+    def _suffix(self, ranges: Sequence[tuple[int, int]], index: int, below: dict[int, _Part | None]) -> _Part | None:
+        """A heaviest perfect matching of group `index` and every group below, with its duals, or None (memoised).
+
+        Built from the bottom: the group (with the next ones where needed) solved alone, joined to the groups below
+        where the duals cover every edge between them; these groups keep their weights until their turn.
+        """
+        if index >= len(ranges):
+            return _Part({}, {}, {}, {})
+        if index not in below:
+            below[index] = None
+            if (ranges[-1][1] - ranges[index][0]) % 2:
+                return None
+            for after in range(index + 1, len(ranges) + 1):
+                rest = self._suffix(ranges, after, below)
+                if rest is None:
+                    continue
+                members = [v for a, b in ranges[index:after] for v in range(a, b)]
+                part = self._part(members) if len(members) % 2 == 0 else None
+                if part is not None and self._covers(part, set(members), rest):
+                    below[index] = part.joined(rest)
+                    break
+        return below[index]
+
+    def _without(self, active: Sequence[int], gone: Collection[int], scale: int) -> tuple[dict[int, int], int] | None:
+        """A heaviest perfect matching (engine weights, no priorities) of the graph without `gone`, and its weight."""
+        rest = [v for v in active if v not in gone]
+        index = {v: k for k, v in enumerate(rest)}
+        edges = [
+            (index[x], index[y], _small(w, scale))
+            for x in rest
+            for y, w in self.weights[x].items()
+            if x < y and y not in gone
+        ]
+        solved = perfect_matching_with_duals(len(rest), edges)
+        if solved is None:
+            return None
+        got = solved[0]
+        return {rest[k]: rest[m] for k, m in enumerate(got)}, sum(w for a, b, w in edges if got[a] == b)
+
     def _finalize(self, v: int, m: int) -> None:
         """Fix the pair v-m. The engine keeps only their own edge; an isolated pair changes nothing, so it goes."""
         for x in (v, m):
             for y in list(self.weights[x]):
                 self.set(x, y, 0)
+
+
+def _augmenting_path(
+    root: int,
+    goal: int | None,
+    mate: dict[int, int],
+    neighbours: Callable[[int], list[int]],
+    gone: Collection[int],
+    even: set[int] | None = None,
+) -> list[int] | None:
+    """An augmenting path from `root` to `goal`, the only unmatched vertices (Edmonds' search with blossoms).
+
+    `mate` pairs every other vertex not in `gone` (root's and goal's entries are ignored); the path is returned
+    as its vertices, root first, an edge of the new matching between each even position and the next; None when
+    no perfect matching of the vertices exists. With no goal (root the only unmatched vertex) the search runs to
+    its end and `even` receives its even vertices: those whose removal leaves a perfect matching.
+    """
+    base: dict[int, int] = {}
+    parent: dict[int, int] = {}
+    used = {root}
+    tree = [root]
+    queue = [root]
+
+    def lca(a: int, b: int) -> int:
+        seen: set[int] = set()
+        while True:
+            a = base.get(a, a)
+            seen.add(a)
+            if a == root:
+                break
+            a = parent[mate[a]]
+        while True:
+            b = base.get(b, b)
+            if b in seen:
+                return b
+            b = parent[mate[b]]
+
+    def mark(x: int, top: int, child: int, inside: set[int]) -> None:
+        while base.get(x, x) != top:
+            partner = mate[x]
+            inside.add(base.get(x, x))
+            inside.add(base.get(partner, partner))
+            parent[x] = child
+            child = partner
+            x = parent[partner]
+
+    for x in queue:
+        own = mate.get(x) if x != root else None
+        for y in neighbours(x):
+            if y in gone or y == own or base.get(x, x) == base.get(y, y):
+                continue
+            if y == root or (y != goal and mate[y] in parent):
+                top = lca(x, y)
+                inside: set[int] = set()
+                mark(x, top, y, inside)
+                mark(y, top, x, inside)
+                for z in tree:
+                    if base.get(z, z) in inside:
+                        base[z] = top
+                        if z not in used:
+                            used.add(z)
+                            queue.append(z)
+            elif y not in parent:
+                parent[y] = x
+                tree.append(y)
+                if y == goal:
+                    path: list[int] = []
+                    while True:
+                        prev = parent[y]
+                        path += [y, prev]
+                        if prev == root:
+                            return path[::-1]
+                        y = mate[prev]
+                partner = mate[y]
+                used.add(partner)
+                tree.append(partner)
+                queue.append(partner)
+    if even is not None:
+        even |= used
+    return None
+
+
+def _small(weight: int, scale: int) -> int:
+    """An engine weight without its partner priority, its three levels as digits of base `scale`."""
+    return ((weight >> 96) * scale + ((weight >> 64) & 1)) * scale + ((weight >> 32) & 1)
 
 
 def _sorted_group(group: Iterable[int], order: Sequence[_Player]) -> list[int]:

@@ -303,16 +303,16 @@ class _Context:
             for i in entries:
                 adjusted[i] += draw - points[col[i]]
         adjusted.append(0)  # index -1: no opponent
-        # Lists share one int object per player between all the columns and the rows (an array's `tolist` would
-        # make one per entry: 28 more bytes a player-round).
+        # The rows share one int object per player (an array's `tolist` would make one per entry: 28 more bytes a
+        # player-round); the columns are read from the event's arrays as they are.
         shared = [*range(n), -1]
-        opponents = [list(map(shared.__getitem__, col)) for col in self.event.opponents]
+        opponents: list[Sequence[int]] = list(self.event.opponents)
         opp_cols = [*opponents[:pr], *([[-1] * n] * (pr - len(opponents)))]
         sb = [0] * n
-        # Buchholz and the smallest and largest of its parts, summed a round at a time.
+        # Buchholz summed a round at a time; its parts kept (as bytes where they fit) for the smallest and largest,
+        # taken at the end player by player over all rounds at once.
         bh = [0] * n
-        lowest: list[int] = []
-        highest: list[int] = []
+        parts: list[Sequence[int]] = []
         acc, virtual = self.acc, self.virtual
         before = list(acc)  # acceleration plus own points before the round, for the virtual opponents
         for c, (col, opp, entries) in enumerate(zip(cols, opp_cols, unplayed, strict=True)):
@@ -323,8 +323,11 @@ class _Context:
                 contrib[i] = before[i] + (pr - 1 - c) * draw + virtual[col[i]]
             sb = list(map(add, sb, map(mul, pts, contrib)))
             bh = list(map(add, bh, contrib))
-            lowest = list(map(min, lowest, contrib)) if c else contrib
-            highest = list(map(max, highest, contrib)) if c else contrib
+            if pr > 2:
+                try:
+                    parts.append(bytes(contrib))
+                except ValueError:  # a part outside 0..255
+                    parts.append(contrib)
             if c + 1 < pr:
                 before = list(map(add, before, pts))
         self.sb = sb
@@ -332,9 +335,9 @@ class _Context:
         # The Median tie-break: Buchholz without its smallest and largest part; 0 up to two rounds.
         self.median = [0] * n
         if pr > 2:
-            self.median = list(map(sub, bh, map(add, lowest, highest)))
-        del lowest, highest
-        all_opps = [*opp_cols, *opponents[pr:]]
+            self.median = list(map(sub, bh, map(add, map(min, *parts), map(max, *parts))))
+        del parts
+        all_opps = [map(shared.__getitem__, col) for col in (*opp_cols, *opponents[pr:])]
         self.opp_rows: list[tuple[int, ...]] = list(zip(*all_opps, strict=True)) if all_opps else [()] * n
         forbidden: dict[int, set[int]] = {}
         for group in self.event.forbidden:

@@ -291,13 +291,11 @@ def _round(
     if side.find(_INVALID) >= 0:
         return None
     # Each opponent lists the player back, on the other side of the same game (index 0 is the "opponent" of a
-    # record without one: number 0, side 0).
-    listed = array("i", [0]) + opponent_numbers
-    expected = lanes.unpack(lanes.spread(nonzero.translate(_IS_NONZERO)) * 0xFFFFFFFF & _packed(lanes.numbers))
+    # record without one: number 0, side 0): number and side (0 to 3) checked together as number * 4 + side.
+    listed = array("i", [0]) + lanes.unpack(packed * 4 + lanes.spread(side))
+    numbers = lanes.spread(nonzero.translate(_IS_NONZERO)) * 0xFFFFFFFF & _packed(lanes.numbers)
+    expected = lanes.unpack(numbers * 4 + lanes.spread(side.translate(_PARTNER_SIDE)))
     if array("i", map(listed.__getitem__, opponent_numbers)) != expected:
-        return None
-    sides = b"\x00" + side
-    if bytes(map(sides.__getitem__, opponent_numbers)) != side.translate(_PARTNER_SIDE):
         return None
     colour = side.translate(_GAME_COLOURS)
     games = lanes.spread(colour.translate(_IS_GAME)) * 0xFFFFFFFF

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -176,6 +177,7 @@ def test_large_groups_solved_sparsely_pair_as_the_full_graph_does(monkeypatch: p
     """The sparse start (verified by the duals) changes nothing: every round of a 110-player event agrees."""
     event = generator.generate(5, 110, 4, pair=burstein_pair, forfeit_rate=0.03, half_bye_rate=0.03)
     assert event.rounds_completed == 4
+    monkeypatch.setattr(burstein, "NATURAL", False)
     for r in range(1, 5):
         state = checker.round_input(event, r)
         monkeypatch.setattr(burstein, "SPARSE_LIMIT", 10**9)
@@ -189,6 +191,7 @@ def test_groups_solved_apart_from_the_rest_pair_as_the_whole_graph_does(monkeypa
     """Solving a group apart from the players below it (kept only where the duals prove it) changes nothing."""
     event = generator.generate(6, 90, 5, pair=burstein_pair, forfeit_rate=0.03, half_bye_rate=0.03)
     assert event.rounds_completed == 5
+    monkeypatch.setattr(burstein, "NATURAL", False)
     split = burstein._split_matching
     used = 0
 
@@ -205,3 +208,35 @@ def test_groups_solved_apart_from_the_rest_pair_as_the_whole_graph_does(monkeypa
         monkeypatch.setattr(burstein, "_split_matching", counted)
         assert burstein_pair(state) == whole, f"round {r}"
     assert used > 0
+
+
+@pytest.mark.slow
+def test_steps_read_from_the_duals_pair_as_the_solved_steps_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading each group's steps from one optimal dual (`_natural`) changes nothing: every round agrees with the
+    engine solving every step as a matching, on events of 9 to 120 players with byes, forfeits and acceleration."""
+    natural = burstein._Engine._natural
+    used = 0
+
+    def counted(
+        self: burstein._Engine, group: list[int], *rest: Any
+    ) -> tuple[list[tuple[int, int]], int | None] | None:
+        nonlocal used
+        got = natural(self, group, *rest)
+        used += got is not None
+        return got
+
+    monkeypatch.setattr(burstein._Engine, "_natural", counted)
+    rounds = 0
+    events = ((11, 9, False), (12, 24, False), (13, 37, True), (14, 80, False), (15, 120, False))
+    for seed, players, accelerated in events:
+        event = generator.generate(
+            seed, players, 6, pair=burstein_pair, forfeit_rate=0.04, half_bye_rate=0.03, accelerated=accelerated
+        )
+        for r in range(1, event.rounds_completed + 1):
+            state = checker.round_input(event, r)
+            monkeypatch.setattr(burstein, "NATURAL", True)
+            read = burstein_pair(state)
+            monkeypatch.setattr(burstein, "NATURAL", False)
+            assert burstein_pair(state) == read, f"seed {seed} round {r}"
+            rounds += 1
+    assert rounds >= 25 and used > 0
