@@ -162,7 +162,13 @@ class Database:
                 if self._conn.in_transaction:
                     # A rollback interrupted by a second cancellation left the transaction open.
                     await self._rollback()
-                await _run(self._conn, begin)
+                try:
+                    await _run(self._conn, begin)
+                except BaseException:
+                    # Cancelled while waiting for it, the BEGIN still runs in aiosqlite's thread (after this task
+                    # let go of the lock): the rollback queued behind it undoes it before the next transaction.
+                    await self._rollback()
+                    raise
                 try:
                     yield self._conn
                 except sqlite3.Error as exc:

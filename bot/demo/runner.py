@@ -27,7 +27,7 @@ from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import aiohttp
 import discord
@@ -93,6 +93,7 @@ class DemoMembers:
         self.withdrawer = people[len(people) // 3]
         self.bye_taker = people[len(people) // 2]
         self.ready = asyncio.Event()  # set once the bot is logged in and its commands synced: members can type
+        self.typing: set[asyncio.Task[tuple[str, list[dict[str, Any]]]]] = set()  # commands whose answer comes later
 
     @property
     def director(self) -> Director:
@@ -165,8 +166,29 @@ class DemoMembers:
             entries = {e.discord_id: e for e in await self.director.entries(event_id)}
             mine = entries.get(self.withdrawer.discord_id)
             if mine is not None and mine.status is EntryStatus.ACTIVE:
-                await self.club.command(self.withdrawer.discord_id, "withdraw")
+                await self.withdraw_during_the_pairing_job(event_id, self.withdrawer)
                 self.say(f"{self.withdrawer.username} withdraws before round 3: /withdraw")
+
+    async def stop_typing(self) -> None:
+        """Cancel the commands still waiting for their answer (a run stopped mid-way)."""
+        for task in list(self.typing):
+            task.cancel()
+        await asyncio.gather(*self.typing, return_exceptions=True)
+
+    async def withdraw_during_the_pairing_job(self, event_id: int, member: Member) -> None:
+        """`/withdraw`, typed while the pairing job runs: the withdrawal is stored at once, but the command then
+        waits for the event's lock (to forfeit a board in play), which this job holds until the round is paired, so
+        its answer comes after the job. The member waits for the stored withdrawal, not for the answer (waiting for
+        the answer held the job until the local Discord gave up on it, 10 s of every demo)."""
+        typed = asyncio.create_task(self.club.command(member.discord_id, "withdraw"))
+        self.typing.add(typed)
+        typed.add_done_callback(self.typing.discard)
+        while not typed.done():
+            entries = await self.director.entries(event_id)
+            if any(e.discord_id == member.discord_id and e.status is EntryStatus.WITHDRAWN for e in entries):
+                return
+            await asyncio.sleep(0.02)
+        typed.result()  # answered before the withdrawal was seen: a refusal raises here
 
 
 def demo_clock(db_path: Path, speed: float) -> FastClock:
@@ -354,6 +376,7 @@ async def run_demo(opts: DemoOptions, out: TextIO = sys.stdout) -> int:
         port = opts.serve or free_port()
         config = _config(opts, db_path, local_discord.url, url, port)
         scripted = DemoMembers(club, people, out, teams=systems.of_choice(opts.system).team)
+        stack.push_async_callback(scripted.stop_typing)
         bot = SwissBot(
             config, Secrets(local_discord.token, BOT_TOKEN), clock=clock, before_pairing=scripted.before_pairing
         )

@@ -1,5 +1,9 @@
 """`swissbot demo`: a whole event run by the real bot against the local Discord and Lichess, with simulated members
-typing their commands, deterministic for a seed, resumable, with its files."""
+typing their commands, deterministic for a seed, resumable, with its files; its members link by OAuth through the
+bot's web endpoint, its rounds go out as bulk pairings and game ends come through the stream.
+
+Several tests read one run of the demo (`demo_run`: made once per session, also across pytest-xdist workers, in
+`tests.support.once`); a test that changes its database works on a copy."""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ import contextlib
 import io
 import re
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -15,21 +21,54 @@ import pytest
 from bot.cli import main
 from bot.cli.exit_codes import ExitCode
 from bot.demo.club import ORGANISER_ID
-from bot.demo.runner import DemoMembers, DemoOptions, run_demo
+from bot.demo.runner import DemoMembers, DemoOptions, members, run_demo
 from bot.errors import SwissbotError
 from pairing import trf
+from tests.support.once import copy_of, once
+
+OPTS = DemoOptions(players=8, rounds=3, seed=5, speed=120.0)
 
 
 async def demo(tmp_path: Path, name: str, db: Path | None = None) -> tuple[str, Path]:
     out = io.StringIO()
-    opts = DemoOptions(players=8, rounds=3, seed=5, db=db, out=tmp_path / name, speed=120.0)
+    opts = replace(OPTS, db=db, out=tmp_path / name)
     assert await run_demo(opts, out) == 0
     return out.getvalue(), tmp_path / name
 
 
+@dataclass(frozen=True)
+class DemoRun:
+    """A finished run of the demo with `OPTS` on a database of its own: the channel as members read it, its
+    output files, the folder of its database (`demo.sqlite3` and the key and clock files beside it)."""
+
+    text: str
+    out: Path
+    db_folder: Path
+
+    def database_copy(self, into: Path) -> Path:
+        """The run's database, copied with its key and clock (for a test that opens or resumes it)."""
+        return copy_of(self.db_folder, into) / "demo.sqlite3"
+
+
+def _make_demo_run(folder: Path) -> None:
+    (folder / "db").mkdir()
+    opts = replace(OPTS, db=folder / "db" / "demo.sqlite3", out=folder / "out")
+    out = io.StringIO()
+    with ThreadPoolExecutor(1) as thread:  # a loop of its own: the fixture is not inside the test's loop
+        code = thread.submit(asyncio.run, run_demo(opts, out)).result()
+    (folder / "channel.txt").write_text(out.getvalue())
+    assert code == 0, out.getvalue()[-2000:]
+
+
+@pytest.fixture
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    folder = once(tmp_path_factory, "demo-8-players-3-rounds", _make_demo_run)
+    return DemoRun((folder / "channel.txt").read_text(), folder / "out", folder / "db")
+
+
 @pytest.mark.slow
-async def test_demo_runs_a_whole_event_and_writes_its_files(tmp_path: Path) -> None:
-    text, out = await demo(tmp_path, "first")
+async def test_demo_runs_a_whole_event_and_writes_its_files(tmp_path: Path, demo_run: DemoRun) -> None:
+    text, out = demo_run.text, demo_run.out
     # The channel, as the local Discord holds it: the organiser's commands, then the bot's posts in order.
     assert "demo-organiser: /swiss create → Created swissbot demo (draft)" in text.replace("**", "")
     assert text.index("== swissbot demo — open for entries ==") < text.index("/swiss start → ")
@@ -46,7 +85,7 @@ async def test_demo_runs_a_whole_event_and_writes_its_files(tmp_path: Path) -> N
     assert "standings after round 3" in (out / "standings.txt").read_text()
     assert (out / "standings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    _, out2 = await demo(tmp_path, "second")
+    _, out2 = await demo(tmp_path, "second")  # another run, on a fresh (temporary) database: the same event
     assert _undated(out2 / "tournament.trf") == _undated(out / "tournament.trf")
 
 
@@ -56,18 +95,46 @@ def _undated(path: Path) -> list[str]:
 
 
 @pytest.mark.slow
-async def test_demo_resumes_with_the_same_database(tmp_path: Path) -> None:
-    db = tmp_path / "demo.sqlite3"
-    _, out = await demo(tmp_path, "run", db)
+async def test_demo_resumes_with_the_same_database(tmp_path: Path, demo_run: DemoRun) -> None:
+    db = demo_run.database_copy(tmp_path / "db")
     text, out2 = await demo(tmp_path, "resumed", db)
     assert "resuming event #1" in text and "round 1 (" not in text and "/swiss create" not in text
-    assert (out2 / "tournament.trf").read_text() == (out / "tournament.trf").read_text()
+    assert (out2 / "tournament.trf").read_text() == (demo_run.out / "tournament.trf").read_text()
+
+
+@pytest.mark.slow
+async def test_demo_rounds_go_out_as_bulk_pairings_and_no_token_is_stored_in_clear(
+    tmp_path: Path, demo_run: DemoRun
+) -> None:
+    """The demo links its members by OAuth through the bot's web endpoint, pairs by bulk, and reads the stream."""
+    text = demo_run.text
+    assert "on Lichess's OAuth page" in text
+    assert "game ends came through Lichess's game stream" in text
+    bio_member = members(OPTS.players, OPTS.seed)[1].username.lower()
+    db = demo_run.database_copy(tmp_path / "db")
+    raw = b"".join(p.read_bytes() for p in db.parent.glob("demo.sqlite3*") if not p.name.endswith((".key", ".clock")))
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        bulks = conn.execute("SELECT round, status FROM bulks WHERE status = 'created' ORDER BY round").fetchall()
+        assert [r for r, _ in bulks] == [1, 2, 3]  # one bulk a round
+        rows = conn.execute(
+            "SELECT p.lichess_id, q.lichess_id, bg.game_id IS NOT NULL FROM games g"
+            " JOIN boards b ON b.id = g.board_id"
+            " JOIN players p ON p.id = b.white_id JOIN players q ON q.id = b.black_id"
+            " LEFT JOIN bulk_games bg ON bg.game_id = g.id WHERE g.lichess_id IS NOT NULL"
+        ).fetchall()
+        tokens = conn.execute("SELECT count(*) FROM player_tokens").fetchone()
+    for white, black, in_bulk in rows:
+        if bio_member in (white, black):
+            assert not in_bulk  # the bio-linked member's boards are open challenges
+    assert any(in_bulk for *_, in_bulk in rows)
+    assert tokens == (len(members(OPTS.players, OPTS.seed)) - 1,)
+    assert b"lio_" not in raw
 
 
 @pytest.mark.slow
 async def test_demo_refuses_to_resume_an_unfinished_event_on_a_new_local_lichess(tmp_path: Path) -> None:
     db = tmp_path / "demo.sqlite3"
-    opts = DemoOptions(players=8, rounds=3, seed=5, db=db, out=tmp_path / "out", speed=120.0)
+    opts = replace(OPTS, db=db, out=tmp_path / "out")
     run = asyncio.create_task(run_demo(opts, io.StringIO()))
     for _ in range(600):  # stop the first run once round 1's games are on its in-process Lichess
         await asyncio.sleep(0.1)

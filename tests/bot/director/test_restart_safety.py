@@ -26,13 +26,16 @@ from pathlib import Path
 import pytest
 
 SEED = 11
-DEMO_ARGS = ["--players", "16", "--rounds", "5", "--seed", str(SEED)]
+# The in-process demo tests' fast clock, twice the command's default: the event-time waits (a no-show's 4 minutes,
+# the round interval) take half the wall time; the games (0.4 s each, autoplay) still end well inside their clocks.
+SPEED = ["--speed", "120"]
+DEMO_ARGS = ["--players", "16", "--rounds", "5", "--seed", str(SEED), *SPEED]
 # The two-game matches and the team matches run the same kill test: a Double-Swiss event's second games and
 # forfeits, a team event's line-ups and defaulted boards are restarted mid-way as well.
 SYSTEM_ARGS = {
     "auto": DEMO_ARGS,
-    "double": ["--players", "15", "--rounds", "4", "--seed", str(SEED), "--system", "double"],
-    "team": ["--players", "16", "--rounds", "3", "--seed", str(SEED), "--system", "team", "--boards", "2"],
+    "double": ["--players", "15", "--rounds", "4", "--seed", str(SEED), "--system", "double", *SPEED],
+    "team": ["--players", "16", "--rounds", "3", "--seed", str(SEED), "--system", "team", "--boards", "2", *SPEED],
 }
 KILLS = 10
 
