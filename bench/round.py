@@ -11,7 +11,8 @@ games, adjudicate, store the results, standings), then the start job (load the h
 every game, announce). Between the two the manual clock jumps to the round's start time: waits that are
 configuration, not work (the poll interval, the round interval), are left out. The phases come from wrapping
 the storage and pairing functions the director calls, the gateway's calls, the scheduler's jobs and the
-announcer (the pairing: `pairing.systems.pair`, the engine each round used, which `auto` picks by size); the
+announcer (the pairing: `bot.director.round_pairing.pair_round`, in a worker process unless `--threads`, named
+after the engine each round used, which `auto` picks by size); the
 Lichess requests come from the sandbox's request log. A loop-lag probe (`bench/loop_lag.py`) on the bot's event
 loop gives each round change's longest stall (target < 100 ms), beside the same probe on an idle loop in another
 process (the machine's own delays). The table goes to docs/benchmarks.md under '## A round end to end' (other
@@ -48,7 +49,8 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 import aiohttp  # noqa: E402
 
 import bot.director.lookups  # noqa: E402
-import pairing.systems  # noqa: E402
+import bot.director.round_pairing  # noqa: E402
+import bot.director.rounds  # noqa: E402
 import storage.rounds  # noqa: E402
 from bench.loop_lag import LoopLag, idle_loop_lag, loop_lag  # noqa: E402
 from bot.assembly import Services, build  # noqa: E402
@@ -58,6 +60,7 @@ from bot.director.models import Actor, Job, RoundView, StandingRow  # noqa: E402
 from bot.lichess.gateway import LichessGateway  # noqa: E402
 from bot.lichess.payloads import Challenge, GameData  # noqa: E402
 from bot.scheduling import Scheduler  # noqa: E402
+from bot.settings import DirectorSettings  # noqa: E402
 from domain.event import Event  # noqa: E402
 from domain.settings import EventSettings  # noqa: E402
 from sandbox.lichess.server import run_sandbox  # noqa: E402
@@ -132,22 +135,27 @@ def instrument(timeline: Timeline, module: ModuleType, name: str, label: str) ->
     return patched
 
 
-ENGINE = "engine "  # a span of `pairing.systems.pair`, named after the system the round used
+ENGINE = "engine "  # a span of the round's pairing (`round_pairing.pair_round`), named after the system it used
 
 
 def instrument_engine(timeline: Timeline) -> int:
-    """Time `pairing.systems.pair`, the director's one call into the engines, whichever engine it runs (Dutch,
-    Burstein or Fast under `auto`): each span is named after the system it used; how many names were patched."""
-    original = pairing.systems.pair
+    """Time `bot.director.round_pairing.pair_round`, the director's one call into the engines (in a worker process
+    unless `--threads`: building the engine's input, then Dutch, Burstein or Fast under `auto`), each span named
+    after the system it used; how many names were patched."""
+    original = bot.director.round_pairing.pair_round
 
-    def timed(*args: Any, **kwargs: Any) -> Any:
+    async def timed(*args: Any, **kwargs: Any) -> Any:
         start = time.perf_counter()
-        system, paired = original(*args, **kwargs)
-        timeline.add(ENGINE + system, start)
-        return system, paired
+        paired = await original(*args, **kwargs)
+        timeline.add(ENGINE + (paired[0] if paired else "none"), start)
+        return paired
 
-    pairing.systems.pair = timed
-    return 1
+    patched = 0
+    for module in (bot.director.round_pairing, bot.director.rounds):
+        if getattr(module, "pair_round", None) is original:
+            setattr(module, "pair_round", timed)  # noqa: B010
+            patched += 1
+    return patched
 
 
 class TimedGateway(LichessGateway):
@@ -403,7 +411,11 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
         control = Control(http, url)
         clock = ManualClock()
         announcer = TimedAnnouncer(timeline=timeline)
-        app = await build(Config(database=Path(db.path)), clock, Services(db, gateway, announcer), scheduled=False)
+        operating = DirectorSettings(worker_processes=0 if args.threads else 1)
+        config = Config(database=Path(db.path), director=operating)
+        app = await build(config, clock, Services(db, gateway, announcer), scheduled=False)
+        app.workers.start()  # as `App.start` does in the bot
+        stack.push_async_callback(app.workers.close)
         director = app.director
         scheduler = TimedScheduler(director, clock)
         scheduler.timeline = timeline
@@ -505,7 +517,8 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         "Phases, median seconds over the events: *export results* is the export request and *store results,"
         " standings* the rest of the poll job; *load history* (`bot.director.lookups.event_history`, the"
         " event's state the start job reads once), *pair*"
-        " (`pairing.systems.pair`, in a thread: the engine the round used, named in *engine*; under `auto` Dutch"
+        " (`bot.director.round_pairing.pair_round`: the engine's input built and the round paired in a worker"
+        " process, beside the bot's event loop; named in *engine* the engine the round used; under `auto` Dutch"
         " below 250 players to pair, Burstein below 700, Fast above) and *store pairing*"
         " (`storage.rounds.store_pairing`) are those calls; *create games* runs from the first challenge request"
         " to the last reply (*of which Lichess*: the time inside the requests; the rest is writing each attempt's"
@@ -613,6 +626,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--in-process", action="store_true", help="serve the sandbox in this event loop")
     parser.add_argument("--no-write", action="store_true", help="print the report only")
+    parser.add_argument("--threads", action="store_true", help="no worker processes: CPU work in threads")
     args = parser.parse_args(argv)
     if args.players < 2 or args.rounds < 2 or args.repeats < 1:
         parser.error("at least 2 players, 2 rounds and 1 repeat")
