@@ -50,7 +50,10 @@ from bench.loop_lag import idle_loop_lag, loop_lag
 from bot.assembly import Services, build
 from bot.config import ClubConfig, Config
 from bot.lichess.gateway import LichessGateway
+from bot.settings import DirectorSettings
+from bot.web.keys import DIRECTOR
 from bot.web.pages.site import FRAGMENT_HEADER, SITE, make_pages_app
+from bot.workers import Workers
 from domain.event import EventStatus
 from domain.result import Result
 from domain.settings import EventSettings
@@ -119,19 +122,29 @@ async def play_round(
 Timing = tuple[str, list[float], list[float], list[float], int]
 
 
-async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Timing]:
+async def bench_app(db: Database, services: Services, threads: bool) -> tuple[web.Application, Workers]:
+    """The pages application over the real director, with the bot's worker process started (as `App.start` does)
+    unless `threads`."""
+    config = Config(database=Path(db.path), director=DirectorSettings(worker_processes=0 if threads else 1))
+    director = (await build(config, ManualClock(), services, scheduled=False)).director
+    director.ctx.workers.start()
+    club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
+    return make_pages_app(director, [club]), director.ctx.workers
+
+
+async def measure(players: int, rounds: int, repeats: int, seed: int, threads: bool = False) -> list[Timing]:
     """(path, cold times, rendered times, cached times, bytes) for every page of the event."""
     with tempfile.TemporaryDirectory() as folder:
         db = await open_database(Path(folder) / "bench.sqlite3")
         gateway = LichessGateway("https://lichess.org", None)
+        workers: Workers | None = None
         try:
             started = time.perf_counter()
             event_id = await build_event(db, players, rounds, seed)
             print(f"built the event in {time.perf_counter() - started:.1f} s", file=sys.stderr)
             services = Services(db, gateway, RecordingAnnouncer())
-            director = (await build(Config(database=Path(db.path)), ManualClock(), services, scheduled=False)).director
-            club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
-            app = make_pages_app(director, [club])
+            app, workers = await bench_app(db, services, threads)
+            director = app[DIRECTOR]
             paths = [
                 "/",
                 f"/events/{event_id}",
@@ -171,6 +184,8 @@ async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Ti
                     out.append((path, cold, rendered, warm, size))
             return out
         finally:
+            if workers is not None:
+                await workers.close()
             await gateway.close()
             await db.close()
 
@@ -213,18 +228,20 @@ class Load:
     idle_stall: float  # an idle loop's longest stall in another process meanwhile: the machine's share
 
 
-async def concurrent(players: int, rounds: int, seed: int, clients: int, every: float, seconds: float) -> Load:
+async def concurrent(
+    players: int, rounds: int, seed: int, clients: int, every: float, seconds: float, threads: bool = False
+) -> Load:
     """The bot's web endpoint serving a running event to `clients` readers while its last round's results arrive."""
     with tempfile.TemporaryDirectory() as folder:
         db = await open_database(Path(folder) / "bench.sqlite3")
         gateway = LichessGateway("https://lichess.org", None)
         runner: web.AppRunner | None = None
+        workers: Workers | None = None
         try:
             event_id = await build_event(db, players, rounds, seed, finish=False)
             services = Services(db, gateway, RecordingAnnouncer())
-            director = (await build(Config(database=Path(db.path)), ManualClock(), services, scheduled=False)).director
-            club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
-            runner = web.AppRunner(make_pages_app(director, [club]))
+            pages, workers = await bench_app(db, services, threads)
+            runner = web.AppRunner(pages)
             await runner.setup()
             server = web.TCPSite(runner, "127.0.0.1", 0)
             await server.start()
@@ -255,6 +272,8 @@ async def concurrent(players: int, rounds: int, seed: int, clients: int, every: 
         finally:
             if runner is not None:
                 await runner.cleanup()
+            if workers is not None:
+                await workers.close()
             await gateway.close()
             await db.close()
 
@@ -269,8 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=20, help="concurrent readers under load (0: none)")
     parser.add_argument("--change-every", type=float, default=1.0, help="seconds between two results under load")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the load")
+    parser.add_argument("--threads", action="store_true", help="no worker process: standings and pages in threads")
     args = parser.parse_args(argv)
-    rows = asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed))
+    rows = asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed, args.threads))
     print(
         f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
         f"load average {os.getloadavg()[0]:.2f}; {args.players} players, {args.rounds} rounds, "
@@ -287,7 +307,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.clients:
         load = asyncio.run(
-            concurrent(args.players, args.rounds, args.seed, args.clients, args.change_every, args.seconds)
+            concurrent(
+                args.players, args.rounds, args.seed, args.clients, args.change_every, args.seconds, args.threads
+            )
         )
         times = sorted(load.times)
         p50, p95 = (times[min(len(times) - 1, int(q * len(times)))] * 1000 for q in (0.5, 0.95))

@@ -15,6 +15,7 @@ import asyncio
 import hashlib
 import importlib.resources
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,7 @@ class Site:
     cache: dict[str, tuple[str, asyncio.Future[Rendered]]] = field(default_factory=dict, repr=False)
     shown: dict[str, Rendered] = field(default_factory=dict, repr=False)
     winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
+    fresh: dict[int, tuple[float, Event, str]] = field(default_factory=dict, repr=False)  # `_event_and_version`
 
     async def winner(self, event_id: int) -> str | None:
         """The finished event's winner (first of the standings), computed once per state of its audit log."""
@@ -99,7 +101,8 @@ def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -
 
     def add_routes(app: web.Application) -> None:
         director = app[DIRECTOR]
-        app[SITE] = Site(director, tuple(clubs), refresh_seconds)
+        app[SITE] = site = Site(director, tuple(clubs), refresh_seconds)
+        director.add_listener(site.fresh.clear)  # a change the director made shows at the next request
         app[TEMPLATES] = templates()
         director.derive(PAGES_VIEW, pages_view(director.lichess_url))  # made once per change, beside the standings
         app.middlewares.append(_errors)
@@ -141,6 +144,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 CACHE_SIZE = 512
+FRESH_SECONDS = 0.5
 PageHandler = Callable[[web.Request], Awaitable["View"]]
 EventPageHandler = Callable[[web.Request, Event], Awaitable["View"]]  # an event's page, given the shown event
 
@@ -223,8 +227,7 @@ def _cached(handler: EventPageHandler) -> Handler:
     async def serve(request: web.Request) -> web.StreamResponse:
         site = request.app[SITE]
         path = request.path
-        event = await _public_event(request)
-        version = await site.director.content_version(event.id)  # read before the page's data: never newer
+        event, version = await _event_and_version(request)
         cache_control = FINISHED_CACHE if event.status is EventStatus.FINISHED else LIVE_CACHE
         known = site.cache.get(path)
         if known is not None and not known[1].done() and path in site.shown:
@@ -280,11 +283,28 @@ async def live_script(request: web.Request) -> web.Response:
 
 
 async def _public_event(request: web.Request) -> Event:
+    return (await _event_and_version(request))[0]
+
+
+async def _event_and_version(request: web.Request) -> tuple[Event, str]:
+    """The request's event when it is shown, and its content version (read before the page's data: never newer).
+    Both are kept for `FRESH_SECONDS` and dropped at every change the director makes, so a burst of readers costs
+    no database read; a write by another process (`swissbot repair`) shows within that time."""
     site = request.app[SITE]
-    event = await site.director.event(_number(request, "id"))
+    event_id = _number(request, "id")
+    known = site.fresh.get(event_id)
+    now = time.monotonic()
+    if known is None or now - known[0] > FRESH_SECONDS:
+        event = await site.director.event(event_id)
+        version = await site.director.content_version(event_id)
+        known = (now, event, version)
+        site.fresh[event_id] = known
+        while len(site.fresh) > CACHE_SIZE:
+            site.fresh.pop(next(iter(site.fresh)))
+    event = known[1]
     if event.status not in SHOWN or site.public_club(event.guild_id) is None:
         raise web.HTTPNotFound()
-    return event
+    return event, known[2]
 
 
 async def _parts(site: Site, event_id: int) -> PageParts:
