@@ -11,10 +11,12 @@ takes the call once more; a call that kills that one too fails (its job tries ag
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib
 import logging
 import multiprocessing
+import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -27,6 +29,16 @@ T = TypeVar("T")
 
 # What a worker imports when it starts, so the first round's work does not pay for it.
 WARM_MODULES = ("bot.director.tables", "bot.director.round_pairing", "pairing.systems.dutch", "pairing.systems.fast")
+
+
+# A worker yields the cores to the bot's own process (its event loop answers Discord and the pages) when both want
+# one: on 2 cores a busy worker and the loop otherwise share them evenly with everything else on the machine.
+WORKER_NICENESS = 5
+
+
+def _start_worker() -> None:
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
 
 
 def _warm() -> None:
@@ -48,10 +60,13 @@ class Workers:
         return self._pool is not None
 
     def start(self) -> None:
-        """Make the pool (spawned processes: no copy of the loop's threads or sockets) and warm its workers."""
+        """Make the pool (spawned processes: no copy of the loop's threads or sockets; a lower priority than the
+        loop's process, `WORKER_NICENESS`) and warm its workers."""
         if self.processes <= 0 or self._pool is not None:
             return
-        self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
+        self._pool = ProcessPoolExecutor(
+            self.processes, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
+        )
         for _ in range(self.processes):
             self._pool.submit(_warm)
 

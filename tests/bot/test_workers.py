@@ -10,7 +10,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-from bot.workers import Workers
+from bot.workers import WORKER_NICENESS, Workers
 
 
 def where() -> tuple[int, int]:
@@ -56,3 +56,12 @@ async def test_a_call_that_kills_its_worker_fails_and_a_new_pool_takes_the_next_
     assert pool.running
     pid, _ = await pool.run(where)
     assert pid != os.getpid()
+
+
+def niceness() -> int:
+    """The calling process's niceness."""
+    return os.nice(0)
+
+
+async def test_a_worker_process_yields_the_cores_to_the_bots_own_process(pool: Workers) -> None:
+    assert await pool.run(niceness) == os.nice(0) + WORKER_NICENESS
