@@ -12,6 +12,7 @@ and swaps the content only when its version changed. Numbers in paths are canoni
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import importlib.resources
 import logging
@@ -37,6 +38,7 @@ from bot.web.pages.parts import (
     PAGES_VIEW,
     PageParts,
     PlayerLink,
+    links,
     pages_view,
     running_scores,
     templates,
@@ -60,6 +62,46 @@ DOWNLOADS = {"trf": "text/plain", "pgn": "application/x-chess-pgn", "json": "app
 OUTCOME_TEXT = {Outcome.WIN: "won", Outcome.DRAW: "drew", Outcome.LOSS: "lost"}
 
 
+@dataclass
+class Prefetch:
+    """After every change the director makes, the tables of the live events whose pages were read lately are
+    computed at once (in the worker process, the pages' pieces with them), one pass at a time, so the reader who
+    comes next finds the page of the new version only to be rendered around them."""
+
+    director: Director
+    viewed: dict[int, None] = field(default_factory=dict)  # live events read lately, oldest first
+    again: bool = False
+    task: asyncio.Task[None] | None = None
+
+    def saw(self, event_id: int) -> None:
+        """A live event's page was read."""
+        self.viewed.pop(event_id, None)
+        self.viewed[event_id] = None
+        while len(self.viewed) > PREFETCHED:
+            self.viewed.pop(next(iter(self.viewed)))
+
+    def changed(self) -> None:
+        """The director changed something: compute the viewed events' tables (again, if a pass is running)."""
+        if not self.viewed:
+            return
+        if self.task is not None and not self.task.done():
+            self.again = True
+            return
+        with contextlib.suppress(RuntimeError):  # told outside the loop: the next reader computes them
+            self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        self.again = True
+        while self.again:
+            self.again = False
+            for event_id in list(self.viewed):
+                try:
+                    await self.director.tables(event_id)
+                except Exception:  # the event went away, or the database closed: its readers will see why
+                    log.debug("no tables computed ahead for event %s", event_id, exc_info=True)
+                    self.viewed.pop(event_id, None)
+
+
 @dataclass(frozen=True)
 class Site:
     """What the pages read: the director, the clubs (only public ones are shown) and the live refresh period;
@@ -73,6 +115,15 @@ class Site:
     shown: dict[str, Rendered] = field(default_factory=dict, repr=False)
     winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
     fresh: dict[int, tuple[float, Event, str]] = field(default_factory=dict, repr=False)  # `_event_and_version`
+    prefetch: Prefetch = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prefetch", Prefetch(self.director))
+
+    def changed(self) -> None:
+        """The director changed something: read events and versions anew, compute the viewed ones' tables ahead."""
+        self.fresh.clear()
+        self.prefetch.changed()
 
     async def winner(self, event_id: int) -> str | None:
         """The finished event's winner (first of the standings), computed once per state of its audit log."""
@@ -102,7 +153,7 @@ def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -
     def add_routes(app: web.Application) -> None:
         director = app[DIRECTOR]
         app[SITE] = site = Site(director, tuple(clubs), refresh_seconds)
-        director.add_listener(site.fresh.clear)  # a change the director made shows at the next request
+        director.add_listener(site.changed)  # a change the director made shows at the next request
         app[TEMPLATES] = templates()
         director.derive(PAGES_VIEW, pages_view(director.lichess_url))  # made once per change, beside the standings
         app.middlewares.append(_errors)
@@ -145,6 +196,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 CACHE_SIZE = 512
 FRESH_SECONDS = 0.5
+PREFETCHED = 16  # live events whose tables are computed ahead of their readers
 PageHandler = Callable[[web.Request], Awaitable["View"]]
 EventPageHandler = Callable[[web.Request, Event], Awaitable["View"]]  # an event's page, given the shown event
 
@@ -229,6 +281,8 @@ def _cached(handler: EventPageHandler) -> Handler:
         path = request.path
         event, version = await _event_and_version(request)
         cache_control = FINISHED_CACHE if event.status is EventStatus.FINISHED else LIVE_CACHE
+        if event.status in LIVE:
+            site.prefetch.saw(event.id)
         known = site.cache.get(path)
         if known is not None and not known[1].done() and path in site.shown:
             return _answer(request, site.shown[path], cache_control)
@@ -408,7 +462,7 @@ async def round_page(request: web.Request, event: Event) -> View:
     number = _number(request, "number")
     if not 1 <= number <= event.current_round:
         raise web.HTTPNotFound()
-    players = (await _parts(site, event.id)).players
+    players = links(await site.director.entries(event.id))  # a round's page needs no standings
     view = await site.director.pairings(event.id, number)
     context = {
         "title": f"{event.name}: round {number}",
