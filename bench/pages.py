@@ -1,27 +1,30 @@
-"""Benchmark of the event pages: each page of a 200-player, 11-round event rendered by the server, and the
+"""Benchmark of the event pages: each page of a running 200-player, 11-round event rendered by the server, and the
 bot's web endpoint under 20 concurrent clients while the event's last round plays.
 
 Usage: python -m bench.pages [--players 200] [--rounds 11] [--repeats 7] [--seed 1]
-                             [--clients 20] [--change-every 0.1] [--seconds 20]
+                             [--clients 20] [--change-every 1.0] [--seconds 20] [--threads]
 
 The event is built in a temporary SQLite database through storage's repository functions (the same ones
 the director uses): players entered, the event started, every round paired by the Dutch engine and its
-results drawn by rating (seeded), stored and finished. The pages application (`bot.web.pages.site`) then runs
-in-process on an aiohttp test server with the real director; each page is requested `repeats` times after
-one warm-up request: *cold*, with the page cache and the director's standings cache (`bot.director.tables`)
-emptied before each request (database reads, the standings with every tie-break, the template); *rendered*,
-with only the page cache emptied (the page of a new version of the event, whose standings the director
-computed once for the change); *cached*, as the page cache serves it. Time: from sending the request to the
-last byte of the answer over loopback (`time.perf_counter`), median with the fastest and slowest.
+results drawn by rating (seeded), stored and finished, but the last round, which is paired and playing. The
+pages application (`bot.web.pages.site`) then runs in-process on an aiohttp test server with the real director
+and its worker process started (`bot.workers`, as `App.start` does; `--threads`: none, the work in threads).
+Each page is requested `repeats` times after one warm-up request: *cold*, with the page cache and the director's
+tables cache (`bot.director.tables`) emptied before each request (as after a restart: the database read, the
+standings with every tie-break and the pages' pieces computed in the worker, the template); *rendered*, with only
+the page cache emptied (the page of a new version whose tables are there); *after a change*, an organiser's
+correction of board 1 through the director before each request, the request sent once the tables the change
+made the pages compute ahead are there (`site.Prefetch`; what a reader sees after a result arrives);
+*cached*, as the page cache serves it. Time: from sending the request to the last byte of the answer over
+loopback (`time.perf_counter`), median with the fastest and slowest.
 
-Under load (`concurrent`): the same event with its last round paired and still playing, served by the bot's
-web endpoint (`aiohttp` on a TCP port) in this process's event loop, which also records one of the round's
-results every `change-every` seconds (each a new version of the event: its standings computed again and its
-pages rendered again) and runs the loop-lag probe (`bench/loop_lag.py`; the same probe on an idle loop in another
-process gives the machine's own share). `clients` concurrent clients in
-another process read the event as the live pages do (the event page, the crosstable, the round, player pages;
-whole pages and the live script's fragments), each asking again as soon as it has its answer, for `seconds`
-seconds. Prints Markdown tables.
+Under load (`concurrent`): the same event, served by the bot's web endpoint (`aiohttp` on a TCP port) in this
+process's event loop, which also records one of the round's results every `change-every` seconds through
+storage (as another process would: each a new version of the event, its standings and pages computed again)
+and runs the loop-lag probe (`bench/loop_lag.py`; the same probe on an idle loop in another process gives the
+machine's own share). `clients` concurrent clients in another process read the event as the live pages do (the
+event page, the crosstable, the round, player pages; whole pages and the live script's fragments), each asking
+again as soon as it has its answer, for `seconds` seconds. Prints Markdown tables.
 """
 
 from __future__ import annotations
