@@ -13,6 +13,7 @@ that was built but never started (most tests) runs that work in threads.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -140,6 +141,9 @@ class App:
             if part is not None:
                 await part.start()
                 self._started.append(part)
+        # What imports and the assembly made lives as long as the process: a full garbage collection, which holds
+        # the event loop for its whole walk (tens of ms per 100,000 objects), no longer walks it.
+        gc.freeze()
         if self.scheduled:
             await self.scheduler.start()
 

@@ -107,6 +107,9 @@ class TablesCache:
         known = self.latest.get(key)
         if known is None or known[0] != version:
             known = (version, asyncio.ensure_future(self._compute(key[1], load)))
+            if key[1] is not None:  # one "after round N" view an event (the round just announced) is kept
+                for other in [k for k in self.latest if k[0] == key[0] and k[1] is not None and k != key]:
+                    del self.latest[other]
             self.latest[key] = known
         try:
             return await asyncio.shield(known[1])
