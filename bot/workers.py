@@ -28,7 +28,15 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 # What a worker imports when it starts, so the first round's work does not pay for it.
-WARM_MODULES = ("bot.director.tables", "bot.director.round_pairing", "pairing.systems.dutch", "pairing.systems.fast")
+WARM_MODULES = (
+    "bot.director.polling",
+    "bot.director.round_pairing",
+    "bot.director.tables",
+    "bot.web.pages.parts",
+    "pairing.systems.burstein",
+    "pairing.systems.dutch",
+    "pairing.systems.fast",
+)
 
 
 # A worker yields the cores to the bot's own process (its event loop answers Discord and the pages) when both want
