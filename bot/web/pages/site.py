@@ -90,6 +90,14 @@ class Prefetch:
         with contextlib.suppress(RuntimeError):  # told outside the loop: the next reader computes them
             self.task = asyncio.get_running_loop().create_task(self._run())
 
+    async def stop(self) -> None:
+        """Stop a pass under way (the endpoint closes)."""
+        self.viewed.clear()
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
     async def _run(self) -> None:
         self.again = True
         while self.again:
@@ -154,6 +162,7 @@ def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -
         director = app[DIRECTOR]
         app[SITE] = site = Site(director, tuple(clubs), refresh_seconds)
         director.add_listener(site.changed)  # a change the director made shows at the next request
+        app.on_cleanup.append(lambda _: site.prefetch.stop())
         app[TEMPLATES] = templates()
         director.derive(PAGES_VIEW, pages_view(director.lichess_url))  # made once per change, beside the standings
         app.middlewares.append(_errors)
