@@ -16,7 +16,9 @@ import functools
 import importlib
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -47,6 +49,16 @@ WORKER_NICENESS = 5
 def _start_worker() -> None:
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
+    # A worker outlives a parent that was killed (SIGKILL, out of memory): it waits on a queue whose writing end it
+    # holds itself. It ends when the parent's sentinel says the parent is gone.
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
+
+
+def _end_with(sentinel: int) -> None:
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
 
 
 def _warm() -> None:

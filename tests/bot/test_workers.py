@@ -3,10 +3,14 @@ and a dead worker does not leave the bot without workers."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
+import sys
 import threading
 from collections.abc import AsyncIterator
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +69,44 @@ def niceness() -> int:
 
 async def test_a_worker_process_yields_the_cores_to_the_bots_own_process(pool: Workers) -> None:
     assert await pool.run(niceness) == os.nice(0) + WORKER_NICENESS
+
+
+async def test_a_worker_ends_when_the_bot_is_killed(tmp_path: Path) -> None:
+    said = tmp_path / "worker.pid"
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        "import asyncio, os, sys\n"
+        "from pathlib import Path\n"
+        "from bot.workers import Workers\n"
+        "async def main():\n"
+        "    workers = Workers(1)\n"
+        "    workers.start()\n"
+        "    Path(sys.argv[1]).write_text(str(await workers.run(os.getpid)))\n"
+        "    await asyncio.sleep(60)\n"
+        "asyncio.run(main())\n",
+        str(said),
+        stdout=asyncio.subprocess.DEVNULL,
+    )
+    for _ in range(600):
+        if said.exists() and said.read_text():
+            break
+        await asyncio.sleep(0.05)
+    worker = int(said.read_text())
+    bot.kill()  # SIGKILL: the bot's process ends without shutting its pool down
+    await bot.wait()
+    for _ in range(200):
+        if not alive(worker):
+            return
+        await asyncio.sleep(0.05)
+    os.kill(worker, signal.SIGKILL)
+    raise AssertionError(f"worker {worker} outlived the killed bot")
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
