@@ -14,11 +14,12 @@ same in both processes.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,39 @@ class LoopLag:
     def longest(self, since: float = float("-inf"), until: float = float("inf")) -> float:
         """The longest stall (seconds) among the wake-ups in [since, until]: the delay a sleeping task saw."""
         return max((late for woke, late in self.samples if since <= woke <= until), default=0.0)
+
+
+@dataclass
+class GcPauses:
+    """The garbage collector's full collections (generation 2) in this process: when each ended and how long it
+    held the interpreter (and so the event loop), in seconds."""
+
+    samples: list[tuple[float, float]] = field(default_factory=list)
+    _started: float = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if info.get("generation") != 2:
+            return
+        now = time.perf_counter()
+        if phase == "start":
+            self._started = now
+        else:
+            self.samples.append((now, now - self._started))
+
+    def longest(self, since: float = float("-inf"), until: float = float("inf")) -> float:
+        """The longest full collection that ended in [since, until]."""
+        return max((took for ended, took in self.samples if since <= ended <= until), default=0.0)
+
+
+@contextmanager
+def gc_pauses() -> Iterator[GcPauses]:
+    """The full collections of this process for the duration of the block."""
+    pauses = GcPauses()
+    gc.callbacks.append(pauses)
+    try:
+        yield pauses
+    finally:
+        gc.callbacks.remove(pauses)
 
 
 @asynccontextmanager

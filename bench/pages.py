@@ -1,27 +1,30 @@
-"""Benchmark of the event pages: each page of a 200-player, 11-round event rendered by the server, and the
+"""Benchmark of the event pages: each page of a running 200-player, 11-round event rendered by the server, and the
 bot's web endpoint under 20 concurrent clients while the event's last round plays.
 
 Usage: python -m bench.pages [--players 200] [--rounds 11] [--repeats 7] [--seed 1]
-                             [--clients 20] [--change-every 0.1] [--seconds 20]
+                             [--clients 20] [--change-every 1.0] [--seconds 20] [--threads]
 
 The event is built in a temporary SQLite database through storage's repository functions (the same ones
 the director uses): players entered, the event started, every round paired by the Dutch engine and its
-results drawn by rating (seeded), stored and finished. The pages application (`bot.web.pages.site`) then runs
-in-process on an aiohttp test server with the real director; each page is requested `repeats` times after
-one warm-up request: *cold*, with the page cache and the director's standings cache (`bot.director.tables`)
-emptied before each request (database reads, the standings with every tie-break, the template); *rendered*,
-with only the page cache emptied (the page of a new version of the event, whose standings the director
-computed once for the change); *cached*, as the page cache serves it. Time: from sending the request to the
-last byte of the answer over loopback (`time.perf_counter`), median with the fastest and slowest.
+results drawn by rating (seeded), stored and finished, but the last round, which is paired and playing. The
+pages application (`bot.web.pages.site`) then runs in-process on an aiohttp test server with the real director
+and its worker process started (`bot.workers`, as `App.start` does; `--threads`: none, the work in threads).
+Each page is requested `repeats` times after one warm-up request: *cold*, with the page cache and the director's
+tables cache (`bot.director.tables`) emptied before each request (as after a restart: the database read, the
+standings with every tie-break and the pages' pieces computed in the worker, the template); *rendered*, with only
+the page cache emptied (the page of a new version whose tables are there); *after a change*, an organiser's
+correction of board 1 through the director before each request, the request sent once the tables the change
+made the pages compute ahead are there (`site.Prefetch`; what a reader sees after a result arrives);
+*cached*, as the page cache serves it. Time: from sending the request to the last byte of the answer over
+loopback (`time.perf_counter`), median with the fastest and slowest.
 
-Under load (`concurrent`): the same event with its last round paired and still playing, served by the bot's
-web endpoint (`aiohttp` on a TCP port) in this process's event loop, which also records one of the round's
-results every `change-every` seconds (each a new version of the event: its standings computed again and its
-pages rendered again) and runs the loop-lag probe (`bench/loop_lag.py`; the same probe on an idle loop in another
-process gives the machine's own share). `clients` concurrent clients in
-another process read the event as the live pages do (the event page, the crosstable, the round, player pages;
-whole pages and the live script's fragments), each asking again as soon as it has its answer, for `seconds`
-seconds. Prints Markdown tables.
+Under load (`concurrent`): the same event, served by the bot's web endpoint (`aiohttp` on a TCP port) in this
+process's event loop, which also records one of the round's results every `change-every` seconds through
+storage (as another process would: each a new version of the event, its standings and pages computed again)
+and runs the loop-lag probe (`bench/loop_lag.py`; the same probe on an idle loop in another process gives the
+machine's own share). `clients` concurrent clients in another process read the event as the live pages do (the
+event page, the crosstable, the round, player pages; whole pages and the live script's fragments), each asking
+again as soon as it has its answer, for `seconds` seconds. Prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -49,8 +52,12 @@ from aiohttp.test_utils import TestClient, TestServer
 from bench.loop_lag import idle_loop_lag, loop_lag
 from bot.assembly import Services, build
 from bot.config import ClubConfig, Config
+from bot.director.models import Actor
 from bot.lichess.gateway import LichessGateway
-from bot.web.pages.site import FRAGMENT_HEADER, SITE, make_pages_app
+from bot.settings import DirectorSettings
+from bot.web.keys import DIRECTOR
+from bot.web.pages.site import FRAGMENT_HEADER, SITE, Prefetch, make_pages_app
+from bot.workers import Workers
 from domain.event import EventStatus
 from domain.result import Result
 from domain.settings import EventSettings
@@ -116,22 +123,34 @@ async def play_round(
             await asyncio.sleep(every)
 
 
-Timing = tuple[str, list[float], list[float], list[float], int]
+Timing = tuple[str, list[float], list[float], list[float], list[float], int]
+ORGANISER = Actor(1, "bench", True)
 
 
-async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Timing]:
-    """(path, cold times, rendered times, cached times, bytes) for every page of the event."""
+async def bench_app(db: Database, services: Services, threads: bool) -> tuple[web.Application, Workers]:
+    """The pages application over the real director, with the bot's worker process started (as `App.start` does)
+    unless `threads`."""
+    config = Config(database=Path(db.path), director=DirectorSettings(worker_processes=0 if threads else 1))
+    director = (await build(config, ManualClock(), services, scheduled=False)).director
+    director.ctx.workers.start()
+    club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
+    return make_pages_app(director, [club]), director.ctx.workers
+
+
+async def measure(players: int, rounds: int, repeats: int, seed: int, threads: bool = False) -> list[Timing]:
+    """(path, cold times, rendered times, after-a-change times, cached times, bytes) for every page of the running
+    event."""
     with tempfile.TemporaryDirectory() as folder:
         db = await open_database(Path(folder) / "bench.sqlite3")
         gateway = LichessGateway("https://lichess.org", None)
+        workers: Workers | None = None
         try:
             started = time.perf_counter()
-            event_id = await build_event(db, players, rounds, seed)
+            event_id = await build_event(db, players, rounds, seed, finish=False)
             print(f"built the event in {time.perf_counter() - started:.1f} s", file=sys.stderr)
             services = Services(db, gateway, RecordingAnnouncer())
-            director = (await build(Config(database=Path(db.path)), ManualClock(), services, scheduled=False)).director
-            club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
-            app = make_pages_app(director, [club])
+            app, workers = await bench_app(db, services, threads)
+            director = app[DIRECTOR]
             paths = [
                 "/",
                 f"/events/{event_id}",
@@ -166,13 +185,27 @@ async def measure(players: int, rounds: int, repeats: int, seed: int) -> list[Ti
                         site.shown.clear()
                         site.winners.clear()
                         rendered.append((await timed(path))[0])
+                    changed = []
+                    for index in range(repeats):
+                        result = ("1-0", "0-1")[index % 2]
+                        await director.set_result(ORGANISER, event_id, rounds, 1, result, "bench: a correction")
+                        await settled(site.prefetch)
+                        changed.append((await timed(path))[0])
                     for _ in range(repeats):
                         warm.append((await timed(path))[0])
-                    out.append((path, cold, rendered, warm, size))
+                    out.append((path, cold, rendered, changed, warm, size))
             return out
         finally:
+            if workers is not None:
+                await workers.close()
             await gateway.close()
             await db.close()
+
+
+async def settled(prefetch: Prefetch) -> None:
+    """The tables the change made the pages compute ahead are computed (for a live event read lately)."""
+    while prefetch.task is not None and not prefetch.task.done():
+        await asyncio.sleep(0.002)
 
 
 def read_pages(url: str, paths: list[str], clients: int, seconds: float) -> list[tuple[float, float, int]]:
@@ -213,18 +246,20 @@ class Load:
     idle_stall: float  # an idle loop's longest stall in another process meanwhile: the machine's share
 
 
-async def concurrent(players: int, rounds: int, seed: int, clients: int, every: float, seconds: float) -> Load:
+async def concurrent(
+    players: int, rounds: int, seed: int, clients: int, every: float, seconds: float, threads: bool = False
+) -> Load:
     """The bot's web endpoint serving a running event to `clients` readers while its last round's results arrive."""
     with tempfile.TemporaryDirectory() as folder:
         db = await open_database(Path(folder) / "bench.sqlite3")
         gateway = LichessGateway("https://lichess.org", None)
         runner: web.AppRunner | None = None
+        workers: Workers | None = None
         try:
             event_id = await build_event(db, players, rounds, seed, finish=False)
             services = Services(db, gateway, RecordingAnnouncer())
-            director = (await build(Config(database=Path(db.path)), ManualClock(), services, scheduled=False)).director
-            club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
-            runner = web.AppRunner(make_pages_app(director, [club]))
+            pages, workers = await bench_app(db, services, threads)
+            runner = web.AppRunner(pages)
             await runner.setup()
             server = web.TCPSite(runner, "127.0.0.1", 0)
             await server.start()
@@ -255,6 +290,8 @@ async def concurrent(players: int, rounds: int, seed: int, clients: int, every: 
         finally:
             if runner is not None:
                 await runner.cleanup()
+            if workers is not None:
+                await workers.close()
             await gateway.close()
             await db.close()
 
@@ -269,25 +306,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=20, help="concurrent readers under load (0: none)")
     parser.add_argument("--change-every", type=float, default=1.0, help="seconds between two results under load")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the load")
+    parser.add_argument("--threads", action="store_true", help="no worker process: standings and pages in threads")
     args = parser.parse_args(argv)
-    rows = asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed))
+    rows = asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed, args.threads))
     print(
         f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
         f"load average {os.getloadavg()[0]:.2f}; {args.players} players, {args.rounds} rounds, "
         f"{args.repeats} requests a page.\n"
     )
-    print("| page | cold: median (ms) | rendered: median (ms) | fastest to slowest | cached: median (ms) | KiB |")
+    print(
+        "| page | cold: median (ms) | rendered: median (ms) | after a change: median (ms) | cached: median (ms) | KiB |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
-    for path, cold, rendered, warm, size in rows:
+
+    def spread(times: list[float]) -> str:
+        return f"**{statistics.median(times) * 1000:.0f}** ({min(times) * 1000:.0f} to {max(times) * 1000:.0f})"
+
+    for path, cold, rendered, changed, warm, size in rows:
         print(
-            f"| `{path}` | {statistics.median(cold) * 1000:.0f} ({min(cold) * 1000:.0f} to {max(cold) * 1000:.0f}) "
-            f"| **{statistics.median(rendered) * 1000:.0f}** "
-            f"| {min(rendered) * 1000:.0f} to {max(rendered) * 1000:.0f} "
-            f"| **{statistics.median(warm) * 1000:.0f}** | {size / 1024:.0f} |"
+            f"| `{path}` | {spread(cold)} | {spread(rendered)} | {spread(changed)}"
+            f" | {statistics.median(warm) * 1000:.0f} | {size / 1024:.0f} |"
         )
     if args.clients:
         load = asyncio.run(
-            concurrent(args.players, args.rounds, args.seed, args.clients, args.change_every, args.seconds)
+            concurrent(
+                args.players, args.rounds, args.seed, args.clients, args.change_every, args.seconds, args.threads
+            )
         )
         times = sorted(load.times)
         p50, p95 = (times[min(len(times) - 1, int(q * len(times)))] * 1000 for q in (0.5, 0.95))

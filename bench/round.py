@@ -11,10 +11,12 @@ games, adjudicate, store the results, standings), then the start job (load the h
 every game, announce). Between the two the manual clock jumps to the round's start time: waits that are
 configuration, not work (the poll interval, the round interval), are left out. The phases come from wrapping
 the storage and pairing functions the director calls, the gateway's calls, the scheduler's jobs and the
-announcer (the pairing: `pairing.systems.pair`, the engine each round used, which `auto` picks by size); the
+announcer (the pairing: `bot.director.round_pairing.pair_round`, in a worker process unless `--threads`, named
+after the engine each round used, which `auto` picks by size); the
 Lichess requests come from the sandbox's request log. A loop-lag probe (`bench/loop_lag.py`) on the bot's event
 loop gives each round change's longest stall (target < 100 ms), beside the same probe on an idle loop in another
-process (the machine's own delays). The table goes to docs/benchmarks.md under '## A round end to end' (other
+process (the machine's own delays), and the longest full garbage collection of the bot's process (`gc.callbacks`),
+which holds the loop for its whole walk. The table goes to docs/benchmarks.md under '## A round end to end' (other
 sections are kept).
 """
 
@@ -48,9 +50,10 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 import aiohttp  # noqa: E402
 
 import bot.director.lookups  # noqa: E402
-import pairing.systems  # noqa: E402
+import bot.director.round_pairing  # noqa: E402
+import bot.director.rounds  # noqa: E402
 import storage.rounds  # noqa: E402
-from bench.loop_lag import LoopLag, idle_loop_lag, loop_lag  # noqa: E402
+from bench.loop_lag import GcPauses, LoopLag, gc_pauses, idle_loop_lag, loop_lag  # noqa: E402
 from bot.assembly import Services, build  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.director.api import Director  # noqa: E402
@@ -58,6 +61,7 @@ from bot.director.models import Actor, Job, RoundView, StandingRow  # noqa: E402
 from bot.lichess.gateway import LichessGateway  # noqa: E402
 from bot.lichess.payloads import Challenge, GameData  # noqa: E402
 from bot.scheduling import Scheduler  # noqa: E402
+from bot.settings import DirectorSettings  # noqa: E402
 from domain.event import Event  # noqa: E402
 from domain.settings import EventSettings  # noqa: E402
 from sandbox.lichess.server import run_sandbox  # noqa: E402
@@ -132,22 +136,27 @@ def instrument(timeline: Timeline, module: ModuleType, name: str, label: str) ->
     return patched
 
 
-ENGINE = "engine "  # a span of `pairing.systems.pair`, named after the system the round used
+ENGINE = "engine "  # a span of the round's pairing (`round_pairing.pair_round`), named after the system it used
 
 
 def instrument_engine(timeline: Timeline) -> int:
-    """Time `pairing.systems.pair`, the director's one call into the engines, whichever engine it runs (Dutch,
-    Burstein or Fast under `auto`): each span is named after the system it used; how many names were patched."""
-    original = pairing.systems.pair
+    """Time `bot.director.round_pairing.pair_round`, the director's one call into the engines (in a worker process
+    unless `--threads`: building the engine's input, then Dutch, Burstein or Fast under `auto`), each span named
+    after the system it used; how many names were patched."""
+    original = bot.director.round_pairing.pair_round
 
-    def timed(*args: Any, **kwargs: Any) -> Any:
+    async def timed(*args: Any, **kwargs: Any) -> Any:
         start = time.perf_counter()
-        system, paired = original(*args, **kwargs)
-        timeline.add(ENGINE + system, start)
-        return system, paired
+        paired = await original(*args, **kwargs)
+        timeline.add(ENGINE + (paired[0] if paired else "none"), start)
+        return paired
 
-    pairing.systems.pair = timed
-    return 1
+    patched = 0
+    for module in (bot.director.round_pairing, bot.director.rounds):
+        if getattr(module, "pair_round", None) is original:
+            setattr(module, "pair_round", timed)  # noqa: B010
+            patched += 1
+    return patched
 
 
 class TimedGateway(LichessGateway):
@@ -268,6 +277,7 @@ class Sample:
     stall: float  # the event loop's longest stall in the stretch, seconds
     stretches: list[tuple[float, float]]
     idle_stall: float = 0.0  # an idle loop's longest stall in another process meanwhile: the machine's share
+    gc_pause: float = 0.0  # the longest full garbage collection of the bot's process in the stretch, seconds
 
     @property
     def total(self) -> float:
@@ -392,6 +402,7 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
     async with AsyncExitStack() as stack:
         idle: LoopLag = await stack.enter_async_context(idle_loop_lag())
         lag: LoopLag = await stack.enter_async_context(loop_lag())
+        pauses: GcPauses = stack.enter_context(gc_pauses())
         url = await stack.enter_async_context(local_lichess(seed, args.in_process))
         folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="swissbot-bench-"))
         db = await open_database(Path(folder) / "bench.sqlite3")
@@ -403,7 +414,11 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
         control = Control(http, url)
         clock = ManualClock()
         announcer = TimedAnnouncer(timeline=timeline)
-        app = await build(Config(database=Path(db.path)), clock, Services(db, gateway, announcer), scheduled=False)
+        operating = DirectorSettings(worker_processes=0 if args.threads else 1)
+        config = Config(database=Path(db.path), director=operating)
+        app = await build(config, clock, Services(db, gateway, announcer), scheduled=False)
+        await app.start()  # the worker process (and what the bot's start does to its process); jobs run by hand
+        stack.push_async_callback(app.stop)
         director = app.director
         scheduler = TimedScheduler(director, clock)
         scheduler.timeline = timeline
@@ -421,6 +436,7 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
             before = len(await control.requests())
             stretches = await measure_round(scheduler, clock, announcer, number)
             stall = max(lag.longest(start, end + 2 * lag.interval) for start, end in stretches)
+            pause = max(pauses.longest(start, end) for start, end in stretches)
             engines = timeline.named(ENGINE, stretches[0][0], stretches[-1][1])
             log = (await control.requests())[before:]
             view = await director.pairings(event.id, number)
@@ -429,11 +445,13 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
             calls = Counter(endpoint(r["method"], r["path"]) for r in log)
             engine = ", ".join(sorted({e.removeprefix(ENGINE) for e in engines})) or "none"
             samples.append(
-                Sample(number, len(view.boards), phases(timeline, stretches), calls, engine, stall, stretches)
+                Sample(
+                    number, len(view.boards), phases(timeline, stretches), calls, engine, stall, stretches, 0.0, pause
+                )
             )
             print(
                 f"  round {number}: {len(view.boards)} boards, {engine}, {samples[-1].total:.2f} s,"
-                f" longest loop stall {stall * 1000:.0f} ms",
+                f" longest loop stall {stall * 1000:.0f} ms, longest full GC {pause * 1000:.0f} ms",
                 flush=True,
             )
     return [
@@ -463,6 +481,7 @@ class RoundRow:
     high: float
     stall: float
     idle_stall: float
+    gc_pause: float
 
 
 def median_by_round(runs: list[list[Sample]]) -> list[RoundRow]:
@@ -474,7 +493,8 @@ def median_by_round(runs: list[list[Sample]]) -> list[RoundRow]:
         engines = ", ".join(sorted({s.engine for s in same}))
         totals = [s.total for s in same]
         stall, idle = max(s.stall for s in same), max(s.idle_stall for s in same)
-        rows.append(RoundRow(first.round, first.boards, engines, med, min(totals), max(totals), stall, idle))
+        pause = max(s.gc_pause for s in same)
+        rows.append(RoundRow(first.round, first.boards, engines, med, min(totals), max(totals), stall, idle, pause))
     return rows
 
 
@@ -505,7 +525,8 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         "Phases, median seconds over the events: *export results* is the export request and *store results,"
         " standings* the rest of the poll job; *load history* (`bot.director.lookups.event_history`, the"
         " event's state the start job reads once), *pair*"
-        " (`pairing.systems.pair`, in a thread: the engine the round used, named in *engine*; under `auto` Dutch"
+        " (`bot.director.round_pairing.pair_round`: the engine's input built and the round paired in a worker"
+        " process, beside the bot's event loop; named in *engine* the engine the round used; under `auto` Dutch"
         " below 250 players to pair, Burstein below 700, Fast above) and *store pairing*"
         " (`storage.rounds.store_pairing`) are those calls; *create games* runs from the first challenge request"
         " to the last reply (*of which Lichess*: the time inside the requests; the rest is writing each attempt's"
@@ -517,7 +538,9 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         f" wake-ups during the stretch is shown, the worst of the events; the target is under"
         f" {STALL_TARGET * 1000:.0f} ms (the loop then answers Discord's interactions and the pages meanwhile)."
         " *Idle loop* is the same probe meanwhile in another process whose loop does nothing else: on a shared"
-        " machine the operating system delays whole processes too, and that share is the machine's, not the bot's.",
+        " machine the operating system delays whole processes too, and that share is the machine's, not the bot's."
+        " *Longest full GC*: the longest full garbage collection of the bot's process in the stretch"
+        " (`gc.callbacks`), which holds the loop for its whole walk of the process's objects.",
         "",
         f"Machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()} ({platform.python_implementation()}); "
@@ -529,15 +552,16 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
     lines += [
         "| round | boards | engine | "
         + " | ".join(PHASES)
-        + " | total (min to max) | longest loop stall (ms) | idle loop (ms) |",
-        "|---|---:|---|" + "---:|" * len(PHASES) + "---:|---:|---:|",
+        + " | total (min to max) | longest loop stall (ms) | idle loop (ms) | longest full GC (ms) |",
+        "|---|---:|---|" + "---:|" * len(PHASES) + "---:|---:|---:|---:|",
     ]
     for row in median_by_round(runs):
         cells = " | ".join(f"{row.med[name]:.3f}" for name in PHASES)
         verdict = "✓" if row.stall < STALL_TARGET else "✗"
         lines.append(
             f"| {label(row.round)} | {row.boards} | {row.engine} | {cells} | **{row.med['total']:.2f}**"
-            f" ({row.low:.2f} to {row.high:.2f}) | {row.stall * 1000:.0f} {verdict} | {row.idle_stall * 1000:.0f} |"
+            f" ({row.low:.2f} to {row.high:.2f}) | {row.stall * 1000:.0f} {verdict} | {row.idle_stall * 1000:.0f}"
+            f" | {row.gc_pause * 1000:.0f} |"
         )
     endpoints = sorted({name for sample in runs[0] for name in sample.requests})
     lines += [
@@ -613,6 +637,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--in-process", action="store_true", help="serve the sandbox in this event loop")
     parser.add_argument("--no-write", action="store_true", help="print the report only")
+    parser.add_argument("--threads", action="store_true", help="no worker processes: CPU work in threads")
     args = parser.parse_args(argv)
     if args.players < 2 or args.rounds < 2 or args.repeats < 1:
         parser.error("at least 2 players, 2 rounds and 1 repeat")

@@ -24,6 +24,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 MIN_LICHESS_PAUSE = 60.0  # Lichess: "wait a full minute" after a 429
+MAX_WORKER_PROCESSES = 8
 
 
 class ConfigError(ValueError):
@@ -255,6 +256,10 @@ def parse_config(data: Mapping[str, Any], base_dir: Path) -> Config:
     for key in ("poll_interval", "default_round_interval_minutes", "default_noshow_minutes"):
         if not getattr(director, key) > 0:  # NaN too
             raise ConfigError(f"'director.{key}' must be positive, not {getattr(director, key):g}")
+    if not 0 <= director.worker_processes <= MAX_WORKER_PROCESSES:
+        raise ConfigError(
+            f"'director.worker_processes' must be 0 to {MAX_WORKER_PROCESSES}, not {director.worker_processes}"
+        )
     if director.lichess_pause < MIN_LICHESS_PAUSE:
         raise ConfigError(
             f"'director.lichess_pause' must be at least {MIN_LICHESS_PAUSE:g} seconds: "

@@ -28,3 +28,5 @@ class DirectorSettings:
     lichess_pause: float = 60.0
     retry_after: float = 60.0  # an event short of players at start, or a job that failed, tries again this much later
     min_players: int = 2
+    # processes that pair rounds and compute standings beside the event loop (0: threads only; `bot.workers`)
+    worker_processes: int = 1

@@ -58,6 +58,7 @@ from bot.director.models import (
     TeamStandingView,
     TeamView,
 )
+from bot.director.tables import Derive, EventTables
 from bot.settings import DirectorSettings
 from domain.corrections import CorrectionKind
 from domain.entry import Entry, PlayerRow
@@ -177,6 +178,14 @@ class Director:
 
     async def records(self, event_id: int) -> dict[int, tuple[CrosstableCell, ...]]:
         return await queries.records(self.ctx, event_id)
+
+    async def tables(self, event_id: int) -> EventTables:
+        """The event's standings, cells, crosstable and derived views, as computed once for its latest change."""
+        return await queries.event_tables(self.ctx, event_id)
+
+    def derive(self, name: str, view: Derive) -> None:
+        """Compute `view` of each event's state beside its tables from now on (`bot.director.tables`)."""
+        self.ctx.tables.derive[name] = view
 
     async def player_boards(self, event_id: int, number: int) -> dict[int, BoardView]:
         return await queries.player_boards(self.ctx, event_id, number)

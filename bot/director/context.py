@@ -17,6 +17,7 @@ from bot.director.lichess_port import LichessPort
 from bot.director.tables import TablesCache
 from bot.settings import DirectorSettings
 from bot.token_vault import TokenVault
+from bot.workers import Workers
 from storage.db import Database
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ class Context:
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict, repr=False)
     _announce_after: dict[int, datetime] = field(default_factory=dict, repr=False)
     tables: TablesCache = field(default_factory=TablesCache, repr=False)  # standings and crosstables by version
+    workers: Workers = field(default_factory=Workers, repr=False)  # CPU work off the loop (pairing; `bot.workers`)
 
     def lichess_of(self, guild_id: int) -> LichessPort:
         """The gateway of the club's own Lichess token, else the bot's."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -18,10 +17,12 @@ from bot.director.outcome import Aborted, Absent, EarlyDraw, Held, Outcome, Pend
 from bot.director.queries import round_view
 from bot.director.rounds import ensure_games
 from bot.lichess.errors import LichessError
+from bot.lichess.payloads import GameData
 from domain.entry import Entry, EntryStatus
 from domain.event import Event
 from domain.result import GameRow, GameStatus
 from domain.rounds import BoardRow, RoundStatus, RoundSummary, is_decided
+from domain.settings import EventSettings
 from storage import audit as storage_audit
 from storage import entries as storage_entries
 from storage import games as storage_games
@@ -73,26 +74,41 @@ async def _poll(ctx: Context, event_id: int, only: frozenset[str] | None = None)
         clocked = await bulk_game_rows(ctx, event_id, number)  # their clocks find the no-shows, not a deadline
         started = rnd.started_at
 
-        def decide_all() -> list[tuple[BoardRow, GameRow, Outcome, Any]]:
-            decisions: list[tuple[BoardRow, GameRow, Outcome, Any]] = []
-            for board in boards:
-                game = live.get(board.id)
-                if game is None or game.lichess_id is None:
-                    continue
-                got = data.get(game.lichess_id)
-                outcome = decide(
-                    got, game, games, event.settings, round_started=started, now=now, clocked=game.id in clocked
-                )
-                if not isinstance(outcome, Pending):
-                    decisions.append((board, game, outcome, dict(got.raw) if got else None))
-            return decisions
-
-        # Replaying the moves (the early-draw rule) is python-chess's pure-Python work: off the event loop.
-        decisions = await asyncio.to_thread(decide_all)
+        by_board: dict[int, list[GameRow]] = {}
+        for row in games:
+            by_board.setdefault(row.board_id, []).append(row)
+        picked: list[tuple[BoardRow, GameRow, GameData | None]] = []
+        judged: list[Judged] = []
+        for board in boards:
+            game = live.get(board.id)
+            if game is None or game.lichess_id is None:
+                continue
+            got = data.get(game.lichess_id)
+            picked.append((board, game, got))
+            slim = None if got is None else replace(got, raw={}, pgn=None)  # what judging reads, not the JSON
+            judged.append((slim, game, tuple(by_board.get(board.id, ())), game.id in clocked))
+        # Replaying the moves (the early-draw rule) is python-chess's pure-Python work: in a worker process.
+        outcomes = await ctx.workers.run(decide_games, judged, event.settings, started, now)
+        decisions: list[tuple[BoardRow, GameRow, Outcome, Any]] = [
+            (board, game, outcome, dict(got.raw) if got else None)
+            for (board, game, got), outcome in zip(picked, outcomes, strict=True)
+            if not isinstance(outcome, Pending)
+        ]
         if decisions:
             await _apply(ctx, event, decisions, people)
     if is_decided(await get_round(ctx.db, event, number)):
         await finish_round(ctx, event_id, number)
+
+
+Judged = tuple[GameData | None, GameRow, tuple[GameRow, ...], bool]  # the export, the attempt, its board's, clocked
+
+
+def decide_games(judged: Sequence[Judged], rules: EventSettings, started: datetime, now: datetime) -> list[Outcome]:
+    """Each live game's outcome (pure, plain data in and out: runs in a worker process)."""
+    return [
+        decide(got, game, attempts, rules, round_started=started, now=now, clocked=clocked)
+        for got, game, attempts, clocked in judged
+    ]
 
 
 def live_attempts(summary: RoundSummary, games: Sequence[GameRow]) -> dict[int, GameRow]:

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 from bot.director import teams
 from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
-from bot.director.endings import finish_event
 from bot.director.lookups import active_entries, by_player, event_history, get_round, latest_games
 from bot.director.members import check_entries_at_start
 from bot.director.models import SYSTEM_ACTOR
 from bot.director.queries import round_view
-from bot.director.round_pairing import pair_or_finish
+from bot.director.round_pairing import pair_round
 from bot.errors import InvalidState
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessUserNotFound
 from domain.entry import Entry, EntryStatus
 from domain.event import Event, EventStatus
 from domain.result import GameRow, GameStatus, Result
 from domain.rounds import BoardRow, RoundStatus, is_second_game
-from pairing import systems
 from pairing.model import RecordKind
 from storage import audit as storage_audit
 from storage import entries as storage_entries
@@ -30,7 +27,7 @@ from storage import events as storage_events
 from storage import games as storage_games
 from storage import results as storage_results
 from storage import rounds as storage_rounds
-from storage.history import History, build_tournament
+from storage.history import History
 
 FIND_SLACK = timedelta(minutes=1)  # clocks differ a little between the bot and Lichess
 FIND_TRIES = 5
@@ -92,14 +89,8 @@ async def _pair(ctx: Context, history: History, round_number: int) -> History | 
     if teams.is_team_event(event):  # Team Swiss: matches of teams laid out as board games (bot.director.teams)
         stored = await teams.pair_team_round(ctx, history, round_number)
         return None if stored is None else replace(history, event=stored)
-    # Building the engine's input and the round's views is pure-Python work on the whole history: off the loop.
-    tournament = await asyncio.to_thread(build_tournament, history)
-    if len(await asyncio.to_thread(lambda: tournament.views(round_number).to_pair())) < 2:
-        await finish_event(ctx, event_id, "not enough players left")
-        return None
-    paired = await pair_or_finish(
-        ctx, event, round_number, lambda: systems.pair(tournament, event.settings.system, round_number)
-    )
+    # Building the engine's input and pairing are pure-Python work on the whole history: in a worker process.
+    paired = await pair_round(ctx, history, round_number)
     if paired is None:
         return None
     system, pairing = paired

@@ -1,10 +1,12 @@
 """What an event's state yields once per change: the standings, each player's crosstable cells and the crosstable.
 
-`compute_tables` is pure (a history in, the tables out) and runs in a worker thread, never on the event loop.
-`TablesCache` keeps the latest tables of each event (and of each "after round N" view) under the version they
-were computed for: the id of the event's latest audit line, which moves with every write that changes what the
-tables show (entries, rounds and byes, results and corrections, settings, the start). Posts, `/standings`,
-`/crosstable`, the pages and the exports read it through `bot.director.queries`.
+`compute_tables` is pure (a history in, the tables out) and runs in a worker process (`bot.workers`; a thread where
+the application has no pool), never on the event loop. What a front end derives from one state once (the pages' HTML
+of the standings and the crosstable: `TablesCache.derive`) is computed there in the same call, so the history crosses
+to the worker once and only the results come back. `TablesCache` keeps the latest tables of each event (and of each
+"after round N" view) under the version they were computed for: the id of the event's latest audit line, which moves
+with every write that changes what the tables show (entries, rounds and byes, results and corrections, settings, the
+start). Posts, `/standings`, `/crosstable`, the pages and the exports read it through `bot.director.queries`.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Any
 
 from bot.director.lookups import active_entries
 from bot.director.models import Crosstable, PlayerRef, StandingRow
+from bot.workers import Workers
 from domain.entry import Entry, EntryStatus
 from pairing.standings.crosstable import CrosstableCell, player_cells
 from pairing.standings.ranking import compute_standings
@@ -29,6 +33,20 @@ class EventTables:
     standings: tuple[StandingRow, ...]
     records: Mapping[int, tuple[CrosstableCell, ...]]
     crosstable: Crosstable
+    derived: Mapping[str, Any] = field(default_factory=dict)  # what `TablesCache.derive` made of this state
+
+
+# A front end's view of one state of an event, computed beside the tables (a module-level function, or a
+# `functools.partial` of one on plain data, so that a worker process can run it).
+Derive = Callable[[History, EventTables], Any]
+
+
+def compute_views(history: History, after_round: int | None, derive: Mapping[str, Derive] | None = None) -> EventTables:
+    """`compute_tables`, with each of `derive` applied to the event's current state (not to "after round N")."""
+    tables = compute_tables(history, after_round)
+    if after_round is None and derive:
+        tables = replace(tables, derived={name: view(history, tables) for name, view in derive.items()})
+    return tables
 
 
 def compute_tables(history: History, after_round: int | None = None) -> EventTables:
@@ -78,15 +96,20 @@ class TablesCache:
     """The latest tables of each event view, by the version they were computed for; readers of a version being
     computed wait for that one computation."""
 
+    workers: Workers = field(default_factory=Workers)
+    derive: dict[str, Derive] = field(default_factory=dict)  # set while the application is assembled
     latest: dict[TablesKey, tuple[int, asyncio.Future[EventTables]]] = field(default_factory=dict)
     computed: int = 0  # how many times the tables were computed (tests observe the reuse)
 
     async def get(self, key: TablesKey, version: int, load: Callable[[], Awaitable[History]]) -> EventTables:
-        """The tables of `key` at `version`: cached, or loaded and computed in a worker thread (a task of its own,
-        so a reader that goes away cancels nobody else's answer)."""
+        """The tables of `key` at `version`: cached, or loaded and computed by a worker (a task of its own, so a
+        reader that goes away cancels nobody else's answer)."""
         known = self.latest.get(key)
         if known is None or known[0] != version:
             known = (version, asyncio.ensure_future(self._compute(key[1], load)))
+            if key[1] is not None:  # one "after round N" view an event (the round just announced) is kept
+                for other in [k for k in self.latest if k[0] == key[0] and k[1] is not None and k != key]:
+                    del self.latest[other]
             self.latest[key] = known
         try:
             return await asyncio.shield(known[1])
@@ -97,6 +120,6 @@ class TablesCache:
 
     async def _compute(self, after_round: int | None, load: Callable[[], Awaitable[History]]) -> EventTables:
         history = await load()
-        tables = await asyncio.to_thread(compute_tables, history, after_round)
+        tables = await self.workers.run(compute_views, history, after_round, dict(self.derive))
         self.computed += 1
         return tables

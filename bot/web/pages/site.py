@@ -12,28 +12,37 @@ and swaps the content only when its version changed. Numbers in paths are canoni
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import importlib.resources
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
-import aiohttp_jinja2
 import jinja2
 from aiohttp import web
 from markupsafe import Markup
 
 from bot.config import ClubConfig
 from bot.director.api import Director
-from bot.director.models import RoundView, StandingRow
+from bot.director.models import RoundView
+from bot.director.tables import EventTables
 from bot.errors import SwissbotError
-from bot.rendering.text import RESULT_LABELS, STATUS_MARKS, format_points, format_tiebreak
+from bot.rendering.text import RESULT_LABELS, format_points, format_tiebreak
 from bot.web.app import RouteModule, make_app
 from bot.web.keys import DIRECTOR
-from bot.web.pages.chart import Series, score_chart
-from domain.entry import Entry
+from bot.web.pages.parts import (
+    KIND_TEXT,
+    PAGES_VIEW,
+    PageParts,
+    PlayerLink,
+    links,
+    pages_view,
+    running_scores,
+    templates,
+)
 from domain.event import Event, EventStatus
 from pairing.model import Outcome, RecordKind
 from pairing.standings.crosstable import CrosstableCell
@@ -47,18 +56,58 @@ LIVE_CACHE = "no-cache"  # a live page or file: revalidate every time
 FINISHED_CACHE = "public, max-age=300"  # a finished event changes only by a rare correction
 STATIC_CACHE = "public, max-age=86400"
 LIVE_SCRIPT = importlib.resources.files("bot.web.pages").joinpath("static/live.js").read_bytes()
-LEADERS = 5
 LIVE = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED})
 SHOWN = frozenset({EventStatus.OPEN, EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED})
 DOWNLOADS = {"trf": "text/plain", "pgn": "application/x-chess-pgn", "json": "application/json"}
-KIND_TEXT = {
-    RecordKind.PAB: "pairing-allocated bye",
-    RecordKind.FULL_BYE: "full-point bye",
-    RecordKind.HALF_BYE: "half-point bye",
-    RecordKind.ZERO_BYE: "absent (zero-point bye)",
-    RecordKind.NOT_PAIRED: "not paired",
-}
 OUTCOME_TEXT = {Outcome.WIN: "won", Outcome.DRAW: "drew", Outcome.LOSS: "lost"}
+
+
+@dataclass
+class Prefetch:
+    """After every change the director makes, the tables of the live events whose pages were read lately are
+    computed at once (in the worker process, the pages' pieces with them), one pass at a time, so the reader who
+    comes next finds the page of the new version only to be rendered around them."""
+
+    director: Director
+    viewed: dict[int, None] = field(default_factory=dict)  # live events read lately, oldest first
+    again: bool = False
+    task: asyncio.Task[None] | None = None
+
+    def saw(self, event_id: int) -> None:
+        """A live event's page was read."""
+        self.viewed.pop(event_id, None)
+        self.viewed[event_id] = None
+        while len(self.viewed) > PREFETCHED:
+            self.viewed.pop(next(iter(self.viewed)))
+
+    def changed(self) -> None:
+        """The director changed something: compute the viewed events' tables (again, if a pass is running)."""
+        if not self.viewed:
+            return
+        if self.task is not None and not self.task.done():
+            self.again = True
+            return
+        with contextlib.suppress(RuntimeError):  # told outside the loop: the next reader computes them
+            self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop a pass under way (the endpoint closes)."""
+        self.viewed.clear()
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    async def _run(self) -> None:
+        self.again = True
+        while self.again:
+            self.again = False
+            for event_id in list(self.viewed):
+                try:
+                    await self.director.tables(event_id)
+                except Exception:  # the event went away, or the database closed: its readers will see why
+                    log.debug("no tables computed ahead for event %s", event_id, exc_info=True)
+                    self.viewed.pop(event_id, None)
 
 
 @dataclass(frozen=True)
@@ -73,6 +122,16 @@ class Site:
     cache: dict[str, tuple[str, asyncio.Future[Rendered]]] = field(default_factory=dict, repr=False)
     shown: dict[str, Rendered] = field(default_factory=dict, repr=False)
     winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
+    fresh: dict[int, tuple[float, Event, str]] = field(default_factory=dict, repr=False)  # `_event_and_version`
+    prefetch: Prefetch = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prefetch", Prefetch(self.director))
+
+    def changed(self) -> None:
+        """The director changed something: read events and versions anew, compute the viewed ones' tables ahead."""
+        self.fresh.clear()
+        self.prefetch.changed()
 
     async def winner(self, event_id: int) -> str | None:
         """The finished event's winner (first of the standings), computed once per state of its audit log."""
@@ -100,15 +159,12 @@ def page_routes(clubs: Sequence[ClubConfig], *, refresh_seconds: float = 10.0) -
     """The route module that adds the pages to the bot's web application (`bot.web.app.make_app`)."""
 
     def add_routes(app: web.Application) -> None:
-        app[SITE] = Site(app[DIRECTOR], tuple(clubs), refresh_seconds)
-        environment = aiohttp_jinja2.setup(
-            app,
-            app_key=TEMPLATES,
-            loader=jinja2.PackageLoader("bot.web.pages", "templates"),
-            autoescape=jinja2.select_autoescape(default=True),
-            undefined=jinja2.StrictUndefined,
-        )
-        environment.filters["points"] = format_points
+        director = app[DIRECTOR]
+        app[SITE] = site = Site(director, tuple(clubs), refresh_seconds)
+        director.add_listener(site.changed)  # a change the director made shows at the next request
+        app.on_cleanup.append(lambda _: site.prefetch.stop())
+        app[TEMPLATES] = templates()
+        director.derive(PAGES_VIEW, pages_view(director.lichess_url))  # made once per change, beside the standings
         app.middlewares.append(_errors)
         # canonical numbers only: ASCII digits without a leading zero (`\d` would take any script's digits)
         event, number = "{id:[1-9][0-9]*}", "{number:[1-9][0-9]*}"
@@ -148,7 +204,10 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 CACHE_SIZE = 512
+FRESH_SECONDS = 0.5
+PREFETCHED = 16  # live events whose tables are computed ahead of their readers
 PageHandler = Callable[[web.Request], Awaitable["View"]]
+EventPageHandler = Callable[[web.Request, Event], Awaitable["View"]]  # an event's page, given the shown event
 
 
 @dataclass(frozen=True)
@@ -217,7 +276,7 @@ def _uncached(handler: PageHandler) -> Handler:
     return serve
 
 
-def _cached(handler: PageHandler) -> Handler:
+def _cached(handler: EventPageHandler) -> Handler:
     """An event's page is rendered once per content version of the event (`Director.content_version`: a result,
     a correction, a new round or game link renders it anew), off the event loop; requests that arrive while it
     renders wait for it when the page was never rendered before. At most one rendering of a page runs at a time:
@@ -229,14 +288,15 @@ def _cached(handler: PageHandler) -> Handler:
     async def serve(request: web.Request) -> web.StreamResponse:
         site = request.app[SITE]
         path = request.path
-        event = await _public_event(request)
-        version = await site.director.content_version(event.id)  # read before the page's data: never newer
+        event, version = await _event_and_version(request)
         cache_control = FINISHED_CACHE if event.status is EventStatus.FINISHED else LIVE_CACHE
+        if event.status in LIVE:
+            site.prefetch.saw(event.id)
         known = site.cache.get(path)
         if known is not None and not known[1].done() and path in site.shown:
             return _answer(request, site.shown[path], cache_control)
         if known is None or known[0] != version:
-            known = _render_for(site, path, version, _rendered(request, handler))
+            known = _render_for(site, path, version, _rendered(request, lambda r: handler(r, event)))
         try:
             rendered = await asyncio.shield(known[1])
         except Exception:
@@ -286,39 +346,43 @@ async def live_script(request: web.Request) -> web.Response:
 
 
 async def _public_event(request: web.Request) -> Event:
+    return (await _event_and_version(request))[0]
+
+
+async def _event_and_version(request: web.Request) -> tuple[Event, str]:
+    """The request's event when it is shown, and its content version (read before the page's data: never newer).
+    Both are kept for `FRESH_SECONDS` and dropped at every change the director makes, so a burst of readers costs
+    no database read; a write by another process (`swissbot repair`) shows within that time."""
     site = request.app[SITE]
-    event = await site.director.event(_number(request, "id"))
+    event_id = _number(request, "id")
+    known = site.fresh.get(event_id)
+    now = time.monotonic()
+    if known is None or now - known[0] > FRESH_SECONDS:
+        event = await site.director.event(event_id)
+        version = await site.director.content_version(event_id)
+        known = (now, event, version)
+        site.fresh[event_id] = known
+        while len(site.fresh) > CACHE_SIZE:
+            site.fresh.pop(next(iter(site.fresh)))
+    event = known[1]
     if event.status not in SHOWN or site.public_club(event.guild_id) is None:
         raise web.HTTPNotFound()
-    return event
+    return event, known[2]
+
+
+async def _parts(site: Site, event_id: int) -> PageParts:
+    """The pages' pieces of the event's latest state (made with its standings, once per change)."""
+    return _parts_of(await site.director.tables(event_id))
+
+
+def _parts_of(tables: EventTables) -> PageParts:
+    parts = tables.derived.get(PAGES_VIEW)
+    if not isinstance(parts, PageParts):  # `page_routes` registers the view before the endpoint serves
+        raise RuntimeError("the event's tables were computed without the pages' view")
+    return parts
 
 
 # -- views ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlayerLink:
-    """A player as the pages link them: starting number, Lichess name and rating."""
-
-    number: int
-    name: str
-    rating: int
-    lichess_id: str
-    status: str = ""
-
-
-def _players(entries: Sequence[Entry]) -> dict[int, PlayerLink]:
-    return {
-        e.number: PlayerLink(
-            e.number,
-            e.player.name,
-            e.rating,
-            e.player.lichess_id or e.player.name.lower(),
-            STATUS_MARKS.get(e.status.value, ""),
-        )
-        for e in entries
-        if e.number is not None
-    }
 
 
 def _settings_line(event: Event) -> str:
@@ -330,23 +394,7 @@ def _settings_line(event: Event) -> str:
     )
 
 
-def _standings_table(rows: Sequence[StandingRow], event: Event) -> list[dict[str, Any]]:
-    codes = event.settings.tiebreaks
-    return [
-        {
-            "rank": row.rank if row.rank is not None else "",
-            "number": row.player.number,
-            "name": row.player.name,
-            "rating": row.player.rating or "",
-            "points": format_points(row.points),
-            "status": STATUS_MARKS.get(row.status.value, ""),
-            "tiebreaks": [format_tiebreak(c, row.tiebreaks[c]) if c in row.tiebreaks else "" for c in codes],
-        }
-        for row in rows
-    ]
-
-
-def _boards(view: RoundView, players: dict[int, PlayerLink]) -> list[dict[str, Any]]:
+def _boards(view: RoundView, players: Mapping[int, PlayerLink]) -> list[dict[str, Any]]:
     boards = [
         {
             "number": b.number,
@@ -361,16 +409,8 @@ def _boards(view: RoundView, players: dict[int, PlayerLink]) -> list[dict[str, A
     return boards
 
 
-def _byes(view: RoundView, players: dict[int, PlayerLink]) -> list[dict[str, Any]]:
+def _byes(view: RoundView, players: Mapping[int, PlayerLink]) -> list[dict[str, Any]]:
     return [{"player": players.get(bye.player.number), "kind": KIND_TEXT[bye.kind]} for bye in view.byes]
-
-
-def _scores(cells: Sequence[CrosstableCell]) -> tuple[Fraction, ...]:
-    total, out = Fraction(0), []
-    for cell in cells:
-        total += cell.points
-        out.append(total)
-    return tuple(out)
 
 
 async def index(request: web.Request) -> View:
@@ -389,62 +429,49 @@ async def index(request: web.Request) -> View:
     return View("index.html", {"title": "Events", "clubs": clubs})
 
 
-async def event_page(request: web.Request) -> View:
+async def event_page(request: web.Request, event: Event) -> View:
     """The event: settings, standings with every tie-break, the current round, the leaders' chart."""
     site = request.app[SITE]
-    event = await _public_event(request)
-    players = _players(await site.director.entries(event.id))
-    rows = await site.director.standings(event.id)
+    parts = await _parts(site, event.id)
     view = await site.director.pairings(event.id, event.current_round) if event.current_round else None
-    records = await site.director.records(event.id)
     teams = await site.director.team_standings(event.id) if event.settings.pairing_system.team else []
-
-    def context() -> dict[str, Any]:
-        current = None
-        if view is not None:
-            current = {"number": view.number, "boards": _boards(view, players), "byes": _byes(view, players)}
-        chart = ""
-        if records and event.current_round:
-            leaders = [row for row in rows if row.rank is not None][:LEADERS]
-            series = [Series(row.player.name, _scores(records.get(row.player.number, ()))) for row in leaders]
-            chart = score_chart(series, max(len(s.scores) for s in series) if series else 0)
-        return {
-            "title": event.name,
-            "event": event,
-            "settings": _settings_line(event),
-            "team_codes": list(teams[0].tiebreaks) if teams else [],
-            "teams": [
-                {
-                    "rank": t.rank,
-                    "name": t.name,
-                    "mp": format_points(t.match_points),
-                    "gp": format_points(t.game_points),
-                    "tiebreaks": [format_tiebreak(code.split(":")[0], value) for code, value in t.tiebreaks.items()],
-                    "players": ", ".join(f"{p.player.name} {format_points(p.points)}" for p in t.players),
-                }
-                for t in teams
-            ],
-            "codes": event.settings.tiebreaks,
-            "standings": _standings_table(rows, event),
-            "players": players,
-            "current": current,
-            "rounds": range(1, event.current_round + 1),
-            "chart": chart,
-            "lichess": site.lichess_url,
-            "live": event.status in LIVE,
-        }
-
+    current = None
+    if view is not None:
+        current = {"number": view.number, "boards": _boards(view, parts.players), "byes": _byes(view, parts.players)}
+    context = {
+        "title": event.name,
+        "event": event,
+        "settings": _settings_line(event),
+        "team_codes": list(teams[0].tiebreaks) if teams else [],
+        "teams": [
+            {
+                "rank": t.rank,
+                "name": t.name,
+                "mp": format_points(t.match_points),
+                "gp": format_points(t.game_points),
+                "tiebreaks": [format_tiebreak(code.split(":")[0], value) for code, value in t.tiebreaks.items()],
+                "players": ", ".join(f"{p.player.name} {format_points(p.points)}" for p in t.players),
+            }
+            for t in teams
+        ],
+        "codes": event.settings.tiebreaks,
+        "standings_rows": Markup(parts.standings_rows),
+        "current": current,
+        "rounds": range(1, event.current_round + 1),
+        "chart": parts.chart,
+        "lichess": site.lichess_url,
+        "live": event.status in LIVE,
+    }
     return View("event.html", context)
 
 
-async def round_page(request: web.Request) -> View:
+async def round_page(request: web.Request, event: Event) -> View:
     """One round's pairings, results and byes."""
     site = request.app[SITE]
-    event = await _public_event(request)
     number = _number(request, "number")
     if not 1 <= number <= event.current_round:
         raise web.HTTPNotFound()
-    players = _players(await site.director.entries(event.id))
+    players = links(await site.director.entries(event.id))  # a round's page needs no standings
     view = await site.director.pairings(event.id, number)
     context = {
         "title": f"{event.name}: round {number}",
@@ -459,71 +486,36 @@ async def round_page(request: web.Request) -> View:
     return View("round.html", context)
 
 
-async def crosstable_page(request: web.Request) -> View:
+async def crosstable_page(request: web.Request, event: Event) -> View:
     """The FIDE-style crosstable: each round's opponent, colour and result, byes and forfeits as in TRF."""
     site = request.app[SITE]
-    event = await _public_event(request)
-    players = _players(await site.director.entries(event.id))
-    rows = await site.director.standings(event.id)
-    records = await site.director.records(event.id)
-
-    def context() -> dict[str, Any]:
-        rank_of = {row.player.number: row.rank for row in rows}
-        cells = {
-            row.player.number: [_cell(cell, rank_of) for cell in records.get(row.player.number, ())] for row in rows
-        }
-        table = [
-            {
-                "rank": row.rank if row.rank is not None else "",
-                "player": players.get(row.player.number),
-                "points": format_points(row.points),
-                "cells": cells[row.player.number],
-            }
-            for row in rows
-        ]
-        rounds = max((len(c) for c in cells.values()), default=0)
-        return {
-            "title": f"{event.name}: crosstable",
-            "event": event,
-            "table": table,
-            "rounds": range(1, rounds + 1),
-            "lichess": site.lichess_url,
-            "live": event.status in LIVE,
-        }
-
+    parts = await _parts(site, event.id)
+    context = {
+        "title": f"{event.name}: crosstable",
+        "event": event,
+        "rows": Markup(parts.crosstable_rows),
+        "rounds": range(1, parts.crosstable_rounds + 1),
+        "lichess": site.lichess_url,
+        "live": event.status in LIVE,
+    }
     return View("crosstable.html", context)
 
 
-def _cell(cell: CrosstableCell, rank_of: dict[int, int | None]) -> dict[str, str]:
-    """A crosstable cell: the opponent's rank, colour and result, or the TRF bye letter, with a long title."""
-    if cell.opponent is None:
-        return {"text": cell.text, "title": KIND_TEXT.get(cell.kind, "")}
-    rank = rank_of.get(cell.opponent)
-    shown = f"{rank if rank is not None else cell.opponent}{cell.text[len(str(cell.opponent)) :]}"
-    title = f"against no. {cell.opponent}"
-    if cell.kind is RecordKind.FORFEIT_WIN:
-        title += ", won by forfeit"
-    elif cell.kind is RecordKind.FORFEIT_LOSS:
-        title += ", lost by forfeit"
-    return {"text": shown, "title": title}
-
-
-async def player_page(request: web.Request) -> View:
+async def player_page(request: web.Request, event: Event) -> View:
     """A player's games with links and colours, opponents' ratings, the score after each round, byes and
     forfeits with their reasons, and the event's tie-break figures."""
     site = request.app[SITE]
-    event = await _public_event(request)
     number = _number(request, "number")
-    players = _players(await site.director.entries(event.id))
+    tables = await site.director.tables(event.id)
+    players = _parts_of(tables).players
     player = players.get(number)
     if player is None:
         raise web.HTTPNotFound()
-    cells = (await site.director.records(event.id)).get(number, ())
-    rows = await site.director.standings(event.id)
-    row = next((r for r in rows if r.player.number == number), None)
+    cells = tables.records.get(number, ())
+    row = next((r for r in tables.standings if r.player.number == number), None)
     boards = await site.director.player_boards(event.id, number)
     games = []
-    for cell, score in zip(cells, _scores(cells), strict=True):
+    for cell, score in zip(cells, running_scores(cells), strict=True):
         board = boards.get(cell.round)
         games.append(
             {

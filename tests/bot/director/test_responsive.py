@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
+import types
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,6 +14,8 @@ import pytest
 from bot.director import polling
 from bot.director.outcome import Outcome, decide
 from domain.settings import EarlyDrawPolicy
+from pairing import systems
+from pairing.systems import dutch
 from tests.bot.director.director_world import ORGANISER, World
 
 
@@ -63,3 +68,42 @@ async def test_replaying_a_games_moves_leaves_the_event_loop_free(
     prober.cancel()
     assert saw_the_probe == [True]
     assert (await w.director.pairings(event_id)).boards[0].game_id is not None  # the draw was replayed
+
+
+async def test_with_worker_processes_rounds_are_paired_and_standings_computed_in_another_process(
+    world: World,
+) -> None:
+    workers = world.director.ctx.workers
+    assert world.director.ctx.tables.workers is workers  # one pool for the pairing and the tables
+    workers.start()
+    try:
+        event_id, _ = await world.event(players=7, rounds=2)
+        await world.run_until(lambda: world.finished(event_id))
+        rows = await world.director.standings(event_id)
+    finally:
+        await workers.close()
+    assert workers.offloaded >= 3  # two rounds paired, the standings at least once
+    assert (await world.director.event(event_id)).current_round == 2
+    assert [row.rank for row in rows] == sorted(row.rank for row in rows if row.rank is not None)
+    assert sum(row.points for row in rows) == 7 // 2 * 2 + 2  # three games and a bye (1 point) each round
+
+
+async def test_a_system_registered_at_run_time_pairs_in_a_thread_beside_the_worker_processes(world: World) -> None:
+    engine = types.ModuleType("swissbot_engine_made_at_run_time")  # no worker process can import it
+    engine.pair = dutch.pair  # type: ignore[attr-defined]
+    sys.modules[engine.__name__] = engine
+    system = replace(
+        systems.named("dutch"), name="runtime", engine_module=engine.__name__, trf_code=None, auto_from=None
+    )
+    workers = world.director.ctx.workers
+    workers.start()
+    try:
+        with systems.registered(system):
+            event_id, _ = await world.event(players=4, rounds=1, system="runtime")
+            await world.run_until(lambda: world.finished(event_id))
+            event = await world.director.event(event_id)
+            boards = (await world.director.pairings(event_id, 1)).boards
+    finally:
+        await workers.close()
+        del sys.modules[engine.__name__]
+    assert (event.current_round, event.status.value, len(boards)) == (1, "finished", 2)

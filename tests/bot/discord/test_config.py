@@ -123,6 +123,7 @@ def test_unknown_key_is_an_error_naming_it(tmp_path: Path, text: str, key: str) 
         ("[bot]\nlog_level = 'LOUD'\n", "log_level"),
         ("[lichess]\nbase_url = 'lichess.org'\n", "http"),
         ("[director]\npoll_interval = -3\n", "negative"),
+        ("[director]\nworker_processes = 9\n", "'director.worker_processes' must be 0 to 8, not 9"),
         ("[bot\n", "not valid TOML"),
         (MINIMAL + "lichess_token_env = 'lip_abc123:x'\n", "must name an environment variable"),
     ],

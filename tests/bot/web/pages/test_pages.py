@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import aiohttp
@@ -136,3 +137,24 @@ async def test_a_finished_events_page_is_rendered_anew_after_a_correction(served
     await served.world.director.set_result(ORGANISER, event_id, 2, 1, "0-1", "arbiter's decision")
     _, corrected, later = await get(url)
     assert later[VERSION_HEADER] != headers[VERSION_HEADER] and "0-1" in corrected
+
+
+async def test_after_a_change_a_read_live_events_tables_are_computed_before_its_next_reader_comes(
+    served: Served,
+) -> None:
+    w = served.world
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    url = f"{served.url}/events/{event_id}"
+    await get(url)  # a reader: the live event is watched
+    tables = w.director.ctx.tables
+    computed = tables.computed
+    board = (await w.director.pairings(event_id, 1)).boards[0]
+    await w.director.set_result(ORGANISER, event_id, 1, board.number, "0-1", "arbiter's decision")
+    for _ in range(500):
+        if tables.computed > computed:
+            break
+        await asyncio.sleep(0.01)
+    assert tables.computed == computed + 1  # computed ahead, though nobody asked yet
+    _, page, _ = await get(url)
+    assert tables.computed == computed + 1 and "0-1" in page  # the next reader's page is made around them
