@@ -57,6 +57,7 @@ from bot.scheduling import Scheduler
 from bot.token_vault import TokenVault
 from domain.event import Event
 from sandbox.discord import DiscordSandbox, run_discord_sandbox
+from sandbox.lichess.autoplay_runner import tick as lichess_tick
 from sandbox.lichess.server import Sandbox, run_sandbox
 from storage.db import Database, open_database
 
@@ -738,6 +739,8 @@ class ScenarioRun:
             verdict = await _swissbot_check((await d.export(event.id, "trf")).decode(), str(v["trf_checks"]))
             if verdict is not None:
                 raise self.failed(step, f"swissbot check --system {v['trf_checks']} to accept the TRF", verdict)
+        if "lichess_games" in v:
+            await lichess_tick(self.sandbox.app)  # a bulk pairs on the local Lichess's next tick, as on lila's
         if "lichess_games" in v and len(self.sandbox.state.games) != v["lichess_games"]:
             raise self.failed(step, f"{v['lichess_games']} game(s) on Lichess", str(len(self.sandbox.state.games)))
         await self.expect_on_discord(step)
