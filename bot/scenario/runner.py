@@ -153,6 +153,7 @@ class ScenarioRun:
         self.vault = TokenVault(TokenVault.new_key())  # members' Lichess tokens, kept across restarts
         self.web_port = free_port()  # the bot's web endpoint (the OAuth callback)
         self.streamed: dict[str, asyncio.Event] = {}  # game ids the game stream reported over, set once handled
+        self.casual: set[str] = set()  # the games members started themselves from the lobby (`casual game` steps)
 
     # -- the bot's life -------------------------------------------------------------------------------
 
@@ -417,6 +418,8 @@ class ScenarioRun:
             await self.click(step)
         elif step.do == "lichess":
             await self.lichess(step)
+        elif step.do == "casual game":
+            await self.casual_game(step)
         elif step.do == "account":
             user = self.sandbox.state.users.get(str(v["name"]).lower())
             if user is None:
@@ -601,6 +604,30 @@ class ScenarioRun:
         await feeder.sync()
         return game_id in feeder.stream.watching
 
+    async def casual_game(self, step: Step) -> None:
+        """Two members start a game of their own from the lobby (`POST /sandbox/games`: no challenge, no event's), on
+        the given clock (default: the [event]'s), and with `result` play it to that end."""
+        v = step.values
+        event = self.scenario.event or {}
+        minutes, increment = v.get("minutes", event.get("minutes", 3)), v.get("increment", event.get("increment", 2))
+        white, black = str(v["white"]).lower(), str(v["black"]).lower()
+        clock = [round(minutes * 60), increment]
+        body = {"white": white, "black": black, "clock": clock, "rated": v.get("rated", False)}
+        async with self.http.post(f"{self.sandbox.url}/sandbox/games", json=body) as reply:
+            if reply.status >= 300:
+                raise self.failed(step, "a casual game the local Lichess makes", await reply.text())
+            game_id = str((await reply.json())["id"])
+        self.casual.add(game_id)
+        self.say(f"{white} and {black} start a casual game {minutes:g}+{increment} from the lobby ({game_id})")
+        if "result" not in v:
+            return
+        winner, status = PLAY_RESULTS[str(v["result"])]
+        play = {"winner": winner, "status": status, "plies": v.get("plies", 60)}
+        async with self.http.post(f"{self.sandbox.url}/sandbox/games/{game_id}/play", json=play) as reply:
+            if reply.status >= 300:
+                raise self.failed(step, f"casual game {game_id} to be played", await reply.text())
+        self.say(f"casual game {game_id} ends: {status} {winner or ''}".rstrip())
+
     async def lichess(self, step: Step) -> None:
         """Faults of the local Lichess (or their end)."""
         v = step.values
@@ -713,6 +740,10 @@ class ScenarioRun:
                     raise self.failed(step, f"{colour} {want[colour]} on board {want['board']}", name)
             if "game" in want and (board.game_id is not None) != want["game"]:
                 raise self.failed(step, f"a game: {want['game']}", str(board.game_id))
+            if "casual" in want and (board.game_id in self.casual) != want["casual"]:
+                which = "one of" if want["casual"] else "none of"
+                expected = f"the board's game {which} the casual games {sorted(self.casual)}"
+                raise self.failed(step, expected, str(board.game_id))
         if "player" in v:
             want = v["player"]
             entry = next((e for e in await d.entries(event.id) if e.name.lower() == want["name"].lower()), None)
