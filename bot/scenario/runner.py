@@ -14,7 +14,7 @@ import re
 import sqlite3
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -150,6 +150,7 @@ class ScenarioRun:
         self.director: Director
         self.scheduler: Scheduler
         self._lock_holder: sqlite3.Connection | None = None
+        self.club_gateways: list[LichessGateway] = []
         self.vault = TokenVault(TokenVault.new_key())  # members' Lichess tokens, kept across restarts
         self.web_port = free_port()  # the bot's web endpoint (the OAuth callback)
         self.streamed: dict[str, asyncio.Event] = {}  # game ids the game stream reported over, set once handled
@@ -163,6 +164,7 @@ class ScenarioRun:
         self.db = await open_database(self.db_path, busy_timeout_ms=BUSY_TIMEOUT_MS)
         self.gateway = self.lichess_gateway(self.sandbox.bot_token)
         own = {p.guild: OwnLichess(self.lichess_gateway(p.token), p.token) for p in self.places if p.token}
+        self.club_gateways = [o.gateway for o in own.values()]  # the clubs' own accounts' connections to Lichess
         clubs = tuple(ClubConfig(p.guild, p.club.organiser_role, p.channel, name=p.club.name) for p in self.places)
         config = Config(
             database=self.db_path,
@@ -663,18 +665,27 @@ class ScenarioRun:
 
     def trouble_after(self, point: str, trouble: str) -> None:
         """Storage trouble that starts inside the next job that reaches `point`: once Lichess answered that call
-        (a game created, a bulk pairing made) and before the bot stores what it got."""
+        (a game created, a bulk pairing made) on the bot's own connection or a club's own account's, and before the
+        bot stores what it got."""
         name = TROUBLE_POINTS[point]
-        gateway = self.gateway
-        lichess_call = getattr(gateway, name)
+        gateways = [self.gateway, *self.club_gateways]
 
-        async def then_trouble(*args: Any, **kwargs: Any) -> Any:
-            answer = await lichess_call(*args, **kwargs)
-            del gateway.__dict__[name]  # once
-            await self.storage(trouble)
-            return answer
+        def then_trouble(gateway: LichessGateway) -> Callable[..., Awaitable[Any]]:
+            lichess_call = getattr(gateway, name)
 
-        setattr(gateway, name, then_trouble)
+            async def called(*args: Any, **kwargs: Any) -> Any:
+                answer = await lichess_call(*args, **kwargs)
+                if all(name not in g.__dict__ for g in gateways):
+                    return answer  # another call got there first: the trouble has started already
+                for each in gateways:  # once, whichever connection made the call
+                    each.__dict__.pop(name, None)
+                await self.storage(trouble)
+                return answer
+
+            return called
+
+        for gateway in gateways:
+            setattr(gateway, name, then_trouble(gateway))
         self.say(f"the database will be {trouble} once Lichess answered the next {name}")
 
     async def storage(self, trouble: str) -> None:

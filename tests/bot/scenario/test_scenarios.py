@@ -275,3 +275,25 @@ async def test_a_board_whose_game_is_a_casual_one_fails_the_casual_expectation(t
     path.write_text(lost.read_text().replace("game = true, casual = false", "game = true, casual = true"))
     with pytest.raises(ExpectationFailed, match=r"expected the board's game one of the casual games \['\w+'\]; found"):
         await run_scenario(load(path), io.StringIO())
+
+
+@pytest.mark.parametrize("name", ["storage-trouble-inside-pairing", "storage-trouble-inside-bulk-pairing"])
+async def test_storage_trouble_after_a_create_starts_on_a_clubs_own_lichess_account_too(
+    tmp_path: Path, name: str
+) -> None:
+    text = (ROOT / "tests" / "scenarios" / f"{name}.toml").read_text()
+    own = text.replace("[director]", '[[club]]\nname = "Riverside Chess"\nown_lichess = true\n\n[director]', 1)
+    path = tmp_path / "own.toml"
+    path.write_text(own)
+    out = io.StringIO()
+    async with booted(load(path), out, tmp_path) as run:
+        await run.run()  # the board has no game while the disk is full, then its game is adopted, not made twice
+        account = run.places[0].lichess_account
+        games = list(run.sandbox.state.games.values())
+        bulks = list(run.sandbox.state.bulks.values())
+    assert len(games) == 1
+    if "bulk" in name:
+        assert [b.by for b in bulks] == [account]
+    else:
+        assert games[0].creator == account
+    assert "the database is full" in out.getvalue()
