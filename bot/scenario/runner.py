@@ -790,14 +790,15 @@ class ScenarioRun:
 
     async def expect_posted(self, step: Step) -> None:
         """`posted` and `not_posted`: the announcements the local Discord holds (each post and each edit, in the
-        console's words), in every club's channel and the DMs, or with `club` in that club's channel alone."""
+        console's words), in every club's channel and the DMs, or with `club` in that club's channel and its DMs."""
         v = step.values
         if "posted" not in v and "not_posted" not in v:
             return
         shown = await self.read_channel()
         if "club" in v:
-            channel = self.place_named(str(v["club"])).channel
-            shown = [s for s in shown if s.channel == channel]
+            place = self.place_named(str(v["club"]))
+            events = await self.all_events()
+            shown = [s for s in shown if s.channel == place.channel or self.dm_in_club(s, place, events)]
         posted = v.get("posted")
         if posted is not None:
             text, times = (posted, None) if isinstance(posted, str) else (posted["text"], posted.get("times"))
@@ -809,6 +810,19 @@ class ScenarioRun:
             first = next((s for s in shown if str(v["not_posted"]).lower() in s.text.lower()), None)
             if first is not None:
                 raise self.failed(step, f"no post containing {v['not_posted']!r}", f"one at {first.at:%Y-%m-%d %H:%M}")
+
+    def dm_in_club(self, shown: Shown, place: Place, events: list[Event]) -> bool:
+        """Whether a DM is the club's: it names one of the club's events (the longest event name it starts with), or,
+        naming none, its member is in the club."""
+        found = re.match(r"\[dm ([^\]]+)\] (.*)", shown.text, re.DOTALL)
+        if shown.channel != 0 or found is None:
+            return False
+        to, body = found.group(1), found.group(2).casefold()
+        named = [e for e in events if body.startswith(e.name.casefold())]
+        if named:
+            return max(named, key=lambda e: len(e.name)).guild_id == place.guild
+        member = self.members.get(to.lower())
+        return member is not None and self.is_in(member, place)
 
     async def discord_messages(self, path: str) -> list[dict[str, Any]]:
         """Messages the bot posted, read through the local Discord's control API (oldest first)."""

@@ -297,3 +297,21 @@ async def test_storage_trouble_after_a_create_starts_on_a_clubs_own_lichess_acco
     else:
         assert games[0].creator == account
     assert "the database is full" in out.getvalue()
+
+
+@pytest.mark.slow  # the two clubs' week through the real bot
+async def test_posted_with_a_club_reads_that_clubs_channel_and_the_dms_about_its_events(tmp_path: Path) -> None:
+    steps = (
+        '\n[[step]]\ndo = "expect"\nclub = "Riverside Chess"\nposted = "[dm alice] Thursday Rapid round 1: you play"\n'
+        'not_posted = "[dm alice] Tuesday Blitz"\n'
+        '\n[[step]]\ndo = "expect"\nclub = "Riverside Chess"\nposted = "[dm dave] The Lichess account dave"\n'
+        'not_posted = "[dm bob]"\n'
+        '\n[[step]]\ndo = "expect"\nclub = "Northside Chess"\nposted = "[dm alice] Tuesday Blitz round 1: you play"\n'
+        'not_posted = "[dm dave]"\n'
+        '\n[[step]]\ndo = "expect"\nclub = "Northside Chess"\nposted = "[dm alice] The Lichess account alice"\n'
+    )
+    path = tmp_path / "dms.toml"
+    path.write_text(TWO_CLUBS.read_text() + steps)
+    out = io.StringIO()
+    await run_scenario(load(path), out)
+    assert out.getvalue().count("expectations hold") == TWO_CLUBS.read_text().count('do = "expect"') + 4
