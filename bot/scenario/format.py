@@ -123,6 +123,15 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
         "reason": (str,),
     },
     "lichess": {"fault": (dict,), "clear": (bool,)},
+    "casual game": {
+        "white": (str,),
+        "black": (str,),
+        "minutes": (int, float),
+        "increment": (int,),
+        "rated": (bool,),
+        "result": (str,),
+        "plies": (int,),
+    },
     "account": {
         "name": (str,),
         "disabled": (bool,),
@@ -156,7 +165,15 @@ ACTION_KEYS: dict[str, dict[str, tuple[type, ...]]] = {
     },
 }
 EXPECT_TABLES: dict[str, dict[str, tuple[type, ...]]] = {
-    "board": {"round": (int,), "board": (int,), "result": (str,), "white": (str,), "black": (str,), "game": (bool,)},
+    "board": {
+        "round": (int,),
+        "board": (int,),
+        "result": (str,),
+        "white": (str,),
+        "black": (str,),
+        "game": (bool,),
+        "casual": (bool,),
+    },
     "player": {"name": (str,), "status": (str,)},
     "event": {"status": (str,), "round": (int,), "next_round": (str,)},
     "posted": {"text": (str,), "times": (int,)},
@@ -509,6 +526,8 @@ class _Reader:
             raise self.fail(line, f"{where}: result must be one of {', '.join(PLAY_RESULTS)}")
         elif do == "lichess":
             self.check(values.get("fault", {}), EXPECT_TABLES["fault"], f"{where} fault", line)
+        elif do == "casual game":
+            self.casual_game(values, where, line, members)
         elif do == "account" and "name" not in values:
             raise self.fail(line, f"{where}: account needs the 'name' of the Lichess account")
         elif do == "discord" and not {"down", "fault", "clear"} & set(values):
@@ -545,6 +564,19 @@ class _Reader:
             raise self.fail(line, f"{where} ({do}): 'by = \"{by}\"' is no [[member]] (or 'organiser')")
         if "reply" in values and "refused" in values:
             raise self.fail(line, f"{where} ({do}): give 'reply' or 'refused', not both")
+
+    def casual_game(self, values: Mapping[str, Any], where: str, line: int | None, members: set[str]) -> None:
+        for colour in ("white", "black"):
+            if colour not in values:
+                raise self.fail(line, f"{where}: casual game needs '{colour}' (a [[member]]'s name)")
+            if values[colour].lower() not in members:
+                raise self.fail(line, f"{where}: casual game {colour} = {values[colour]!r} is no [[member]]")
+        if values["white"].lower() == values["black"].lower():
+            raise self.fail(line, f"{where}: casual game needs two different players")
+        if "result" in values and values["result"] not in PLAY_RESULTS:
+            raise self.fail(line, f"{where}: result must be one of {', '.join(PLAY_RESULTS)}")
+        if values.get("minutes", 1) <= 0 or values.get("increment", 0) < 0:
+            raise self.fail(line, f"{where}: casual game 'minutes' must be above 0 and 'increment' not below 0")
 
     def expect(self, values: Mapping[str, Any], where: str, line: int | None) -> None:
         if not values:

@@ -14,7 +14,7 @@ import re
 import sqlite3
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -150,9 +150,11 @@ class ScenarioRun:
         self.director: Director
         self.scheduler: Scheduler
         self._lock_holder: sqlite3.Connection | None = None
+        self.club_gateways: list[LichessGateway] = []
         self.vault = TokenVault(TokenVault.new_key())  # members' Lichess tokens, kept across restarts
         self.web_port = free_port()  # the bot's web endpoint (the OAuth callback)
         self.streamed: dict[str, asyncio.Event] = {}  # game ids the game stream reported over, set once handled
+        self.casual: set[str] = set()  # the games members started themselves from the lobby (`casual game` steps)
 
     # -- the bot's life -------------------------------------------------------------------------------
 
@@ -162,6 +164,7 @@ class ScenarioRun:
         self.db = await open_database(self.db_path, busy_timeout_ms=BUSY_TIMEOUT_MS)
         self.gateway = self.lichess_gateway(self.sandbox.bot_token)
         own = {p.guild: OwnLichess(self.lichess_gateway(p.token), p.token) for p in self.places if p.token}
+        self.club_gateways = [o.gateway for o in own.values()]  # the clubs' own accounts' connections to Lichess
         clubs = tuple(ClubConfig(p.guild, p.club.organiser_role, p.channel, name=p.club.name) for p in self.places)
         config = Config(
             database=self.db_path,
@@ -417,6 +420,8 @@ class ScenarioRun:
             await self.click(step)
         elif step.do == "lichess":
             await self.lichess(step)
+        elif step.do == "casual game":
+            await self.casual_game(step)
         elif step.do == "account":
             user = self.sandbox.state.users.get(str(v["name"]).lower())
             if user is None:
@@ -601,6 +606,30 @@ class ScenarioRun:
         await feeder.sync()
         return game_id in feeder.stream.watching
 
+    async def casual_game(self, step: Step) -> None:
+        """Two members start a game of their own from the lobby (`POST /sandbox/games`: no challenge, no event's), on
+        the given clock (default: the [event]'s), and with `result` play it to that end."""
+        v = step.values
+        event = self.scenario.event or {}
+        minutes, increment = v.get("minutes", event.get("minutes", 3)), v.get("increment", event.get("increment", 2))
+        white, black = str(v["white"]).lower(), str(v["black"]).lower()
+        clock = [round(minutes * 60), increment]
+        body = {"white": white, "black": black, "clock": clock, "rated": v.get("rated", False)}
+        async with self.http.post(f"{self.sandbox.url}/sandbox/games", json=body) as reply:
+            if reply.status >= 300:
+                raise self.failed(step, "a casual game the local Lichess makes", await reply.text())
+            game_id = str((await reply.json())["id"])
+        self.casual.add(game_id)
+        self.say(f"{white} and {black} start a casual game {minutes:g}+{increment} from the lobby ({game_id})")
+        if "result" not in v:
+            return
+        winner, status = PLAY_RESULTS[str(v["result"])]
+        play = {"winner": winner, "status": status, "plies": v.get("plies", 60)}
+        async with self.http.post(f"{self.sandbox.url}/sandbox/games/{game_id}/play", json=play) as reply:
+            if reply.status >= 300:
+                raise self.failed(step, f"casual game {game_id} to be played", await reply.text())
+        self.say(f"casual game {game_id} ends: {status} {winner or ''}".rstrip())
+
     async def lichess(self, step: Step) -> None:
         """Faults of the local Lichess (or their end)."""
         v = step.values
@@ -636,18 +665,27 @@ class ScenarioRun:
 
     def trouble_after(self, point: str, trouble: str) -> None:
         """Storage trouble that starts inside the next job that reaches `point`: once Lichess answered that call
-        (a game created, a bulk pairing made) and before the bot stores what it got."""
+        (a game created, a bulk pairing made) on the bot's own connection or a club's own account's, and before the
+        bot stores what it got."""
         name = TROUBLE_POINTS[point]
-        gateway = self.gateway
-        lichess_call = getattr(gateway, name)
+        gateways = [self.gateway, *self.club_gateways]
 
-        async def then_trouble(*args: Any, **kwargs: Any) -> Any:
-            answer = await lichess_call(*args, **kwargs)
-            del gateway.__dict__[name]  # once
-            await self.storage(trouble)
-            return answer
+        def then_trouble(gateway: LichessGateway) -> Callable[..., Awaitable[Any]]:
+            lichess_call = getattr(gateway, name)
 
-        setattr(gateway, name, then_trouble)
+            async def called(*args: Any, **kwargs: Any) -> Any:
+                answer = await lichess_call(*args, **kwargs)
+                if all(name not in g.__dict__ for g in gateways):
+                    return answer  # another call got there first: the trouble has started already
+                for each in gateways:  # once, whichever connection made the call
+                    each.__dict__.pop(name, None)
+                await self.storage(trouble)
+                return answer
+
+            return called
+
+        for gateway in gateways:
+            setattr(gateway, name, then_trouble(gateway))
         self.say(f"the database will be {trouble} once Lichess answered the next {name}")
 
     async def storage(self, trouble: str) -> None:
@@ -713,6 +751,10 @@ class ScenarioRun:
                     raise self.failed(step, f"{colour} {want[colour]} on board {want['board']}", name)
             if "game" in want and (board.game_id is not None) != want["game"]:
                 raise self.failed(step, f"a game: {want['game']}", str(board.game_id))
+            if "casual" in want and (board.game_id in self.casual) != want["casual"]:
+                which = "one of" if want["casual"] else "none of"
+                expected = f"the board's game {which} the casual games {sorted(self.casual)}"
+                raise self.failed(step, expected, str(board.game_id))
         if "player" in v:
             want = v["player"]
             entry = next((e for e in await d.entries(event.id) if e.name.lower() == want["name"].lower()), None)
@@ -748,14 +790,15 @@ class ScenarioRun:
 
     async def expect_posted(self, step: Step) -> None:
         """`posted` and `not_posted`: the announcements the local Discord holds (each post and each edit, in the
-        console's words), in every club's channel and the DMs, or with `club` in that club's channel alone."""
+        console's words), in every club's channel and the DMs, or with `club` in that club's channel and its DMs."""
         v = step.values
         if "posted" not in v and "not_posted" not in v:
             return
         shown = await self.read_channel()
         if "club" in v:
-            channel = self.place_named(str(v["club"])).channel
-            shown = [s for s in shown if s.channel == channel]
+            place = self.place_named(str(v["club"]))
+            events = await self.all_events()
+            shown = [s for s in shown if s.channel == place.channel or self.dm_in_club(s, place, events)]
         posted = v.get("posted")
         if posted is not None:
             text, times = (posted, None) if isinstance(posted, str) else (posted["text"], posted.get("times"))
@@ -767,6 +810,19 @@ class ScenarioRun:
             first = next((s for s in shown if str(v["not_posted"]).lower() in s.text.lower()), None)
             if first is not None:
                 raise self.failed(step, f"no post containing {v['not_posted']!r}", f"one at {first.at:%Y-%m-%d %H:%M}")
+
+    def dm_in_club(self, shown: Shown, place: Place, events: list[Event]) -> bool:
+        """Whether a DM is the club's: it names one of the club's events (the longest event name it starts with), or,
+        naming none, its member is in the club."""
+        found = re.match(r"\[dm ([^\]]+)\] (.*)", shown.text, re.DOTALL)
+        if shown.channel != 0 or found is None:
+            return False
+        to, body = found.group(1), found.group(2).casefold()
+        named = [e for e in events if body.startswith(e.name.casefold())]
+        if named:
+            return max(named, key=lambda e: len(e.name)).guild_id == place.guild
+        member = self.members.get(to.lower())
+        return member is not None and self.is_in(member, place)
 
     async def discord_messages(self, path: str) -> list[dict[str, Any]]:
         """Messages the bot posted, read through the local Discord's control API (oldest first)."""

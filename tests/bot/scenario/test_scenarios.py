@@ -16,6 +16,7 @@ from tests.support.paths import ROOT
 
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
 BASIC = ROOT / "tests" / "scenarios" / "basic-week.toml"
+CASUAL_MEMBERS = '[[member]]\nname = "a"\n[[member]]\nname = "b"\n'
 
 
 @pytest.mark.slow  # each file boots the real bot against the local Discord and Lichess
@@ -75,6 +76,26 @@ def test_a_refusal_that_does_not_come_is_a_failure(tmp_path: Path, capsys: pytes
         ('[event]\nname = "x"\nrounds = 2\nmin-rated-games = "ten"\n', 1, "'min-rated-games' must be int"),
         ('[[member]]\nname = "a"\nlink = "code"\n', 1, "link must be one of oauth, bio"),
         ('[[step]]\ndo = "expect"\npings = [1]\n', 1, "pings: an array of member names"),
+        # A casual game between two members, from the lobby:
+        (f'{CASUAL_MEMBERS}[[step]]\ndo = "casual game"\nwhite = "a"\n', 5, "casual game needs 'black'"),
+        (f'{CASUAL_MEMBERS}[[step]]\ndo = "casual game"\nwhite = "a"\nblack = "z"\n', 5, "'z' is no [[member]]"),
+        (f'{CASUAL_MEMBERS}[[step]]\ndo = "casual game"\nwhite = "a"\nblack = "A"\n', 5, "two different players"),
+        (
+            f'{CASUAL_MEMBERS}[[step]]\ndo = "casual game"\nwhite = "a"\nblack = "b"\nclock = 3\n',
+            5,
+            "unknown key 'clock'",
+        ),
+        (
+            f'{CASUAL_MEMBERS}[[step]]\ndo = "casual game"\nwhite = "a"\nblack = "b"\nresult = "2-0"\n',
+            5,
+            "result must be",
+        ),
+        (
+            f'{CASUAL_MEMBERS}[[step]]\ndo = "casual game"\nwhite = "a"\nblack = "b"\nminutes = 0\n',
+            5,
+            "'minutes' must be",
+        ),
+        ('[[step]]\ndo = "expect"\nboard = { round = 1, board = 1, casual = "no" }\n', 1, "'casual' must be bool"),
     ],
 )
 def test_a_malformed_file_is_an_error_with_its_line(
@@ -223,3 +244,74 @@ async def test_what_posted_reads_is_what_the_bots_discord_announcer_posted(
     out = io.StringIO()
     await run_scenario(load(path), out)
     assert "Monday Blitz — the table, round 1" in out.getvalue()
+
+
+async def test_a_casual_game_is_a_lobby_game_of_the_two_members_on_the_clock_played_to_its_result(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "casual.toml"
+    path.write_text(
+        '[event]\nname = "Blitz"\nrounds = 1\nminutes = 5\nincrement = 3\nstart = "2026-03-02 12:00"\n\n'
+        '[[member]]\nname = "alice"\n[[member]]\nname = "bob"\n\n'
+        '[[step]]\nat = "2026-03-02 10:00"\ndo = "casual game"\nwhite = "bob"\nblack = "alice"\nresult = "0-1"\n\n'
+        '[[step]]\ndo = "casual game"\nwhite = "alice"\nblack = "bob"\nminutes = 1\nincrement = 0\nrated = true\n'
+    )
+    out = io.StringIO()
+    async with booted(load(path), out, tmp_path) as run:
+        await run.run()
+        games = [g for g in run.sandbox.state.games.values() if g.id in run.casual]
+    assert [(g.white, g.black, g.clock_limit, g.clock_increment, g.rated, g.source) for g in games] == [
+        ("bob", "alice", 300, 3, False, "lobby"),  # the [event]'s clock by default
+        ("alice", "bob", 60, 0, True, "lobby"),
+    ]
+    assert (games[0].status, games[0].winner) == ("resign", "black")
+    assert games[1].status == "started" and not games[1].moves  # no result: begun, nobody moved
+    assert "alice and bob start a casual game 1+0 from the lobby" in out.getvalue()
+
+
+async def test_a_board_whose_game_is_a_casual_one_fails_the_casual_expectation(tmp_path: Path) -> None:
+    lost = ROOT / "tests" / "scenarios" / "lost-create-made-again-told-once.toml"
+    path = tmp_path / "wrong.toml"
+    path.write_text(lost.read_text().replace("game = true, casual = false", "game = true, casual = true"))
+    with pytest.raises(ExpectationFailed, match=r"expected the board's game one of the casual games \['\w+'\]; found"):
+        await run_scenario(load(path), io.StringIO())
+
+
+@pytest.mark.parametrize("name", ["storage-trouble-inside-pairing", "storage-trouble-inside-bulk-pairing"])
+async def test_storage_trouble_after_a_create_starts_on_a_clubs_own_lichess_account_too(
+    tmp_path: Path, name: str
+) -> None:
+    text = (ROOT / "tests" / "scenarios" / f"{name}.toml").read_text()
+    own = text.replace("[director]", '[[club]]\nname = "Riverside Chess"\nown_lichess = true\n\n[director]', 1)
+    path = tmp_path / "own.toml"
+    path.write_text(own)
+    out = io.StringIO()
+    async with booted(load(path), out, tmp_path) as run:
+        await run.run()  # the board has no game while the disk is full, then its game is adopted, not made twice
+        account = run.places[0].lichess_account
+        games = list(run.sandbox.state.games.values())
+        bulks = list(run.sandbox.state.bulks.values())
+    assert len(games) == 1
+    if "bulk" in name:
+        assert [b.by for b in bulks] == [account]
+    else:
+        assert games[0].creator == account
+    assert "the database is full" in out.getvalue()
+
+
+@pytest.mark.slow  # the two clubs' week through the real bot
+async def test_posted_with_a_club_reads_that_clubs_channel_and_the_dms_about_its_events(tmp_path: Path) -> None:
+    steps = (
+        '\n[[step]]\ndo = "expect"\nclub = "Riverside Chess"\nposted = "[dm alice] Thursday Rapid round 1: you play"\n'
+        'not_posted = "[dm alice] Tuesday Blitz"\n'
+        '\n[[step]]\ndo = "expect"\nclub = "Riverside Chess"\nposted = "[dm dave] The Lichess account dave"\n'
+        'not_posted = "[dm bob]"\n'
+        '\n[[step]]\ndo = "expect"\nclub = "Northside Chess"\nposted = "[dm alice] Tuesday Blitz round 1: you play"\n'
+        'not_posted = "[dm dave]"\n'
+        '\n[[step]]\ndo = "expect"\nclub = "Northside Chess"\nposted = "[dm alice] The Lichess account alice"\n'
+    )
+    path = tmp_path / "dms.toml"
+    path.write_text(TWO_CLUBS.read_text() + steps)
+    out = io.StringIO()
+    await run_scenario(load(path), out)
+    assert out.getvalue().count("expectations hold") == TWO_CLUBS.read_text().count('do = "expect"') + 4
