@@ -106,6 +106,8 @@ async def idle_loop_lag(interval: float = INTERVAL) -> AsyncIterator[LoopLag]:
         cwd=root,
     )
     lag = LoopLag(interval)
+    assert child.stdout is not None
+    await child.stdout.readline()  # the probe runs: a loaded machine can take a second to start a Python process
     try:
         yield lag
     finally:
@@ -115,6 +117,7 @@ async def idle_loop_lag(interval: float = INTERVAL) -> AsyncIterator[LoopLag]:
 
 async def _probe_until_stdin_closes(interval: float) -> list[tuple[float, float]]:
     async with loop_lag(interval) as lag:
+        print("probing", flush=True)
         await asyncio.to_thread(sys.stdin.read)
     return lag.samples
 
