@@ -325,14 +325,15 @@ class RoundViews:
         cached = self._score_cache.get(key)
         if cached is None:
             player = self.tournament.player(number)
-            cached = sum((self.scoring.points(r) for r in player.records(upto)), Fraction(0))
+            cached = exact_sum(self.scoring.points(r) for r in player.records(upto))
             self._score_cache[key] = cached
         return cached
 
     def pairing_score(self, number: int, round_number: int | None = None) -> Points:
         """Score plus acceleration virtual points when pairing `round_number`."""
         upto = self.round if round_number is None else round_number
-        return self.score(number, upto) + self.tournament.virtual_points(number, upto)
+        score, virtual = self.score(number, upto), self.tournament.virtual_points(number, upto)
+        return score + virtual if virtual else score
 
     def colours(self, number: int) -> tuple[Colour, ...]:
         """The colours of played games, in round order (unplayed rounds dropped)."""
