@@ -146,6 +146,8 @@ def cpu_seconds() -> float:
             fields = stat.read().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
     return total
+
+
 ORGANISER = Actor(1, "bench", True)
 
 
