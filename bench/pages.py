@@ -11,7 +11,11 @@ pages application (`bot.web.pages.site`) then runs in-process on an aiohttp test
 and its worker process started (`bot.workers`, as `App.start` does; `--threads`: none, the work in threads).
 Each page is requested `repeats` times after one warm-up request: *cold*, with the page cache and the director's
 tables cache (`bot.director.tables`) emptied before each request (as after a restart: the database read, the
-standings with every tie-break and the pages' pieces computed in the worker, the template); *rendered*, with only
+standings with every tie-break and the pages' pieces computed in the worker, the template), with the CPU time it
+took (this process and its worker processes, from /proc, summed over the requests: a mean a request, which other
+work on the machine inflates much less than the wall time); *after a restart*, both caches emptied and then the
+running events' tables made as `App.start` makes them (`tables.warm_start`, its time reported) before the request
+(what the first reader after a restart sees); *rendered*, with only
 the page cache emptied (the page of a new version whose tables are there); *after a change*, an organiser's
 correction of board 1 through the director before each request, the request sent once the tables the change
 made the pages compute ahead are there (`site.Prefetch`; what a reader sees after a result arrives);
@@ -53,6 +57,7 @@ from bench.loop_lag import idle_loop_lag, loop_lag
 from bot.assembly import Services, build
 from bot.config import ClubConfig, Config
 from bot.director.models import Actor
+from bot.director.tables import warm_start
 from bot.lichess.gateway import LichessGateway
 from bot.settings import DirectorSettings
 from bot.web.keys import DIRECTOR
@@ -123,7 +128,26 @@ async def play_round(
             await asyncio.sleep(every)
 
 
-Timing = tuple[str, list[float], list[float], list[float], list[float], int]
+# (path, cold, cold CPU a request, after a restart, warm start, rendered, after a change, cached, bytes)
+Timing = tuple[str, list[float], float, list[float], list[float], list[float], list[float], list[float], int]
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its child processes still running (the workers), from /proc."""
+    total = time.process_time()
+    tick = os.sysconf("SC_CLK_TCK")
+    children: set[int] = set()
+    with suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as listing:
+                children.update(int(pid) for pid in listing.read().split())
+    for pid in children:
+        with suppress(OSError), open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
 ORGANISER = Actor(1, "bench", True)
 
 
@@ -138,8 +162,8 @@ async def bench_app(db: Database, services: Services, threads: bool) -> tuple[we
 
 
 async def measure(players: int, rounds: int, repeats: int, seed: int, threads: bool = False) -> list[Timing]:
-    """(path, cold times, rendered times, after-a-change times, cached times, bytes) for every page of the running
-    event."""
+    """(path, cold times, cold CPU a request, after-a-restart times, warm start times, rendered times,
+    after-a-change times, cached times, bytes) for every page of the running event."""
     with tempfile.TemporaryDirectory() as folder:
         db = await open_database(Path(folder) / "bench.sqlite3")
         gateway = LichessGateway("https://lichess.org", None)
@@ -173,6 +197,7 @@ async def measure(players: int, rounds: int, repeats: int, seed: int, threads: b
                 for path in paths:
                     await timed(path)
                     cold, rendered, warm, size = [], [], [], 0
+                    spent = cpu_seconds()
                     for _ in range(repeats):
                         site.cache.clear()
                         site.shown.clear()
@@ -180,6 +205,17 @@ async def measure(players: int, rounds: int, repeats: int, seed: int, threads: b
                         director.ctx.tables.latest.clear()
                         seconds, size = await timed(path)
                         cold.append(seconds)
+                    cold_cpu = (cpu_seconds() - spent) / repeats
+                    restarted, warming = [], []
+                    for _ in range(repeats):
+                        site.cache.clear()
+                        site.shown.clear()
+                        site.winners.clear()
+                        director.ctx.tables.latest.clear()
+                        start = time.perf_counter()
+                        await warm_start(db, director.tables)
+                        warming.append(time.perf_counter() - start)
+                        restarted.append((await timed(path))[0])
                     for _ in range(repeats):
                         site.cache.clear()
                         site.shown.clear()
@@ -193,7 +229,7 @@ async def measure(players: int, rounds: int, repeats: int, seed: int, threads: b
                         changed.append((await timed(path))[0])
                     for _ in range(repeats):
                         warm.append((await timed(path))[0])
-                    out.append((path, cold, rendered, changed, warm, size))
+                    out.append((path, cold, cold_cpu, restarted, warming, rendered, changed, warm, size))
             return out
         finally:
             if workers is not None:
@@ -315,16 +351,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.repeats} requests a page.\n"
     )
     print(
-        "| page | cold: median (ms) | rendered: median (ms) | after a change: median (ms) | cached: median (ms) | KiB |"
+        "| page | cold: median (ms) | cold: CPU a request (ms) | after a restart: median (ms) | warm start (ms)"
+        " | rendered: median (ms) | after a change: median (ms) | cached: median (ms) | KiB |"
     )
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     def spread(times: list[float]) -> str:
         return f"**{statistics.median(times) * 1000:.0f}** ({min(times) * 1000:.0f} to {max(times) * 1000:.0f})"
 
-    for path, cold, rendered, changed, warm, size in rows:
+    for path, cold, cold_cpu, restarted, warming, rendered, changed, warm, size in rows:
         print(
-            f"| `{path}` | {spread(cold)} | {spread(rendered)} | {spread(changed)}"
+            f"| `{path}` | {spread(cold)} | {cold_cpu * 1000:.0f} | {spread(restarted)}"
+            f" | {statistics.median(warming) * 1000:.0f} | {spread(rendered)} | {spread(changed)}"
             f" | {statistics.median(warm) * 1000:.0f} | {size / 1024:.0f} |"
         )
     if args.clients:

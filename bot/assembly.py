@@ -13,9 +13,11 @@ that was built but never started (most tests) runs that work in threads.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 
 from bot.clock import Clock
@@ -26,7 +28,7 @@ from bot.director.bulk import bot_may_bulk
 from bot.director.context import BeforePairingHook, Context
 from bot.director.lichess_port import LichessPort
 from bot.director.streaming import StreamFeeder
-from bot.director.tables import TablesCache
+from bot.director.tables import TablesCache, warm_start
 from bot.lichess.gateway import LichessGateway
 from bot.scheduling import Scheduler
 from bot.token_vault import TOKEN_KEY_ENV, TokenVault, VaultError
@@ -127,6 +129,7 @@ class App:
     scheduled: bool
     _started: list[StreamFeeder | WebServer] = field(default_factory=list, repr=False)
     _closed: bool = field(default=False, repr=False)
+    warming: asyncio.Task[int] | None = field(default=None, repr=False)  # the running events' tables, made at start
 
     @property
     def workers(self) -> Workers:
@@ -146,11 +149,17 @@ class App:
         gc.freeze()
         if self.scheduled:
             await self.scheduler.start()
+        # After a restart the first reader of a running event would wait for its tie-breaks: make them now.
+        self.warming = asyncio.ensure_future(warm_start(self.services.db, self.director.tables))
 
     async def stop(self) -> None:
         """Take no new work: stop the scheduler (its running jobs finish), the web endpoint, the game stream and the
         worker processes; the services stay open, so the announcer can still post what a finishing job says. A second
         call does nothing."""
+        if self.warming is not None and not self.warming.done():
+            self.warming.cancel()
+            with suppress(asyncio.CancelledError):
+                await self.warming
         await self.scheduler.shutdown()
         for part in reversed(self._started):
             try:

@@ -13,13 +13,20 @@ Points = Fraction
 
 
 def exact_sum(values: Iterable[Fraction]) -> Fraction:
-    """The exact sum of fractions: the numerators over one common denominator, reduced once (much faster than
-    `sum(values, Fraction(0))`, which reduces after every addition)."""
-    items = list(values)
-    if not items:
-        return Fraction(0)
-    denominator = math.lcm(*(v.denominator for v in items))
-    return Fraction(sum(v.numerator * (denominator // v.denominator) for v in items), denominator)
+    """The exact sum of fractions in one pass: numerators over a running common denominator, reduced once (much
+    faster than `sum(values, Fraction(0))`, which reduces after every addition)."""
+    numerator, denominator = 0, 1
+    for value in values:
+        top, bottom = value.as_integer_ratio()
+        if bottom == denominator:
+            numerator += top
+        elif denominator % bottom == 0:
+            numerator += top * (denominator // bottom)
+        else:
+            common = math.lcm(denominator, bottom)
+            numerator = numerator * (common // denominator) + top * (common // bottom)
+            denominator = common
+    return Fraction(numerator, denominator)
 
 
 class Colour(enum.Enum):
@@ -318,14 +325,15 @@ class RoundViews:
         cached = self._score_cache.get(key)
         if cached is None:
             player = self.tournament.player(number)
-            cached = sum((self.scoring.points(r) for r in player.records(upto)), Fraction(0))
+            cached = exact_sum(self.scoring.points(r) for r in player.records(upto))
             self._score_cache[key] = cached
         return cached
 
     def pairing_score(self, number: int, round_number: int | None = None) -> Points:
         """Score plus acceleration virtual points when pairing `round_number`."""
         upto = self.round if round_number is None else round_number
-        return self.score(number, upto) + self.tournament.virtual_points(number, upto)
+        score, virtual = self.score(number, upto), self.tournament.virtual_points(number, upto)
+        return score + virtual if virtual else score
 
     def colours(self, number: int) -> tuple[Colour, ...]:
         """The colours of played games, in round order (unplayed rounds dropped)."""

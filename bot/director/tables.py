@@ -12,6 +12,7 @@ start). Posts, `/standings`, `/crosstable`, the pages and the exports read it th
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -21,9 +22,16 @@ from bot.director.lookups import active_entries
 from bot.director.models import Crosstable, PlayerRef, StandingRow
 from bot.workers import Workers
 from domain.entry import Entry, EntryStatus
+from domain.event import EventStatus
 from pairing.standings.crosstable import CrosstableCell, player_cells
 from pairing.standings.ranking import compute_standings
+from storage import events as storage_events
+from storage.db import Database
 from storage.history import History, results_tournament
+
+log = logging.getLogger(__name__)
+
+LIVE = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
 
 
 @dataclass(frozen=True)
@@ -123,3 +131,23 @@ class TablesCache:
         tables = await self.workers.run(compute_views, history, after_round, dict(self.derive))
         self.computed += 1
         return tables
+
+
+async def warm_start(db: Database, read: Callable[[int], Awaitable[object]]) -> int:
+    """Compute the current tables of every running or paused event once, one event after another (`read`: the
+    director's `tables`), so the first reader after a restart finds them made; how many were made. An event that
+    fails is logged and skipped (its first reader computes it)."""
+    made = 0
+    try:
+        live = await storage_events.list_events(db, statuses=LIVE)
+    except Exception:
+        log.exception("could not list the running events at start")
+        return made
+    for event in live:
+        try:
+            await read(event.id)
+        except Exception:
+            log.exception("could not compute the tables of event %d at start", event.id)
+        else:
+            made += 1
+    return made

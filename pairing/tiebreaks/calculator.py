@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from functools import cached_property
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from pairing.model import Colour, Outcome, Points, RecordKind, RoundRecord, Tournament, exact_sum
 from pairing.tiebreaks.codes import (
@@ -39,37 +39,39 @@ _NOT_ELECTED = frozenset({RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.N
 _GAME_POINTS = {Outcome.WIN: Fraction(1), Outcome.DRAW: Fraction(1, 2), Outcome.LOSS: Fraction(0)}
 
 
-@dataclass(frozen=True)
-class _Entry:
-    """One round's contribution to a sum, and how significant it is for cutting."""
-
-    value: Points
-    key: tuple[Points, ...]
-    voluntary: bool = False
+_N = TypeVar("_N", int, Fraction)
+# One round's contribution to a sum: (value, how significant it is for cutting, voluntarily unplayed). The values
+# are exact: Fractions, or integers in the units of the score sheet's `scaled` view.
+_Entry = tuple[_N, tuple[_N, ...], bool]
 
 
-def _trim(entries: Iterable[_Entry], low: int, high: int, article16: bool) -> list[_Entry]:
+def _trim(entries: Iterable[_Entry[_N]], low: int, high: int, article16: bool) -> list[_Entry[_N]]:
     """Drop the `low` least and then the `high` most significant entries (Art. 14, with the 16.5 exception)."""
     rest = list(entries)
     for _ in range(low):
         if not rest:
             break
-        least = min(rest, key=lambda e: e.key)
-        voluntary = [e for e in rest if e.voluntary]
+        least = min(rest, key=lambda e: e[1])
+        voluntary = [e for e in rest if e[2]]
         if article16 and voluntary:
-            lowest = min(voluntary, key=lambda e: (e.value, e.key))
-            if lowest.value >= least.value:
+            lowest = min(voluntary, key=lambda e: (e[0], e[1]))
+            if lowest[0] >= least[0]:
                 least = lowest
         rest.remove(least)
     for _ in range(high):
         if not rest:
             break
-        rest.remove(max(rest, key=lambda e: e.key))
+        rest.remove(max(rest, key=lambda e: e[1]))
     return rest
 
 
-def _total(entries: Iterable[_Entry]) -> Points:
-    return exact_sum(e.value for e in entries)
+def _total(entries: Iterable[_Entry[Fraction]]) -> Points:
+    return exact_sum(e[0] for e in entries)
+
+
+def _scaled_total(entries: Iterable[_Entry[int]], unit: int) -> Points:
+    """The exact sum of integer entries in units of 1/`unit`."""
+    return Fraction(sum(e[0] for e in entries), unit)
 
 
 def _round_half_up(value: Fraction) -> int:
@@ -106,6 +108,7 @@ class TiebreakCalculator:
         self.lichess_sb = lichess_sb
         self.sheet: ScoreSheet = score_sheet(tournament, rounds, edition)
         self._cache: dict[tuple[str, int], Points] = {}
+        self._entries: dict[tuple[int, bool, bool], list[_Entry[int]]] = {}
 
     @property
     def rounds(self) -> int:
@@ -143,20 +146,25 @@ class TiebreakCalculator:
         simple = self._SIMPLE.get(name)
         if simple is not None:
             return simple(self, number)
+        unit = self.sheet.scaled.unit
         if name == "BH":
             entries = self._opponent_entries(number, spec.forfeits_played, weighted=False)
-            return _total(_trim(entries, spec.low, spec.high, article16=True))
+            return _scaled_total(_trim(entries, spec.low, spec.high, article16=True), unit)
         if name == "SB":
             if self.lichess_sb:
                 return _total(_trim(self._lichess_sb_entries(number), spec.low, spec.high, article16=False))
             entries = self._opponent_entries(number, spec.forfeits_played, weighted=True)
-            return _total(_trim(entries, spec.low, spec.high, article16=True))
+            return _scaled_total(_trim(entries, spec.low, spec.high, article16=True), unit * unit)
         if name == "PS":
-            return _total(_trim(self._progressive_entries(number), spec.low, spec.high, article16=False))
+            kept = _trim(self._progressive_entries(number), spec.low, spec.high, article16=False)
+            return _scaled_total(kept, unit)
         if name == "ARO":
-            ratings = [_Entry(Fraction(r), (Fraction(r),)) for r, _ in self._rated_games(number)]
+            ratings: list[_Entry[int]] = [(r, (r,), False) for r, _ in self._rated_games(number)]
             kept = _trim(ratings, spec.low, spec.high, article16=False)
-            return Fraction(_round_half_up(_total(kept) / len(kept))) if kept else Fraction(0)
+            if not kept:
+                return Fraction(0)
+            total, count = sum(e[0] for e in kept), len(kept)
+            return Fraction((2 * total + count) // (2 * count))  # the mean rounded half up, in integers
         if name == "AOB":
             source = self.fore if spec.fore else self
             opponents = self._otb_opponents(number)
@@ -176,37 +184,45 @@ class TiebreakCalculator:
 
     # --- opponent-based (Art. 8, 9) -------------------------------------------------------
 
-    def _opponent_entries(self, number: int, forfeits_played: bool, *, weighted: bool) -> list[_Entry]:
+    def _opponent_entries(self, number: int, forfeits_played: bool, *, weighted: bool) -> list[_Entry[int]]:
+        """Each round's opponent score (times the round's points if `weighted`) in the scaled units (weighted:
+        squared), made once per player and kind and shared by the codes and cuts that read them."""
+        key = (number, forfeits_played, weighted)
+        cached = self._entries.get(key)
+        if cached is not None:
+            return cached
         sheet = self.sheet
-        out = []
-        for r in range(1, self.rounds + 1):
-            rec = sheet.record(number, r)
+        scaled = sheet.scaled
+        adjusted, got = scaled.adjusted, scaled.points[number]
+        out: list[_Entry[int]] = []
+        for r, rec in enumerate(sheet.records[number][: self.rounds], start=1):
             counts_as_game = rec.is_played or (forfeits_played and rec.kind in _FORFEITS)
             if rec.opponent is not None and counts_as_game:
-                base, voluntary = sheet.adjusted[rec.opponent], False
+                base, voluntary = adjusted[rec.opponent], False
             else:
-                base, voluntary = sheet.dummy_score(number, r), is_voluntary(rec)
+                base, voluntary = sheet.scaled_dummy(number, r), is_voluntary(rec)
             if weighted:
-                product = base * sheet.round_points(number, r)
-                out.append(_Entry(product, (base, product), voluntary))
+                product = base * got[r - 1]
+                out.append((product, (base, product), voluntary))
             else:
-                out.append(_Entry(base, (base,), voluntary))
+                out.append((base, (base,), voluntary))
+        self._entries[key] = out
         return out
 
-    def _lichess_sb_entries(self, number: int) -> list[_Entry]:
+    def _lichess_sb_entries(self, number: int) -> list[_Entry[Fraction]]:
         """Lichess's Sonneborn-Berger: real current scores; a bye adds a virtual opponent (lila SwissScoring)."""
         sheet, scoring = self.sheet, self.tournament.scoring
-        out = []
+        out: list[_Entry[Fraction]] = []
         before = Fraction(0)
         for r in range(1, self.rounds + 1):
             rec = sheet.record(number, r)
             got = sheet.round_points(number, r)
             if rec.opponent is not None:
                 base = sheet.scores[rec.opponent]
-                out.append(_Entry(base * got / scoring.win, (base, got)))
+                out.append((base * got / scoring.win, (base, got), False))
             elif rec.kind in (RecordKind.PAB, RecordKind.FULL_BYE):
                 virtual = before + (scoring.win - got) + scoring.draw * (self.rounds - r)
-                out.append(_Entry(virtual * got / scoring.win, (virtual, got)))
+                out.append((virtual * got / scoring.win, (virtual, got), False))
             before += got
         return out
 
@@ -224,20 +240,24 @@ class TiebreakCalculator:
 
     # --- own results (Art. 7) ---------------------------------------------------------------
 
-    def _progressive_entries(self, number: int) -> list[_Entry]:
-        running = Fraction(0)
-        out = []
-        for r in range(1, self.rounds + 1):
-            running += self.sheet.round_points(number, r)
-            out.append(_Entry(running, (Fraction(r),)))
+    def _progressive_entries(self, number: int) -> list[_Entry[int]]:
+        running = 0
+        out: list[_Entry[int]] = []
+        for r, got in enumerate(self.sheet.scaled.points[number][: self.rounds], start=1):
+            running += got
+            out.append((running, (r,), False))
         return out
 
     def _records(self, number: int) -> tuple[RoundRecord, ...]:
         return self.sheet.records[number]
 
     def _wins(self, number: int) -> Points:
+        scaled = self.sheet.scaled
         win = self.tournament.scoring.win
-        return Fraction(sum(1 for got in self.sheet.points[number] if got == win))
+        if (scaled.unit * win).denominator != 1:  # no round can score it
+            return Fraction(0)
+        units = int(scaled.unit * win)
+        return Fraction(sum(1 for got in scaled.points[number] if got == units))
 
     def _won(self, number: int) -> Points:
         return Fraction(sum(1 for rec in self._records(number) if rec.is_played and rec.outcome is Outcome.WIN))

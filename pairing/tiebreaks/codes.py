@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 DEFAULT_TIEBREAKS: tuple[str, ...] = ("BH/C1", "BH", "SB", "DE", "WIN", "BWG", "ARO/C1")
 """The order this project ships for open Swiss events (fide-swiss.md §5.5)."""
@@ -75,9 +76,9 @@ class TiebreakSpec:
     fore: bool = False
     """/F: computed as if every paired game of the last round were a draw."""
 
-    @property
+    @cached_property
     def code(self) -> str:
-        """The canonical code, e.g. `BH/C1`."""
+        """The canonical code, e.g. `BH/C1` (made once: the calculator reads it for every value)."""
         parts = [self.name]
         if self.high:
             parts.append(f"M{self.high}")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from pairing.model import Points, RecordKind, RoundRecord, Tournament, exact_sum
@@ -86,6 +88,49 @@ class ScoreSheet:
         else:
             cap = self.tournament.scoring.draw * self.rounds
         return min(own, cap)
+
+    @cached_property
+    def scaled(self) -> ScaledSheet:
+        """The sheet's points, scores and adjusted scores as integers over one common denominator."""
+        draw = self.tournament.scoring.draw
+        values = [draw, *self.scores.values(), *self.adjusted.values()]
+        values.extend(p for got in self.points.values() for p in got)
+        unit = math.lcm(*{v.denominator for v in values})
+
+        def scale(value: Points) -> int:
+            return value.numerator * (unit // value.denominator)
+
+        return ScaledSheet(
+            unit,
+            {n: tuple(map(scale, got)) for n, got in self.points.items()},
+            {n: scale(v) for n, v in self.scores.items()},
+            {n: scale(v) for n, v in self.adjusted.items()},
+            scale(draw) * self.rounds,
+        )
+
+    def scaled_dummy(self, number: int, round_number: int) -> int:
+        """`dummy_score` in the units of `scaled`."""
+        scaled = self.scaled
+        own = scaled.scores[number]
+        if self.edition == "2024":
+            return own
+        rec = self.record(number, round_number)
+        if rec.kind in (RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS) and rec.opponent is not None:
+            cap = scaled.adjusted[rec.opponent]
+        else:
+            cap = scaled.draw_cap
+        return min(own, cap)
+
+
+@dataclass(frozen=True)
+class ScaledSheet:
+    """A score sheet's values times `unit` (the common denominator of every value), as exact integers."""
+
+    unit: int
+    points: Mapping[int, tuple[int, ...]]
+    scores: Mapping[int, int]
+    adjusted: Mapping[int, int]
+    draw_cap: int  # draw points x rounds: the 2026 cap of 16.4.2
 
 
 def score_sheet(tournament: Tournament, rounds: int, edition: Edition = "2026") -> ScoreSheet:

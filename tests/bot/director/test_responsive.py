@@ -13,6 +13,7 @@ import pytest
 
 from bot.director import polling
 from bot.director.outcome import Outcome, decide
+from bot.director.tables import warm_start
 from domain.settings import EarlyDrawPolicy
 from pairing import systems
 from pairing.systems import dutch
@@ -107,3 +108,22 @@ async def test_a_system_registered_at_run_time_pairs_in_a_thread_beside_the_work
         await workers.close()
         del sys.modules[engine.__name__]
     assert (event.current_round, event.status.value, len(boards)) == (1, "finished", 2)
+
+
+async def test_at_start_the_running_events_tables_are_made_so_the_first_reader_after_a_restart_does_not_wait(
+    quiet_world: World,
+) -> None:
+    w = quiet_world
+    running, _ = await w.event(players=4, rounds=2)
+    await w.start(running)
+    await w.play_all(running, "white")
+    w.clock.advance(30)
+    await w.scheduler.run_due()
+    await w.event()  # open, not running: nobody reads its tie-breaks yet
+    tables = w.director.ctx.tables
+    tables.latest.clear()  # as after a restart
+    computed = tables.computed
+    assert await warm_start(w.db, w.director.tables) == 1
+    assert tables.computed == computed + 1 and {key[0] for key in tables.latest} == {running}
+    await w.director.standings(running)
+    assert tables.computed == computed + 1  # the first reader finds them made
