@@ -115,18 +115,19 @@ def _solve_all(
             duals.append(Duals([0] * n, [()] * n, {}))
         return [-1] * n
     nedge = len(edges)
+    eu = [i for i, _, _ in edges]
+    ev = [j for _, j, _ in edges]
+    wt = [w for _, _, w in edges]
     endpoint: list[int] = [0] * (2 * nedge)
-    wt: list[int] = [0] * nedge
+    endpoint[0::2] = eu
+    endpoint[1::2] = ev
     neighbend: list[list[int]] = [[] for _ in range(n)]
-    maxweight = 0
-    for k, (i, j, w) in enumerate(edges):
-        endpoint[2 * k] = i
-        endpoint[2 * k + 1] = j
-        wt[k] = w
-        neighbend[i].append(2 * k + 1)
-        neighbend[j].append(2 * k)
-        if w > maxweight:
-            maxweight = w
+    p = 0
+    for i, j, _ in edges:
+        neighbend[i].append(p + 1)
+        neighbend[j].append(p)
+        p += 2
+    maxweight = max(0, max(wt))
 
     mate = [-1] * n
     label = [0] * (2 * n)
@@ -166,9 +167,7 @@ def _solve_all(
             if mate[v] == -1 and dualvar[v] & 1:
                 dualvar[v] += 1
 
-    eu = endpoint[0::2]
-    ev = endpoint[1::2]
-    wt2 = [2 * w for w in wt]
+    wt2 = [w + w for w in wt]
 
     def slack(k: int) -> int:
         return dualvar[eu[k]] + dualvar[ev[k]] - wt2[k]
@@ -255,28 +254,46 @@ def _solve_all(
             if label[inblossom[leaf]] == 2:
                 queue.append(leaf)
             inblossom[leaf] = b
-        bestedgeto = [-1] * (2 * n)
+        # The least-slack edge from the new blossom to each S-blossom, first found kept on ties (as a scan of
+        # the edges in this order with a strict comparison keeps it); listed by that blossom's index.
+        bestedgeto: dict[int, int] = {}
+        bestslack: dict[int, int] = {}
         for bv in path:
-            if blossombestedges[bv] is None:
-                nblists = [[p // 2 for p in neighbend[leaf]] for leaf in blossom_leaves(bv)]
+            edgelist = blossombestedges[bv]
+            if edgelist is None:
+                for leaf in blossom_leaves(bv):
+                    dleaf = dualvar[leaf]
+                    for p in neighbend[leaf]:
+                        j = endpoint[p]
+                        bj = inblossom[j]
+                        if bj != b and label[bj] == 1:
+                            kk = p >> 1
+                            kslack = dleaf + dualvar[j] - wt2[kk]
+                            if bj not in bestedgeto or kslack < bestslack[bj]:
+                                bestedgeto[bj] = kk
+                                bestslack[bj] = kslack
             else:
-                nblists = [blossombestedges[bv]]  # type: ignore[list-item]
-            for nblist in nblists:
-                for kk in nblist:
-                    i, j = endpoint[2 * kk], endpoint[2 * kk + 1]
+                for kk in edgelist:
+                    j = ev[kk]
                     if inblossom[j] == b:
-                        i, j = j, i
+                        j = eu[kk]
                     bj = inblossom[j]
-                    if bj != b and label[bj] == 1 and (bestedgeto[bj] == -1 or slack(kk) < slack(bestedgeto[bj])):
-                        bestedgeto[bj] = kk
+                    if bj != b and label[bj] == 1:
+                        kslack = dualvar[eu[kk]] + dualvar[ev[kk]] - wt2[kk]
+                        if bj not in bestedgeto or kslack < bestslack[bj]:
+                            bestedgeto[bj] = kk
+                            bestslack[bj] = kslack
             blossombestedges[bv] = None
             bestedge[bv] = -1
-        best = [kk for kk in bestedgeto if kk != -1]
-        blossombestedges[b] = best
-        bestedge[b] = -1
-        for kk in best:
-            if bestedge[b] == -1 or slack(kk) < slack(bestedge[b]):
-                bestedge[b] = kk
+        order = sorted(bestedgeto)
+        blossombestedges[b] = [bestedgeto[bj] for bj in order]
+        least = -1
+        leastslack = 0
+        for bj in order:
+            if least == -1 or bestslack[bj] < leastslack:
+                least = bestedgeto[bj]
+                leastslack = bestslack[bj]
+        bestedge[b] = least
 
     def expand_blossom(b: int, endstage: bool) -> None:
         for s in blossomchilds[b]:
@@ -411,18 +428,18 @@ def _solve_all(
                 dv = dualvar[v]
                 bv = inblossom[v]
                 for p in neighbend[v]:
-                    k = p >> 1
                     w = endpoint[p]
                     bw = inblossom[w]
                     if bv == bw:
                         continue
+                    k = p >> 1
                     if allowedge[k]:
                         kslack = 0
                     else:
                         kslack = dv + dualvar[w] - wt2[k]
                         if kslack <= 0:
                             allowedge[k] = True
-                    if allowedge[k]:
+                    if kslack <= 0:
                         lw = label[bw]
                         if lw == 0:
                             assign_label(w, 2, p ^ 1)
