@@ -137,6 +137,8 @@ def _solve_all(
     blossomchilds: list[list[int]] = [[] for _ in range(2 * n)]
     blossombase = list(range(n)) + [-1] * n
     blossomendps: list[list[int]] = [[] for _ in range(2 * n)]
+    # Each blossom's leaves in the order a depth-first walk from its last child visits them (a vertex: itself).
+    leaves: list[list[int]] = [[v] for v in range(n)] + [[] for _ in range(n)]
     bestedge = [-1] * (2 * n)
     blossombestedges: list[list[int] | None] = [None] * (2 * n)
     unusedblossoms = list(range(n, 2 * n))
@@ -169,29 +171,13 @@ def _solve_all(
 
     wt2 = [w + w for w in wt]
 
-    def slack(k: int) -> int:
-        return dualvar[eu[k]] + dualvar[ev[k]] - wt2[k]
-
-    def blossom_leaves(b: int) -> list[int]:
-        if b < n:
-            return [b]
-        out: list[int] = []
-        stack = [b]
-        while stack:
-            t = stack.pop()
-            if t < n:
-                out.append(t)
-            else:
-                stack.extend(blossomchilds[t])
-        return out
-
     def assign_label(w: int, t: int, p: int) -> None:
         b = inblossom[w]
         label[w] = label[b] = t
         labelend[w] = labelend[b] = p
         bestedge[w] = bestedge[b] = -1
         if t == 1:
-            queue.extend(blossom_leaves(b))
+            queue.extend(leaves[b])
         else:
             base = blossombase[b]
             assign_label(endpoint[mate[base]], 1, mate[base] ^ 1)
@@ -246,11 +232,12 @@ def _solve_all(
             w = endpoint[labelend[bw]]
             bw = inblossom[w]
         blossomchilds[b] = path
+        leaves[b] = [leaf for child in reversed(path) for leaf in leaves[child]]
         blossomendps[b] = endps
         label[b] = 1
         labelend[b] = labelend[bb]
         dualvar[b] = 0
-        for leaf in blossom_leaves(b):
+        for leaf in leaves[b]:
             if label[inblossom[leaf]] == 2:
                 queue.append(leaf)
             inblossom[leaf] = b
@@ -261,7 +248,7 @@ def _solve_all(
         for bv in path:
             edgelist = blossombestedges[bv]
             if edgelist is None:
-                for leaf in blossom_leaves(bv):
+                for leaf in leaves[bv]:
                     dleaf = dualvar[leaf]
                     for p in neighbend[leaf]:
                         j = endpoint[p]
@@ -303,7 +290,7 @@ def _solve_all(
             elif endstage and dualvar[s] == 0:
                 expand_blossom(s, endstage)
             else:
-                for leaf in blossom_leaves(s):
+                for leaf in leaves[s]:
                     inblossom[leaf] = s
         if not endstage and label[b] == 2:
             entrychild = inblossom[endpoint[labelend[b] ^ 1]]
@@ -337,7 +324,7 @@ def _solve_all(
                 if label[bv] == 1:
                     j += jstep
                     continue
-                for v in blossom_leaves(bv):
+                for v in leaves[bv]:
                     if label[v] != 0:
                         break
                 else:
@@ -350,6 +337,7 @@ def _solve_all(
                 j += jstep
         label[b] = labelend[b] = -1
         blossomchilds[b] = []
+        leaves[b] = []
         blossomendps[b] = []
         blossombase[b] = -1
         blossombestedges[b] = None
@@ -387,6 +375,7 @@ def _solve_all(
         blossomchilds[b] = childs[i:] + childs[:i]
         blossomendps[b] = endps[i:] + endps[:i]
         blossombase[b] = blossombase[childs[i]]
+        leaves[b] = [leaf for child in reversed(blossomchilds[b]) for leaf in leaves[child]]
 
     def augment_matching(k: int) -> None:
         v, w = endpoint[2 * k], endpoint[2 * k + 1]
