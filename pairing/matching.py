@@ -140,6 +140,10 @@ def _solve_all(
     # Each blossom's leaves in the order a depth-first walk from its last child visits them (a vertex: itself).
     leaves: list[list[int]] = [[v] for v in range(n)] + [[] for _ in range(n)]
     bestedge = [-1] * (2 * n)
+    # The slack of bestedge[x] when it was set, valid while no vertex dual has changed since (`epoch`).
+    bestslack = [0] * (2 * n)
+    bestepoch = [-1] * (2 * n)
+    epoch = 0
     blossombestedges: list[list[int] | None] = [None] * (2 * n)
     unusedblossoms = list(range(n, 2 * n))
     dualvar = [maxweight] * n + [0] * n
@@ -281,6 +285,7 @@ def _solve_all(
                 least = bestedgeto[bj]
                 leastslack = bestslack[bj]
         bestedge[b] = least
+        bestepoch[b] = -1
 
     def expand_blossom(b: int, endstage: bool) -> None:
         for s in blossomchilds[b]:
@@ -446,12 +451,20 @@ def _solve_all(
                             labelend[w] = p ^ 1
                     elif label[bw] == 1:
                         kb = bestedge[bv]
-                        if kb == -1 or kslack < dualvar[eu[kb]] + dualvar[ev[kb]] - wt2[kb]:
+                        if kb == -1 or kslack < (
+                            bestslack[bv] if bestepoch[bv] == epoch else dualvar[eu[kb]] + dualvar[ev[kb]] - wt2[kb]
+                        ):
                             bestedge[bv] = k
+                            bestslack[bv] = kslack
+                            bestepoch[bv] = epoch
                     elif label[w] == 0:
                         kw = bestedge[w]
-                        if kw == -1 or kslack < dualvar[eu[kw]] + dualvar[ev[kw]] - wt2[kw]:
+                        if kw == -1 or kslack < (
+                            bestslack[w] if bestepoch[w] == epoch else dualvar[eu[kw]] + dualvar[ev[kw]] - wt2[kw]
+                        ):
                             bestedge[w] = k
+                            bestslack[w] = kslack
+                            bestepoch[w] = epoch
             if augmented:
                 break
             deltatype = -1
@@ -491,6 +504,7 @@ def _solve_all(
                 deltatype = 1
                 delta = max(0, min(dualvar[:n]))
             if delta:
+                epoch += 1
                 for v in range(n):
                     lv = label[inblossom[v]]
                     if lv == 1:
