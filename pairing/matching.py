@@ -117,7 +117,7 @@ def _solve_all(
     nedge = len(edges)
     eu = [i for i, _, _ in edges]
     ev = [j for _, j, _ in edges]
-    wt = [w for _, _, w in edges]
+    wt2 = [w + w for _, _, w in edges]
     endpoint: list[int] = [0] * (2 * nedge)
     endpoint[0::2] = eu
     endpoint[1::2] = ev
@@ -127,7 +127,7 @@ def _solve_all(
         neighbend[i].append(p + 1)
         neighbend[j].append(p)
         p += 2
-    maxweight = max(0, max(wt))
+    maxweight = max(0, max(wt2) // 2)
 
     mate = [-1] * n
     label = [0] * (2 * n)
@@ -152,28 +152,28 @@ def _solve_all(
     if warm:
         # Feasible start: dual(v) = heaviest incident edge (slack = d(v) + d(w) - 2 w(vw) >= 0); match tight edges
         # greedily; free vertices must share one parity so that S-S slacks stay even (integer delta3).
-        for v in range(n):
-            best = None
-            for p in neighbend[v]:
-                w = wt[p // 2]
-                if best is None or w > best:
-                    best = w
-            dualvar[v] = 0 if best is None else best
+        top: list[int | None] = [None] * n
+        for i, j, w in edges:
+            t = top[i]
+            if t is None or w > t:
+                top[i] = w
+            t = top[j]
+            if t is None or w > t:
+                top[j] = w
+        dualvar[:n] = [0 if t is None else t for t in top]
         for v in range(n):
             if mate[v] != -1:
                 continue
             dv = dualvar[v]
             for p in neighbend[v]:
                 u = endpoint[p]
-                if mate[u] == -1 and dv + dualvar[u] == 2 * wt[p // 2]:
+                if mate[u] == -1 and dv + dualvar[u] == wt2[p >> 1]:
                     mate[v] = p
                     mate[u] = p ^ 1
                     break
         for v in range(n):
             if mate[v] == -1 and dualvar[v] & 1:
                 dualvar[v] += 1
-
-    wt2 = [w + w for w in wt]
 
     def assign_label(w: int, t: int, p: int) -> None:
         b = inblossom[w]
