@@ -147,7 +147,7 @@ def _solve_all(
     blossombestedges: list[list[int] | None] = [None] * (2 * n)
     unusedblossoms = list(range(n, 2 * n))
     dualvar = [maxweight] * n + [0] * n
-    allowedge = [False] * nedge
+    allowedge = bytearray(nedge)  # edges known tight in this stage
     queue: list[int] = []
     if warm:
         # Feasible start: dual(v) = heaviest incident edge (slack = d(v) + d(w) - 2 w(vw) >= 0); match tight edges
@@ -314,10 +314,10 @@ def _solve_all(
                 label[endpoint[p ^ 1]] = 0
                 label[endpoint[endps[j - endptrick] ^ endptrick ^ 1]] = 0
                 assign_label(endpoint[p ^ 1], 2, p)
-                allowedge[endps[j - endptrick] // 2] = True
+                allowedge[endps[j - endptrick] // 2] = 1
                 j += jstep
                 p = endps[j - endptrick] ^ endptrick
-                allowedge[p // 2] = True
+                allowedge[p // 2] = 1
                 j += jstep
             bv = childs[j]
             label[endpoint[p ^ 1]] = label[bv] = 2
@@ -404,7 +404,7 @@ def _solve_all(
     zero_labels = [0] * (2 * n)
     no_edges = [-1] * (2 * n)
     no_lists: list[list[int] | None] = [None] * n
-    no_allowed = [False] * nedge
+    no_allowed = bytes(nedge)
     for _stage in range(n):
         label[:] = zero_labels
         bestedge[:] = no_edges
@@ -432,7 +432,7 @@ def _solve_all(
                     else:
                         kslack = dv + dualvar[w] - wt2[k]
                         if kslack <= 0:
-                            allowedge[k] = True
+                            allowedge[k] = 1
                     if kslack <= 0:
                         lw = label[bw]
                         if lw == 0:
@@ -520,13 +520,13 @@ def _solve_all(
             if deltatype == 1:
                 break
             if deltatype == 2:
-                allowedge[deltaedge] = True
+                allowedge[deltaedge] = 1
                 i, j = endpoint[2 * deltaedge], endpoint[2 * deltaedge + 1]
                 if label[inblossom[i]] == 0:
                     i, j = j, i
                 queue.append(i)
             elif deltatype == 3:
-                allowedge[deltaedge] = True
+                allowedge[deltaedge] = 1
                 queue.append(endpoint[2 * deltaedge])
             else:
                 expand_blossom(deltablossom, False)
