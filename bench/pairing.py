@@ -70,9 +70,9 @@ PROCESS_FROM = 400
 # Why the Burstein table looks as it does (written under it).
 BURSTEIN_NOTE = (
     "Target (issue #26): at most the reference's time at 400 to 1,600 players, every round. It is **not met**. "
-    "Compared on CPU time (the fairer measure on this shared machine), our engine takes 2.5 to 9 times the "
-    "reference's CPU time at 400 players (0.50 s, 0.60 s and 0.41 s for rounds 1, 6 and 11, against 0.19 s, "
-    "0.06 s and 0.05 s) and 1.4 to 7 times at 800 (2.30 s, 1.78 s and 1.69 s, against 1.60 s, 0.38 s and "
+    "Compared on CPU time (the fairer measure on this shared machine), our engine takes 2.4 to 10 times the "
+    "reference's CPU time at 400 players (0.45 s, 0.60 s and 0.40 s for rounds 1, 6 and 11, against 0.19 s, "
+    "0.06 s and 0.05 s) and 1.3 to 7 times at 800 (2.32 s, 1.77 s and 1.76 s, against 1.72 s, 0.38 s and "
     "0.24 s). The last change (issue #26, `pairing/matching.py` only) made the matcher's core cheaper without "
     "changing any of its decisions: each blossom keeps its leaves and its least-slack edges in a dict (no list "
     "of 2n per new blossom), a best edge's slack is kept while no vertex dual changes, the stage's tight-edge "
