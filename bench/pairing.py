@@ -3,12 +3,15 @@
 Usage: .venv/bin/python bench/pairing.py [--system dutch|burstein] [--sizes 50 100 200 400 800] [--rounds 11]
                                          [--seed 1] [--runs 5] [--long-runs 3] [--rebuild] [--no-write]
                                          [--reference /tmp/bbp/bbpPairings.exe] [--build-with engine|reference]
+                                         [--against DIR]
 
 With --reference (a build of bbpPairings, the engine the corpus was made with), every measured round is also
 paired by the reference as a whole process on the same round (the same file as bbpPairings reads it:
 `pairing.trf.dumps_bbp`), timed the same way (median of 3, wall and CPU time), and its pairing must be the same
 as ours. --build-with reference pairs the generated event's rounds with the reference (the results are still
 drawn by our generator): much faster for large Burstein events, whose rounds our engine then pairs again.
+--against DIR times the `pairing` package of another tree (a `git archive` of an earlier commit) on the same
+rounds, right after ours, and prints it beside (it must give the same pairing): a before/after on one machine.
 
 Each event comes from `pairing.generator.generate` (Elo-drawn results, byes, forfeits, withdrawals) paired round
 by round by the Dutch engine itself, so the measured rounds have the colour sequences, floats and score groups
@@ -39,7 +42,10 @@ from pathlib import Path
 
 # This file is called pairing.py: make `import pairing` find the package, not this script.
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+# With --against DIR the measured child imports `pairing` from DIR (another version's tree) through this variable.
+SOURCE_VARIABLE = "BENCH_PAIRING_SOURCE"
+_SOURCE = os.environ.get(SOURCE_VARIABLE) or str(ROOT)
+sys.path[:] = [_SOURCE, str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 
 from pairing import trf  # noqa: E402
 from pairing.checker import round_input  # noqa: E402
@@ -64,27 +70,32 @@ PROCESS_FROM = 400
 # Why the Burstein table looks as it does (written under it).
 BURSTEIN_NOTE = (
     "Target (issue #26): at most the reference's time at 400 to 1,600 players, every round. It is **not met**. "
-    "Compared on CPU time (the fairer measure: other work raised the load during the 800-player rows, whose wall "
-    "times are high), our engine takes 3 to 13 times the reference's CPU time at 400 players (0.56 s, 0.76 s and "
-    "0.47 s for rounds 1, 6 and 11) and 1.7 to 8.5 times at 800 (2.66 s, 2.07 s and 2.11 s); "
-    "1,600 players round 6 (one run, not in the table): 10.0 s CPU against 3.2 s for the reference (median of 3 "
-    "here). Before this work the same rounds took 2.0 s, 2.0 s and 1.0 s CPU at 400 players, 15.2 s, 14.5 s and "
-    "6.6 s at 800 and 126 s at 1,600 (the previous version of this table), so rounds are 2 to 7 times faster at "
-    "400 and 800 players and 13 times at 1,600, with the same pairings (checked on every run; the corpus is still "
-    "101/101, and the engine gives the previous version's pairing on every round of about 2,000 generated rounds "
-    "of 7 to 350 players). The gain: inside a group the engine no longer solves a matching per step (or one with "
-    "partner priorities thousands of bits long); every step keeps a heaviest matching of the engine's weights, so "
-    "each player's partner is read from one optimal dual of the graph on small integers: the lowest-ranked free "
-    "partner joined by a tight edge whose choice still leaves a perfect matching of tight edges (an augmenting path "
-    "between the two players' partners, Edmonds' search with blossoms, or one search to its end giving every "
-    "partner a player can take), checked to weigh the optimum; and that optimum is the group's (with the next "
-    "groups where a floater crosses) joined to the groups below, solved once from the bottom, where the duals "
-    "cover the edges between the parts. What is left: the group forming (`_Engine.groups`, a matching of the "
-    "growing graph each time a score group is added, whose answer among equal optima decides the merging, so it "
-    "is kept as it is: 0.3 s of 0.76 s at 400 players round 6, 4 s of 10 s at 1,600) and each group's matching "
-    "(`pairing/matching.py`, O(n^3) blossom in pure Python, solved from scratch: the reference's matcher is "
-    "incremental and in C++). `auto` gives Burstein the rounds of 250 to 699 players (Lichess's thresholds), "
-    "about a second each."
+    "Compared on CPU time (the fairer measure on this shared machine), our engine takes 2.4 to 10 times the "
+    "reference's CPU time at 400 players (0.45 s, 0.60 s and 0.40 s for rounds 1, 6 and 11, against 0.19 s, "
+    "0.06 s and 0.05 s) and 1.3 to 7 times at 800 (2.32 s, 1.77 s and 1.76 s, against 1.72 s, 0.38 s and "
+    "0.24 s); 1,600 players round 6 (one run each, not in the table): 8.8 s CPU against 3.7 s for the reference "
+    "(median of 3), 11.3 s before the last change. The last change (issue #26, `pairing/matching.py` only) "
+    "made the matcher's core cheaper without "
+    "changing any of its decisions: each blossom keeps its leaves and its least-slack edges in a dict (no list "
+    "of 2n per new blossom), a best edge's slack is kept while no vertex dual changes, the stage's tight-edge "
+    "flags are a bytearray cleared by one copy, and the edge arrays and the warm start's duals are built in fewer "
+    "passes; every mate and dual is the same as before on 127 recorded solves of these events (and the corpus is "
+    "101/101). Measured beside the previous version in fresh processes, interleaved, medians of 3 (load 2 to "
+    "5): 400 players 0.52 s, 0.68 s and 0.46 s CPU before against 0.47 s, 0.57 s and 0.38 s after (10 to 18 % "
+    "less); 800 players 2.58 s, 1.94 s and 1.96 s against 2.24 s, 1.62 s and 1.62 s (13 to 17 % less); the "
+    "matchings' own time at 400 players round 6 went from about 0.30 s to 0.21 s of the round. Earlier work "
+    "(the previous version of this table: 2.0 s, 2.0 s and 1.0 s CPU at 400 players, 15.2 s, 14.5 s and 6.6 s "
+    "at 800 and 126 s at 1,600 before it) stopped solving a matching per step inside a group: every step keeps a "
+    "heaviest matching of the engine's weights, so each player's partner is read from one optimal dual of the "
+    "graph on small integers (the lowest-ranked free partner joined by a tight edge whose choice still leaves a "
+    "perfect matching of tight edges, checked to weigh the optimum), and that optimum is the group's joined to "
+    "the groups below where the duals cover the edges between the parts. What is left: the group forming "
+    "(`_Engine.groups`, a matching of the growing graph from scratch each time a score group is added, whose "
+    "answer among equal optima decides the merging, so a warm start from the last optimum, which can return "
+    "another of the equal optima, is not used there), reading the tight edges in `_Engine._natural` (about a "
+    "quarter of round 6 at 400 players under cProfile), and the matcher itself (O(n^3) blossom in pure Python; "
+    "the reference's is incremental and in C++). `auto` gives Burstein the rounds of 250 to 699 players "
+    "(Lichess's thresholds), about half a second each."
 )
 # A measured row: players, round, its label, our numbers, the reference's (None when not measured).
 Row = tuple[int, int, str, dict[str, float], dict[str, float] | None]
@@ -254,22 +265,26 @@ def child(path: str, round_number: int, system: str = "dutch") -> None:
     print(json.dumps({**numbers, "same": same, "reset": reset}))
 
 
-def measure_once(path: Path, round_number: int, system: str = "dutch") -> dict[str, float]:
-    """Run `child` in a fresh interpreter, so that the peak memory is this pairing's alone."""
+def measure_once(path: Path, round_number: int, system: str = "dutch", source: str | None = None) -> dict[str, float]:
+    """Run `child` in a fresh interpreter, so that the peak memory is this pairing's alone (`source`: the tree
+    whose `pairing` package it imports, this one by default)."""
     command = [sys.executable, __file__, "--system", system, "--child", str(path), str(round_number)]
-    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT).stdout
+    env = {**os.environ, SOURCE_VARIABLE: source} if source else None
+    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT, env=env).stdout
     numbers: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     if not numbers["same"]:
         raise RuntimeError(f"round {round_number} of {path.name} pairs differently now: rebuild it (--rebuild)")
     return numbers
 
 
-def measure(path: Path, round_number: int, runs: int, long_runs: int, system: str = "dutch") -> dict[str, float]:
+def measure(
+    path: Path, round_number: int, runs: int, long_runs: int, system: str = "dutch", source: str | None = None
+) -> dict[str, float]:
     """Medians over `runs` fresh-interpreter calls (`long_runs` if a call takes over LONG_CALL_SECONDS)."""
-    got = [measure_once(path, round_number, system)]
+    got = [measure_once(path, round_number, system, source)]
     wanted = long_runs if got[0]["seconds"] > LONG_CALL_SECONDS else runs
     while len(got) < wanted:
-        got.append(measure_once(path, round_number, system))
+        got.append(measure_once(path, round_number, system, source))
     seconds = [g["seconds"] for g in got]
     out = {key: statistics.median(g[key] for g in got) for key in ("seconds", "cpu", "peak", "before")}
     spread = {"min": min(seconds), "max": max(seconds), "runs": len(got), "reset": all(g["reset"] for g in got)}
@@ -500,6 +515,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--build-with", choices=("engine", "reference"), default="engine", help="what pairs the generated events"
     )
+    parser.add_argument(
+        "--against",
+        metavar="DIR",
+        help="also time the `pairing` package of another tree (e.g. `git archive` of an earlier commit) on each "
+        "round, printed beside ours (it must give the same pairing)",
+    )
     parser.add_argument("--child", nargs=2, metavar=("TRF", "ROUND"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -522,6 +543,9 @@ def main(argv: list[str] | None = None) -> int:
             got["process"] = measure_process(path, rnd, args.system) if size >= PROCESS_FROM else float("nan")
             rows.append((size, rnd, label, got, ref))
             against = "" if ref is None else f"; reference {ref['seconds']:.2f} s (CPU {ref['cpu']:.2f} s)"
+            if args.against:
+                other = measure(path, rnd, args.runs, args.long_runs, args.system, args.against)
+                against += f"; {args.against}: {other['seconds']:.2f} s (CPU {other['cpu']:.2f} s)"
             print(
                 f"{size:4d} players, round {label:12s}: {got['seconds']:7.2f} s ({got['min']:.2f} to {got['max']:.2f}, "
                 f"{got['runs']:.0f} runs, CPU {got['cpu']:.2f} s), "

@@ -115,18 +115,19 @@ def _solve_all(
             duals.append(Duals([0] * n, [()] * n, {}))
         return [-1] * n
     nedge = len(edges)
+    eu = [i for i, _, _ in edges]
+    ev = [j for _, j, _ in edges]
+    wt2 = [w + w for _, _, w in edges]
     endpoint: list[int] = [0] * (2 * nedge)
-    wt: list[int] = [0] * nedge
+    endpoint[0::2] = eu
+    endpoint[1::2] = ev
     neighbend: list[list[int]] = [[] for _ in range(n)]
-    maxweight = 0
-    for k, (i, j, w) in enumerate(edges):
-        endpoint[2 * k] = i
-        endpoint[2 * k + 1] = j
-        wt[k] = w
-        neighbend[i].append(2 * k + 1)
-        neighbend[j].append(2 * k)
-        if w > maxweight:
-            maxweight = w
+    p = 0
+    for i, j, _ in edges:
+        neighbend[i].append(p + 1)
+        neighbend[j].append(p)
+        p += 2
+    maxweight = max(0, max(wt2) // 2)
 
     mate = [-1] * n
     label = [0] * (2 * n)
@@ -136,29 +137,37 @@ def _solve_all(
     blossomchilds: list[list[int]] = [[] for _ in range(2 * n)]
     blossombase = list(range(n)) + [-1] * n
     blossomendps: list[list[int]] = [[] for _ in range(2 * n)]
+    # Each blossom's leaves in the order a depth-first walk from its last child visits them (a vertex: itself).
+    leaves: list[list[int]] = [[v] for v in range(n)] + [[] for _ in range(n)]
     bestedge = [-1] * (2 * n)
+    # The slack of bestedge[x] when it was set, valid while no vertex dual has changed since (`epoch`).
+    bestslack = [0] * (2 * n)
+    bestepoch = [-1] * (2 * n)
+    epoch = 0
     blossombestedges: list[list[int] | None] = [None] * (2 * n)
     unusedblossoms = list(range(n, 2 * n))
     dualvar = [maxweight] * n + [0] * n
-    allowedge = [False] * nedge
+    allowedge = bytearray(nedge)  # edges known tight in this stage
     queue: list[int] = []
     if warm:
         # Feasible start: dual(v) = heaviest incident edge (slack = d(v) + d(w) - 2 w(vw) >= 0); match tight edges
         # greedily; free vertices must share one parity so that S-S slacks stay even (integer delta3).
-        for v in range(n):
-            best = None
-            for p in neighbend[v]:
-                w = wt[p // 2]
-                if best is None or w > best:
-                    best = w
-            dualvar[v] = 0 if best is None else best
+        top: list[int | None] = [None] * n
+        for i, j, w in edges:
+            t = top[i]
+            if t is None or w > t:
+                top[i] = w
+            t = top[j]
+            if t is None or w > t:
+                top[j] = w
+        dualvar[:n] = [0 if t is None else t for t in top]
         for v in range(n):
             if mate[v] != -1:
                 continue
             dv = dualvar[v]
             for p in neighbend[v]:
                 u = endpoint[p]
-                if mate[u] == -1 and dv + dualvar[u] == 2 * wt[p // 2]:
+                if mate[u] == -1 and dv + dualvar[u] == wt2[p >> 1]:
                     mate[v] = p
                     mate[u] = p ^ 1
                     break
@@ -166,33 +175,13 @@ def _solve_all(
             if mate[v] == -1 and dualvar[v] & 1:
                 dualvar[v] += 1
 
-    eu = endpoint[0::2]
-    ev = endpoint[1::2]
-    wt2 = [2 * w for w in wt]
-
-    def slack(k: int) -> int:
-        return dualvar[eu[k]] + dualvar[ev[k]] - wt2[k]
-
-    def blossom_leaves(b: int) -> list[int]:
-        if b < n:
-            return [b]
-        out: list[int] = []
-        stack = [b]
-        while stack:
-            t = stack.pop()
-            if t < n:
-                out.append(t)
-            else:
-                stack.extend(blossomchilds[t])
-        return out
-
     def assign_label(w: int, t: int, p: int) -> None:
         b = inblossom[w]
         label[w] = label[b] = t
         labelend[w] = labelend[b] = p
         bestedge[w] = bestedge[b] = -1
         if t == 1:
-            queue.extend(blossom_leaves(b))
+            queue.extend(leaves[b])
         else:
             base = blossombase[b]
             assign_label(endpoint[mate[base]], 1, mate[base] ^ 1)
@@ -247,36 +236,56 @@ def _solve_all(
             w = endpoint[labelend[bw]]
             bw = inblossom[w]
         blossomchilds[b] = path
+        leaves[b] = [leaf for child in reversed(path) for leaf in leaves[child]]
         blossomendps[b] = endps
         label[b] = 1
         labelend[b] = labelend[bb]
         dualvar[b] = 0
-        for leaf in blossom_leaves(b):
+        for leaf in leaves[b]:
             if label[inblossom[leaf]] == 2:
                 queue.append(leaf)
             inblossom[leaf] = b
-        bestedgeto = [-1] * (2 * n)
+        # The least-slack edge from the new blossom to each S-blossom, first found kept on ties (as a scan of
+        # the edges in this order with a strict comparison keeps it); listed by that blossom's index.
+        bestedgeto: dict[int, int] = {}
+        bestslack: dict[int, int] = {}
         for bv in path:
-            if blossombestedges[bv] is None:
-                nblists = [[p // 2 for p in neighbend[leaf]] for leaf in blossom_leaves(bv)]
+            edgelist = blossombestedges[bv]
+            if edgelist is None:
+                for leaf in leaves[bv]:
+                    dleaf = dualvar[leaf]
+                    for p in neighbend[leaf]:
+                        j = endpoint[p]
+                        bj = inblossom[j]
+                        if bj != b and label[bj] == 1:
+                            kk = p >> 1
+                            kslack = dleaf + dualvar[j] - wt2[kk]
+                            if bj not in bestedgeto or kslack < bestslack[bj]:
+                                bestedgeto[bj] = kk
+                                bestslack[bj] = kslack
             else:
-                nblists = [blossombestedges[bv]]  # type: ignore[list-item]
-            for nblist in nblists:
-                for kk in nblist:
-                    i, j = endpoint[2 * kk], endpoint[2 * kk + 1]
+                for kk in edgelist:
+                    j = ev[kk]
                     if inblossom[j] == b:
-                        i, j = j, i
+                        j = eu[kk]
                     bj = inblossom[j]
-                    if bj != b and label[bj] == 1 and (bestedgeto[bj] == -1 or slack(kk) < slack(bestedgeto[bj])):
-                        bestedgeto[bj] = kk
+                    if bj != b and label[bj] == 1:
+                        kslack = dualvar[eu[kk]] + dualvar[ev[kk]] - wt2[kk]
+                        if bj not in bestedgeto or kslack < bestslack[bj]:
+                            bestedgeto[bj] = kk
+                            bestslack[bj] = kslack
             blossombestedges[bv] = None
             bestedge[bv] = -1
-        best = [kk for kk in bestedgeto if kk != -1]
-        blossombestedges[b] = best
-        bestedge[b] = -1
-        for kk in best:
-            if bestedge[b] == -1 or slack(kk) < slack(bestedge[b]):
-                bestedge[b] = kk
+        order = sorted(bestedgeto)
+        blossombestedges[b] = [bestedgeto[bj] for bj in order]
+        least = -1
+        leastslack = 0
+        for bj in order:
+            if least == -1 or bestslack[bj] < leastslack:
+                least = bestedgeto[bj]
+                leastslack = bestslack[bj]
+        bestedge[b] = least
+        bestepoch[b] = -1
 
     def expand_blossom(b: int, endstage: bool) -> None:
         for s in blossomchilds[b]:
@@ -286,7 +295,7 @@ def _solve_all(
             elif endstage and dualvar[s] == 0:
                 expand_blossom(s, endstage)
             else:
-                for leaf in blossom_leaves(s):
+                for leaf in leaves[s]:
                     inblossom[leaf] = s
         if not endstage and label[b] == 2:
             entrychild = inblossom[endpoint[labelend[b] ^ 1]]
@@ -305,10 +314,10 @@ def _solve_all(
                 label[endpoint[p ^ 1]] = 0
                 label[endpoint[endps[j - endptrick] ^ endptrick ^ 1]] = 0
                 assign_label(endpoint[p ^ 1], 2, p)
-                allowedge[endps[j - endptrick] // 2] = True
+                allowedge[endps[j - endptrick] // 2] = 1
                 j += jstep
                 p = endps[j - endptrick] ^ endptrick
-                allowedge[p // 2] = True
+                allowedge[p // 2] = 1
                 j += jstep
             bv = childs[j]
             label[endpoint[p ^ 1]] = label[bv] = 2
@@ -320,7 +329,7 @@ def _solve_all(
                 if label[bv] == 1:
                     j += jstep
                     continue
-                for v in blossom_leaves(bv):
+                for v in leaves[bv]:
                     if label[v] != 0:
                         break
                 else:
@@ -333,6 +342,7 @@ def _solve_all(
                 j += jstep
         label[b] = labelend[b] = -1
         blossomchilds[b] = []
+        leaves[b] = []
         blossomendps[b] = []
         blossombase[b] = -1
         blossombestedges[b] = None
@@ -370,6 +380,7 @@ def _solve_all(
         blossomchilds[b] = childs[i:] + childs[:i]
         blossomendps[b] = endps[i:] + endps[:i]
         blossombase[b] = blossombase[childs[i]]
+        leaves[b] = [leaf for child in reversed(blossomchilds[b]) for leaf in leaves[child]]
 
     def augment_matching(k: int) -> None:
         v, w = endpoint[2 * k], endpoint[2 * k + 1]
@@ -393,7 +404,7 @@ def _solve_all(
     zero_labels = [0] * (2 * n)
     no_edges = [-1] * (2 * n)
     no_lists: list[list[int] | None] = [None] * n
-    no_allowed = [False] * nedge
+    no_allowed = bytes(nedge)
     for _stage in range(n):
         label[:] = zero_labels
         bestedge[:] = no_edges
@@ -411,18 +422,18 @@ def _solve_all(
                 dv = dualvar[v]
                 bv = inblossom[v]
                 for p in neighbend[v]:
-                    k = p >> 1
                     w = endpoint[p]
                     bw = inblossom[w]
                     if bv == bw:
                         continue
+                    k = p >> 1
                     if allowedge[k]:
                         kslack = 0
                     else:
                         kslack = dv + dualvar[w] - wt2[k]
                         if kslack <= 0:
-                            allowedge[k] = True
-                    if allowedge[k]:
+                            allowedge[k] = 1
+                    if kslack <= 0:
                         lw = label[bw]
                         if lw == 0:
                             assign_label(w, 2, p ^ 1)
@@ -440,12 +451,20 @@ def _solve_all(
                             labelend[w] = p ^ 1
                     elif label[bw] == 1:
                         kb = bestedge[bv]
-                        if kb == -1 or kslack < dualvar[eu[kb]] + dualvar[ev[kb]] - wt2[kb]:
+                        if kb == -1 or kslack < (
+                            bestslack[bv] if bestepoch[bv] == epoch else dualvar[eu[kb]] + dualvar[ev[kb]] - wt2[kb]
+                        ):
                             bestedge[bv] = k
+                            bestslack[bv] = kslack
+                            bestepoch[bv] = epoch
                     elif label[w] == 0:
                         kw = bestedge[w]
-                        if kw == -1 or kslack < dualvar[eu[kw]] + dualvar[ev[kw]] - wt2[kw]:
+                        if kw == -1 or kslack < (
+                            bestslack[w] if bestepoch[w] == epoch else dualvar[eu[kw]] + dualvar[ev[kw]] - wt2[kw]
+                        ):
                             bestedge[w] = k
+                            bestslack[w] = kslack
+                            bestepoch[w] = epoch
             if augmented:
                 break
             deltatype = -1
@@ -485,6 +504,7 @@ def _solve_all(
                 deltatype = 1
                 delta = max(0, min(dualvar[:n]))
             if delta:
+                epoch += 1
                 for v in range(n):
                     lv = label[inblossom[v]]
                     if lv == 1:
@@ -500,13 +520,13 @@ def _solve_all(
             if deltatype == 1:
                 break
             if deltatype == 2:
-                allowedge[deltaedge] = True
+                allowedge[deltaedge] = 1
                 i, j = endpoint[2 * deltaedge], endpoint[2 * deltaedge + 1]
                 if label[inblossom[i]] == 0:
                     i, j = j, i
                 queue.append(i)
             elif deltatype == 3:
-                allowedge[deltaedge] = True
+                allowedge[deltaedge] = 1
                 queue.append(endpoint[2 * deltaedge])
             else:
                 expand_blossom(deltablossom, False)
