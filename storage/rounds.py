@@ -200,6 +200,31 @@ async def release_hold(db: Database, event_id: int, round_number: int, *, at: da
         return await load_round(conn, event_id, round_number)
 
 
+VOIDABLE = (RecordKind.PAB, RecordKind.HALF_BYE)  # byes worth points, void for a player who left before the round
+
+
+async def void_byes(
+    db: Database, event_id: int, round_number: int, player_ids: Sequence[int], *, at: datetime, actor: str
+) -> dict[int, RecordKind]:
+    """Turn these players' pairing-allocated or half-point byes of a round into zero-point byes (they left before it
+    was played), audited; the byes voided now, by player id, with their former kind (idempotent)."""
+    async with db.transaction() as conn:
+        summary = await load_round(conn, event_id, round_number)
+        voided = {pid: kind for pid, kind in summary.byes.items() if pid in set(player_ids) and kind in VOIDABLE}
+        for pid, kind in sorted(voided.items()):
+            await execute(
+                conn,
+                "UPDATE round_byes SET kind = ? WHERE event_id = ? AND round = ? AND player_id = ?",
+                (RecordKind.ZERO_BYE.value, event_id, round_number, pid),
+            )
+            await audit.append(
+                conn, at=at, actor=actor, action="bye.void", subject=f"player:{pid}", event_id=event_id,
+                before={"round": round_number, "kind": kind.value},
+                after={"round": round_number, "kind": RecordKind.ZERO_BYE.value}, reason="left before the round",
+            )  # fmt: skip
+        return voided
+
+
 def check_running(history: History) -> None:
     """WrongStatus unless the event is running."""
     event = history.event

@@ -14,6 +14,7 @@ from bot.errors import InvalidSetting, InvalidState, NotOrganiser
 from domain.corrections import CorrectionKind
 from domain.rounds import RoundStatus
 from pairing import checker, trf
+from pairing.model import RecordKind
 from storage.audit import audit_log
 from storage.rounds import get_round
 from tests.bot.director.director_world import ORGANISER, World
@@ -174,7 +175,7 @@ async def test_the_organisers_are_told_when_a_held_pairing_names_a_player_who_le
         f"Round 1's pairing, held for review until {until}, names {name}, who withdrew: /arbiter repair pairs the"
         f" round again without them; left as it is, {name} {fate} when the games are created."
         for name, fate in (
-            (bye.player.name, "keeps the pairing-allocated bye"),
+            (bye.player.name, "loses the pairing-allocated bye (a zero-point bye)"),
             (on_board.name, "loses the board by forfeit"),
         )
     ]
@@ -183,3 +184,28 @@ async def test_the_organisers_are_told_when_a_held_pairing_names_a_player_who_le
     gone = {bye.player.name, on_board.name}
     assert repaired.applied and len(repaired.boards) == 1 and repaired.bye is not None  # three players left
     assert gone.isdisjoint({*repaired.boards[0], repaired.bye})
+
+
+async def test_a_player_who_left_during_the_hold_loses_the_bye_when_the_games_are_created(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, actors = await w.event(players=5, rounds=2, pairing_review=10)
+    await w.start(event_id)
+    (bye,) = (await w.director.pairings(event_id)).byes
+    assert bye.kind.value == "pab"
+    leaver = next(a for a in actors if a.discord_id == bye.player.discord_id)
+    await w.director.withdraw(leaver, event_id)
+    assert [b.kind.value for b in (await w.director.pairings(event_id)).byes] == ["pab"]  # held: nothing yet
+
+    await w.director.confirm_pairing(ORGANISER, event_id)  # left as it is: the games are created now
+    view = await w.director.pairings(event_id)
+    assert view.byes == ()  # a zero-point bye is not shown as a bye of the round
+    assert list((await get_round(w.db, event_id, 1)).byes.values()) == [RecordKind.ZERO_BYE]
+    assert all(b.game_id is not None for b in view.boards)
+    assert (
+        f"Round 1: {bye.player.name} left before the round's games were created, so their pairing-allocated bye is"
+        " void: a zero-point bye."
+    ) in [text for _, text in w.announcer.of("notice")]
+    (line,) = await audit_log(w.db, event_id=event_id, action="bye.void")
+    assert json.loads(line.before or "") == {"round": 1, "kind": "pab"}
+    await w.scheduler.run_due()  # the next poll voids nothing again
+    assert len(await audit_log(w.db, event_id=event_id, action="bye.void")) == 1
