@@ -17,15 +17,15 @@ from bot.lichess.errors import LichessError
 from domain import corrections
 from domain.corrections import CorrectionKind, CorrectionRefused, PairingCorrection
 from domain.event import EventStatus
+from domain.result import GameStatus
 from domain.rounds import RoundStatus, RoundSummary
 from pairing import checker, systems
 from pairing.errors import PairingError
 from pairing.model import Board, Pairing, RecordKind
 from storage import errors as storage_errors
+from storage import games as storage_games
 from storage import rounds as storage_rounds
 from storage.history import History, build_tournament
-
-NOT_BEGUN = frozenset({"created", "started"})  # Lichess's statuses of a game nobody has finished (moves aside)
 
 
 @dataclass(frozen=True)
@@ -143,12 +143,16 @@ async def _cancel_round_games(ctx: Context, history: History, number: int) -> No
         exported = await ctx.lichess_of(guild).export_games([g.lichess_id for g in games if g.lichess_id])
     except LichessError as exc:
         raise InvalidState(f"Lichess cannot tell whether round {number}'s games have begun ({exc}).") from None
-    begun = sorted(g.id for g in exported if g.plies > 0 or g.status not in NOT_BEGUN)
+    begun = sorted(g.id for g in exported if g.begun)
     if begun:
         raise InvalidState(
             f"Round {number} has games in play on Lichess ({', '.join(begun)}): correct it board by board through "
             "results (/swiss result)."
         )
+    aborted = {g.id for g in exported if g.status == "aborted"}
+    for game in games:  # aborted on Lichess, not polled yet: nothing to cancel, and the attempt is over
+        if game.lichess_id in aborted:
+            await storage_games.update_game(ctx.db, game.id, GameStatus.ABORTED, at=ctx.clock.now())
     try:
         plan = await plan_cancel(ctx, guild, games, exported)
     except LichessError as exc:

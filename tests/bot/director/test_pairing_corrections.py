@@ -209,3 +209,24 @@ async def test_a_player_who_left_during_the_hold_loses_the_bye_when_the_games_ar
     assert json.loads(line.before or "") == {"round": 1, "kind": "pab"}
     await w.scheduler.run_due()  # the next poll voids nothing again
     assert len(await audit_log(w.db, event_id=event_id, action="bye.void")) == 1
+
+
+@pytest.mark.parametrize("polled", [False, True])
+async def test_a_round_with_an_aborted_game_can_be_corrected(quiet_world: World, polled: bool) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=6, rounds=2)
+    await w.start(event_id)
+    first = await w.director.pairings(event_id)
+    await w.play(event_id, 1, None, status="aborted", plies=1)  # aborted after white's first move: never began
+    if polled:  # the poll saw it: the board's game is created again, and that replacement is cancelled too
+        await w.scheduler.run_due()
+    view = await w.director.pairings(event_id)
+    assert (view.boards[0].game_id != first.boards[0].game_id) is polled
+    games = [b.game_id for b in view.boards]
+    repaired = await w.director.correct_pairing(ORGANISER, event_id, CorrectionKind.SWAP, ("#1", "#2"))
+    assert repaired.applied
+    assert all(b.game_id is None for b in (await w.director.pairings(event_id)).boards)
+    for game in games:
+        assert game is not None and (game not in w.sandbox.state.games or w.sandbox.state.games[game].finished)
+    await w.scheduler.run_due()
+    assert all(b.game_id not in (None, *games) for b in (await w.director.pairings(event_id)).boards)
