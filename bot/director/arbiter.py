@@ -165,9 +165,20 @@ async def _cancel_round_games(ctx: Context, history: History, number: int) -> No
         )
     cancelled = {g.id for g in await carry_out(ctx, guild, plan)}
     left = sorted(p.board_no for p in plan.planned if p.game.id not in cancelled)
-    if left:
-        boards = ", ".join(str(b) for b in left)
-        raise InvalidState(
-            f"Lichess did not cancel round {number}'s games on board(s) {boards}; the others were cancelled, the"
-            " pairing is unchanged: try again."
-        )
+    if not left:
+        return
+    done = sorted(p.board_no for p in plan.planned if p.game.id in cancelled)
+    refused = f"Lichess did not cancel round {number}'s game on board(s) {_boards(left)}, so its pairing is unchanged"
+    if not done:
+        raise InvalidState(f"{refused}; nothing was cancelled: try again.")
+    told = (
+        f"{refused}; the games of board(s) {_boards(done)} were cancelled and are created again under this pairing"
+        " at the bot's next poll. Giving the correction again is safe: it cancels what is left, then corrects."
+    )
+    await ctx.announcer.notice(history.event, told)
+    raise InvalidState(told)
+
+
+def _boards(numbers: list[int]) -> str:
+    """Board numbers as organisers read them: "1, 3"."""
+    return ", ".join(str(n) for n in numbers)

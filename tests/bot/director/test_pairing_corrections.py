@@ -230,3 +230,36 @@ async def test_a_round_with_an_aborted_game_can_be_corrected(quiet_world: World,
         assert game is not None and (game not in w.sandbox.state.games or w.sandbox.state.games[game].finished)
     await w.scheduler.run_due()
     assert all(b.game_id not in (None, *games) for b in (await w.director.pairings(event_id)).boards)
+
+
+@pytest.mark.lichess_http  # the local Lichess refuses one cancel (its faults API)
+async def test_a_cancel_refused_after_others_keeps_the_pairing_and_says_which_boards_are_created_again(
+    quiet_world: World,
+) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=6, rounds=2)
+    await w.start(event_id)
+    first = await w.director.pairings(event_id)
+    games = [b.game_id for b in first.boards]
+    before = await _board_names(w, event_id)
+    await w.control("/sandbox/faults", {"path": f"/api/challenge/{games[1]}/cancel", "status": 400, "count": 1})
+    told = (
+        "Lichess did not cancel round 1's game on board(s) 2, so its pairing is unchanged; the games of board(s) 1, 3"
+        " were cancelled and are created again under this pairing at the bot's next poll. Giving the correction"
+        " again is safe: it cancels what is left, then corrects."
+    )
+    with pytest.raises(InvalidState) as refused:
+        await w.director.correct_pairing(ORGANISER, event_id, CorrectionKind.SWAP, ("#1", "#2"))
+    assert str(refused.value) == told
+    assert told in [text for _, text in w.announcer.of("notice")]
+    assert await _board_names(w, event_id) == before  # the old pairing, board 2's game still on Lichess
+    assert [b.game_id for b in (await w.director.pairings(event_id)).boards][1] == games[1]
+    await w.scheduler.run_due()  # boards 1 and 3 get new games under the old pairing
+    view = await w.director.pairings(event_id)
+    assert view.boards[1].game_id == games[1] and all(b.game_id not in (None, *games) for b in view.boards[::2])
+
+    # The retry is safe: it cancels what is left (board 2's old game, the new games) and corrects.
+    swapped = await w.director.correct_pairing(ORGANISER, event_id, CorrectionKind.SWAP, ("#1", "#2"))
+    assert swapped.applied and await _board_names(w, event_id) != before
+    assert all(b.game_id is None for b in (await w.director.pairings(event_id)).boards)
+    assert len(await audit_log(w.db, event_id=event_id, action="round.correct")) == 1
