@@ -136,7 +136,9 @@ def _pairing(summary: RoundSummary, numbers: dict[int, int]) -> Pairing:
 async def _cancel_round_games(ctx: Context, history: History, number: int) -> None:
     """Cancel the round's games on Lichess once none of them has begun and each can be cancelled (InvalidState in one
     sentence naming the boards and why, before anything is cancelled): the bot's pending challenges with its token, a
-    game that exists with its players' tokens (`challenges.plan_cancel`), a bulk not paired yet deleted."""
+    game that exists with its players' tokens (`challenges.plan_cancel`), a bulk not paired yet deleted. An aborted
+    game never began (`GameData.begun`). Cancels Lichess refuses after others succeeded keep the pairing: the
+    organisers are told which boards are created again and that the correction can be given again."""
     games = await open_games(ctx, history.event.id, number)
     guild = history.event.guild_id
     try:
@@ -149,10 +151,6 @@ async def _cancel_round_games(ctx: Context, history: History, number: int) -> No
             f"Round {number} has games in play on Lichess ({', '.join(begun)}): correct it board by board through "
             "results (/swiss result)."
         )
-    aborted = {g.id for g in exported if g.status == "aborted"}
-    for game in games:  # aborted on Lichess, not polled yet: nothing to cancel, and the attempt is over
-        if game.lichess_id in aborted:
-            await storage_games.update_game(ctx.db, game.id, GameStatus.ABORTED, at=ctx.clock.now())
     try:
         plan = await plan_cancel(ctx, guild, games, exported)
     except LichessError as exc:
@@ -166,6 +164,10 @@ async def _cancel_round_games(ctx: Context, history: History, number: int) -> No
     cancelled = {g.id for g in await carry_out(ctx, guild, plan)}
     left = sorted(p.board_no for p in plan.planned if p.game.id not in cancelled)
     if not left:
+        aborted = {g.id for g in exported if g.status == "aborted"}
+        for game in games:  # aborted on Lichess and not polled yet: nothing to cancel, the attempt is over
+            if game.lichess_id in aborted:
+                await storage_games.update_game(ctx.db, game.id, GameStatus.ABORTED, at=ctx.clock.now())
         return
     done = sorted(p.board_no for p in plan.planned if p.game.id in cancelled)
     refused = f"Lichess did not cancel round {number}'s game on board(s) {_boards(left)}, so its pairing is unchanged"
