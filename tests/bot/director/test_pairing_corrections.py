@@ -263,3 +263,23 @@ async def test_a_cancel_refused_after_others_keeps_the_pairing_and_says_which_bo
     assert swapped.applied and await _board_names(w, event_id) != before
     assert all(b.game_id is None for b in (await w.director.pairings(event_id)).boards)
     assert len(await audit_log(w.db, event_id=event_id, action="round.correct")) == 1
+
+
+async def test_a_requested_half_point_bye_of_a_player_who_left_during_the_hold_is_void(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, actors = await w.event(players=6, rounds=2, pairing_review=10)
+    assert await w.director.request_bye(actors[0], event_id, 1) == 1
+    await w.start(event_id)
+    summary = await get_round(w.db, event_id, 1)
+    player = next(b for b in (await w.director.pairings(event_id)).byes if b.kind is RecordKind.HALF_BYE).player
+    assert player.discord_id == actors[0].discord_id
+    await w.director.withdraw(actors[0], event_id)
+    assert any(
+        f"{player.name} loses the half-point bye (a zero-point bye) when" in t for _, t in w.announcer.of("notice")
+    )
+    await w.director.confirm_pairing(ORGANISER, event_id)
+    byes = (await get_round(w.db, event_id, 1)).byes
+    assert {k: v for k, v in byes.items() if v is not RecordKind.PAB} == {
+        pid: RecordKind.ZERO_BYE for pid, kind in summary.byes.items() if kind is RecordKind.HALF_BYE
+    }
+    assert any(f"{player.name} left before" in t and "half-point bye is void" in t for _, t in w.announcer.of("notice"))
