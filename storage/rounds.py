@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from domain.event import EventStatus
+from domain.result import GameStatus
 from domain.rounds import BoardRow, RoundRow, RoundStatus, RoundSummary, is_decided
 from pairing.model import Pairing, RecordKind
 from storage import audit
@@ -144,11 +146,11 @@ async def replace_pairing(
             raise WrongStatus(f"round {round_number} already has results")
         games = await fetchall(
             conn,
-            "SELECT g.id, g.lichess_id, g.status FROM games g JOIN boards b ON b.id = g.board_id"
+            "SELECT g.id, g.lichess_id, g.status, g.data FROM games g JOIN boards b ON b.id = g.board_id"
             " WHERE b.event_id = ? AND b.round = ?",
             (event_id, round_number),
         )
-        live = [str(g["lichess_id"] or g["id"]) for g in games if g["status"] not in ("aborted", "failed")]
+        live = [str(g["lichess_id"] or g["id"]) for g in games if not _never_began(g["status"], g["data"])]
         if live:
             raise WrongStatus(f"round {round_number} has games on Lichess ({', '.join(live)})")
         earlier = replace(history, rounds=history.rounds[:-1])
@@ -198,6 +200,41 @@ async def release_hold(db: Database, event_id: int, round_number: int, *, at: da
             conn, at=at, actor=actor, action="round.confirm", subject=f"round:{round_number}", event_id=event_id
         )
         return await load_round(conn, event_id, round_number)
+
+
+def _never_began(status: str, data: str | None) -> bool:
+    """Whether a game attempt never began: aborted, failed, or replaced after Lichess aborted it (its export)."""
+    if status in (GameStatus.ABORTED.value, GameStatus.FAILED.value):
+        return True
+    if status != GameStatus.REPLACED.value or data is None:
+        return False
+    exported = json.loads(data)
+    return isinstance(exported, dict) and exported.get("status") == "aborted"
+
+
+VOIDABLE = (RecordKind.PAB, RecordKind.HALF_BYE)  # byes worth points, void for a player who left before the round
+
+
+async def void_byes(
+    db: Database, event_id: int, round_number: int, player_ids: Sequence[int], *, at: datetime, actor: str
+) -> dict[int, RecordKind]:
+    """Turn these players' pairing-allocated or half-point byes of a round into zero-point byes (they left before it
+    was played), audited; the byes voided now, by player id, with their former kind (idempotent)."""
+    async with db.transaction() as conn:
+        summary = await load_round(conn, event_id, round_number)
+        voided = {pid: kind for pid, kind in summary.byes.items() if pid in set(player_ids) and kind in VOIDABLE}
+        for pid, kind in sorted(voided.items()):
+            await execute(
+                conn,
+                "UPDATE round_byes SET kind = ? WHERE event_id = ? AND round = ? AND player_id = ?",
+                (RecordKind.ZERO_BYE.value, event_id, round_number, pid),
+            )
+            await audit.append(
+                conn, at=at, actor=actor, action="bye.void", subject=f"player:{pid}", event_id=event_id,
+                before={"round": round_number, "kind": kind.value},
+                after={"round": round_number, "kind": RecordKind.ZERO_BYE.value}, reason="left before the round",
+            )  # fmt: skip
+        return voided
 
 
 def check_running(history: History) -> None:

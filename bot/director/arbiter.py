@@ -17,15 +17,15 @@ from bot.lichess.errors import LichessError
 from domain import corrections
 from domain.corrections import CorrectionKind, CorrectionRefused, PairingCorrection
 from domain.event import EventStatus
+from domain.result import GameStatus
 from domain.rounds import RoundStatus, RoundSummary
 from pairing import checker, systems
 from pairing.errors import PairingError
 from pairing.model import Board, Pairing, RecordKind
 from storage import errors as storage_errors
+from storage import games as storage_games
 from storage import rounds as storage_rounds
 from storage.history import History, build_tournament
-
-NOT_BEGUN = frozenset({"created", "started"})  # Lichess's statuses of a game nobody has finished (moves aside)
 
 
 @dataclass(frozen=True)
@@ -136,14 +136,16 @@ def _pairing(summary: RoundSummary, numbers: dict[int, int]) -> Pairing:
 async def _cancel_round_games(ctx: Context, history: History, number: int) -> None:
     """Cancel the round's games on Lichess once none of them has begun and each can be cancelled (InvalidState in one
     sentence naming the boards and why, before anything is cancelled): the bot's pending challenges with its token, a
-    game that exists with its players' tokens (`challenges.plan_cancel`), a bulk not paired yet deleted."""
+    game that exists with its players' tokens (`challenges.plan_cancel`), a bulk not paired yet deleted. An aborted
+    game never began (`GameData.begun`). Cancels Lichess refuses after others succeeded keep the pairing: the
+    organisers are told which boards are created again and that the correction can be given again."""
     games = await open_games(ctx, history.event.id, number)
     guild = history.event.guild_id
     try:
         exported = await ctx.lichess_of(guild).export_games([g.lichess_id for g in games if g.lichess_id])
     except LichessError as exc:
         raise InvalidState(f"Lichess cannot tell whether round {number}'s games have begun ({exc}).") from None
-    begun = sorted(g.id for g in exported if g.plies > 0 or g.status not in NOT_BEGUN)
+    begun = sorted(g.id for g in exported if g.begun)
     if begun:
         raise InvalidState(
             f"Round {number} has games in play on Lichess ({', '.join(begun)}): correct it board by board through "
@@ -161,9 +163,24 @@ async def _cancel_round_games(ctx: Context, history: History, number: int) -> No
         )
     cancelled = {g.id for g in await carry_out(ctx, guild, plan)}
     left = sorted(p.board_no for p in plan.planned if p.game.id not in cancelled)
-    if left:
-        boards = ", ".join(str(b) for b in left)
-        raise InvalidState(
-            f"Lichess did not cancel round {number}'s games on board(s) {boards}; the others were cancelled, the"
-            " pairing is unchanged: try again."
-        )
+    if not left:
+        aborted = {g.id for g in exported if g.status == "aborted"}
+        for game in games:  # aborted on Lichess and not polled yet: nothing to cancel, the attempt is over
+            if game.lichess_id in aborted:
+                await storage_games.update_game(ctx.db, game.id, GameStatus.ABORTED, at=ctx.clock.now())
+        return
+    done = sorted(p.board_no for p in plan.planned if p.game.id in cancelled)
+    refused = f"Lichess did not cancel round {number}'s game on board(s) {_boards(left)}, so its pairing is unchanged"
+    if not done:
+        raise InvalidState(f"{refused}; nothing was cancelled: try again.")
+    told = (
+        f"{refused}; the games of board(s) {_boards(done)} were cancelled and are created again under this pairing"
+        " at the bot's next poll. Giving the correction again is safe: it cancels what is left, then corrects."
+    )
+    await ctx.announcer.notice(history.event, told)
+    raise InvalidState(told)
+
+
+def _boards(numbers: list[int]) -> str:
+    """Board numbers as organisers read them: "1, 3"."""
+    return ", ".join(str(n) for n in numbers)

@@ -228,10 +228,15 @@ async def _held_names(ctx: Context, event: Event, held: RoundSummary, entry: Ent
     """A player who left is still in a pairing held for review: the organisers are told, and that they can pair
     the round again without them (the games do not exist yet, so nothing is forfeited now)."""
     on_board = any(entry.player_id in (b.white_id, b.black_id) for b in held.boards if b.result is None)
-    if not on_board and held.byes.get(entry.player_id) is not RecordKind.PAB:
+    bye = held.byes.get(entry.player_id)
+    if not on_board and bye not in (RecordKind.PAB, RecordKind.HALF_BYE):
         return
     until = held.round.review_until
-    fate = "loses the board by forfeit" if on_board else "keeps the pairing-allocated bye"
+    fate = (
+        "loses the board by forfeit"
+        if on_board
+        else f"loses the {'pairing-allocated' if bye is RecordKind.PAB else 'half-point'} bye (a zero-point bye)"
+    )
     await ctx.announcer.notice(
         event,
         f"{event.round_name(held.round.number).capitalize()}'s pairing, held for review until {until:%H:%M} UTC,"

@@ -18,7 +18,7 @@ from bot.lichess.errors import LichessBadRequest, LichessError, LichessUserNotFo
 from domain.entry import Entry, EntryStatus
 from domain.event import Event, EventStatus
 from domain.result import GameRow, GameStatus, Result
-from domain.rounds import BoardRow, RoundStatus, is_second_game
+from domain.rounds import BoardRow, RoundStatus, RoundSummary, is_second_game
 from pairing.model import RecordKind
 from storage import audit as storage_audit
 from storage import entries as storage_entries
@@ -211,7 +211,8 @@ async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], ro
     """Boards a player is paired on without playing, decided by forfeit before any game is created: a player who
     left while the round's pairing was held for review, a Double-Swiss match's second game whose player left after
     the first (C.04.5: the match is still one pairing), and a team match's board that a team short of players
-    defaults (its absent player: gone, or on a bye)."""
+    defaults (its absent player: gone, or on a bye). Before the round starts, a player who left loses a bye of it
+    worth points (`_void_byes`)."""
     event_id = event.id
     second_game = is_second_game(event, round_number)
     byes_count = second_game or teams.is_team_event(event)  # elsewhere a paired player has no bye of the round
@@ -224,10 +225,13 @@ async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], ro
                 b.player_id for b in await storage_entries.bye_requests(ctx.db, event_id) if b.round == round_number
             }
         summary = await get_round(ctx.db, event, round_number)
-        gone = {pid for pid, entry in people.items() if entry.status is not EntryStatus.ACTIVE} | on_bye
-        if not any(b.white_id in gone or b.black_id in gone for b in summary.boards if b.result is None):
-            return
+        left = {pid for pid, entry in people.items() if entry.status is not EntryStatus.ACTIVE}
+        gone = left | on_bye
         tried = {g.board_id for g in await storage_games.games_of_round(ctx.db, event_id, round_number)}
+    if not byes_count and summary.round.status is RoundStatus.PAIRED:
+        await _void_byes(ctx, event, round_number, summary, people, left)
+    if not any(b.white_id in gone or b.black_id in gone for b in summary.boards if b.result is None):
+        return
     now = ctx.clock.now()
     for board in summary.boards:
         if board.result is not None or board.id in tried:
@@ -248,6 +252,26 @@ async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], ro
                 else f"{name} left before the game"
             )
         await storage_results.record_result(ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name, reason=reason)
+
+
+async def _void_byes(
+    ctx: Context, event: Event, round_number: int, summary: RoundSummary, people: dict[int, Entry], left: set[int]
+) -> None:
+    """A player who left before the round's games exist (a pairing held for review) gets no points for it: their
+    pairing-allocated or half-point bye becomes a zero-point bye (as `planned_byes` gives a player not active), and
+    the organisers are told."""
+    if not any(summary.byes.get(pid) in storage_rounds.VOIDABLE for pid in left):
+        return
+    voided = await storage_rounds.void_byes(
+        ctx.db, event.id, round_number, sorted(left), at=ctx.clock.now(), actor=SYSTEM_ACTOR.name
+    )
+    for pid, kind in sorted(voided.items()):
+        what = "pairing-allocated bye" if kind is RecordKind.PAB else "half-point bye"
+        await ctx.announcer.notice(
+            event,
+            f"{event.round_name(round_number).capitalize()}: {people[pid].name} left before the round's games were"
+            f" created, so their {what} is void: a zero-point bye.",
+        )
 
 
 async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int, Entry], why: str) -> None:

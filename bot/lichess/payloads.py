@@ -65,6 +65,11 @@ class GameData:
         """The game is over (aborted included)."""
         return self.status not in ("created", "started")
 
+    @property
+    def begun(self) -> bool:
+        """The game began: a move was played or it ended, unless it was aborted (an aborted game never began)."""
+        return self.status != "aborted" and (self.plies > 0 or self.finished)
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameData:
         """Parse one exported game (timestamps as epoch ms, as Lichess sends them)."""

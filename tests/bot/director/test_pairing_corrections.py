@@ -14,6 +14,7 @@ from bot.errors import InvalidSetting, InvalidState, NotOrganiser
 from domain.corrections import CorrectionKind
 from domain.rounds import RoundStatus
 from pairing import checker, trf
+from pairing.model import RecordKind
 from storage.audit import audit_log
 from storage.rounds import get_round
 from tests.bot.director.director_world import ORGANISER, World
@@ -174,7 +175,7 @@ async def test_the_organisers_are_told_when_a_held_pairing_names_a_player_who_le
         f"Round 1's pairing, held for review until {until}, names {name}, who withdrew: /arbiter repair pairs the"
         f" round again without them; left as it is, {name} {fate} when the games are created."
         for name, fate in (
-            (bye.player.name, "keeps the pairing-allocated bye"),
+            (bye.player.name, "loses the pairing-allocated bye (a zero-point bye)"),
             (on_board.name, "loses the board by forfeit"),
         )
     ]
@@ -183,3 +184,102 @@ async def test_the_organisers_are_told_when_a_held_pairing_names_a_player_who_le
     gone = {bye.player.name, on_board.name}
     assert repaired.applied and len(repaired.boards) == 1 and repaired.bye is not None  # three players left
     assert gone.isdisjoint({*repaired.boards[0], repaired.bye})
+
+
+async def test_a_player_who_left_during_the_hold_loses_the_bye_when_the_games_are_created(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, actors = await w.event(players=5, rounds=2, pairing_review=10)
+    await w.start(event_id)
+    (bye,) = (await w.director.pairings(event_id)).byes
+    assert bye.kind.value == "pab"
+    leaver = next(a for a in actors if a.discord_id == bye.player.discord_id)
+    await w.director.withdraw(leaver, event_id)
+    assert [b.kind.value for b in (await w.director.pairings(event_id)).byes] == ["pab"]  # held: nothing yet
+
+    await w.director.confirm_pairing(ORGANISER, event_id)  # left as it is: the games are created now
+    view = await w.director.pairings(event_id)
+    assert view.byes == ()  # a zero-point bye is not shown as a bye of the round
+    assert list((await get_round(w.db, event_id, 1)).byes.values()) == [RecordKind.ZERO_BYE]
+    assert all(b.game_id is not None for b in view.boards)
+    assert (
+        f"Round 1: {bye.player.name} left before the round's games were created, so their pairing-allocated bye is"
+        " void: a zero-point bye."
+    ) in [text for _, text in w.announcer.of("notice")]
+    (line,) = await audit_log(w.db, event_id=event_id, action="bye.void")
+    assert json.loads(line.before or "") == {"round": 1, "kind": "pab"}
+    await w.scheduler.run_due()  # the next poll voids nothing again
+    assert len(await audit_log(w.db, event_id=event_id, action="bye.void")) == 1
+
+
+@pytest.mark.parametrize("polled", [False, True])
+async def test_a_round_with_an_aborted_game_can_be_corrected(quiet_world: World, polled: bool) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=6, rounds=2)
+    await w.start(event_id)
+    first = await w.director.pairings(event_id)
+    await w.play(event_id, 1, None, status="aborted", plies=1)  # aborted after white's first move: never began
+    if polled:  # the poll saw it: the board's game is created again, and that replacement is cancelled too
+        await w.scheduler.run_due()
+    view = await w.director.pairings(event_id)
+    assert (view.boards[0].game_id != first.boards[0].game_id) is polled
+    games = [b.game_id for b in view.boards]
+    repaired = await w.director.correct_pairing(ORGANISER, event_id, CorrectionKind.SWAP, ("#1", "#2"))
+    assert repaired.applied
+    assert all(b.game_id is None for b in (await w.director.pairings(event_id)).boards)
+    for game in games:
+        assert game is not None and (game not in w.sandbox.state.games or w.sandbox.state.games[game].finished)
+    await w.scheduler.run_due()
+    assert all(b.game_id not in (None, *games) for b in (await w.director.pairings(event_id)).boards)
+
+
+@pytest.mark.lichess_http  # the local Lichess refuses one cancel (its faults API)
+async def test_a_cancel_refused_after_others_keeps_the_pairing_and_says_which_boards_are_created_again(
+    quiet_world: World,
+) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=6, rounds=2)
+    await w.start(event_id)
+    first = await w.director.pairings(event_id)
+    games = [b.game_id for b in first.boards]
+    before = await _board_names(w, event_id)
+    await w.control("/sandbox/faults", {"path": f"/api/challenge/{games[1]}/cancel", "status": 400, "count": 1})
+    told = (
+        "Lichess did not cancel round 1's game on board(s) 2, so its pairing is unchanged; the games of board(s) 1, 3"
+        " were cancelled and are created again under this pairing at the bot's next poll. Giving the correction"
+        " again is safe: it cancels what is left, then corrects."
+    )
+    with pytest.raises(InvalidState) as refused:
+        await w.director.correct_pairing(ORGANISER, event_id, CorrectionKind.SWAP, ("#1", "#2"))
+    assert str(refused.value) == told
+    assert told in [text for _, text in w.announcer.of("notice")]
+    assert await _board_names(w, event_id) == before  # the old pairing, board 2's game still on Lichess
+    assert [b.game_id for b in (await w.director.pairings(event_id)).boards][1] == games[1]
+    await w.scheduler.run_due()  # boards 1 and 3 get new games under the old pairing
+    view = await w.director.pairings(event_id)
+    assert view.boards[1].game_id == games[1] and all(b.game_id not in (None, *games) for b in view.boards[::2])
+
+    # The retry is safe: it cancels what is left (board 2's old game, the new games) and corrects.
+    swapped = await w.director.correct_pairing(ORGANISER, event_id, CorrectionKind.SWAP, ("#1", "#2"))
+    assert swapped.applied and await _board_names(w, event_id) != before
+    assert all(b.game_id is None for b in (await w.director.pairings(event_id)).boards)
+    assert len(await audit_log(w.db, event_id=event_id, action="round.correct")) == 1
+
+
+async def test_a_requested_half_point_bye_of_a_player_who_left_during_the_hold_is_void(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, actors = await w.event(players=6, rounds=2, pairing_review=10)
+    assert await w.director.request_bye(actors[0], event_id, 1) == 1
+    await w.start(event_id)
+    summary = await get_round(w.db, event_id, 1)
+    player = next(b for b in (await w.director.pairings(event_id)).byes if b.kind is RecordKind.HALF_BYE).player
+    assert player.discord_id == actors[0].discord_id
+    await w.director.withdraw(actors[0], event_id)
+    assert any(
+        f"{player.name} loses the half-point bye (a zero-point bye) when" in t for _, t in w.announcer.of("notice")
+    )
+    await w.director.confirm_pairing(ORGANISER, event_id)
+    byes = (await get_round(w.db, event_id, 1)).byes
+    assert {k: v for k, v in byes.items() if v is not RecordKind.PAB} == {
+        pid: RecordKind.ZERO_BYE for pid, kind in summary.byes.items() if kind is RecordKind.HALF_BYE
+    }
+    assert any(f"{player.name} left before" in t and "half-point bye is void" in t for _, t in w.announcer.of("notice"))
