@@ -86,7 +86,8 @@ def page_parts(lichess_url: str, history: History, tables: EventTables) -> PageP
     rows, records = tables.standings, tables.records
     anchors = {n: player_anchor(p, event.id) for n, p in players.items()}
     standings = standings_rows(standings_table(rows, event), anchors, players, lichess_url)
-    crosstable = crosstable_rows(rows, records, anchors, players)
+    texts = {ref.number: cells for ref, cells, _ in tables.crosstable.rows}
+    crosstable = crosstable_rows(rows, records, anchors, players, texts)
     rounds = max((len(records.get(row.player.number, ())) for row in rows), default=0)
     return PageParts(players, standings, crosstable, rounds, leaders_chart(event, rows, records))
 
@@ -128,8 +129,10 @@ def crosstable_rows(
     records: Mapping[int, Sequence[CrosstableCell]],
     anchors: Mapping[int, str],
     players: Mapping[int, PlayerLink],
+    texts: Mapping[int, Sequence[str]] | None = None,
 ) -> str:
-    """The crosstable's rows as HTML, opponents by rank (strings, escaped)."""
+    """The crosstable's rows as HTML, opponents by rank (strings, escaped); `texts`: the cells' short forms by
+    player, as the tables' crosstable has them (else made again)."""
     rank_of = {row.player.number: row.rank for row in rows}
     known: dict[tuple[str, str], str] = {}  # a cell's HTML by its text and title: most cells repeat
     out = ["\n"]
@@ -143,8 +146,9 @@ def crosstable_rows(
             else '</td><th scope="row" class="name">?</th><td>'
         )
         cells = []
-        for cell in records.get(number, ()):
-            view = cell_view(cell, rank_of)
+        shorts = texts.get(number) if texts is not None else None
+        for i, cell in enumerate(records.get(number, ())):
+            view = cell_view(cell, rank_of, shorts[i] if shorts is not None else None)
             key = (view["text"], view["title"])
             html = known.get(key)
             if html is None:
@@ -205,12 +209,14 @@ def running_scores(cells: Sequence[CrosstableCell]) -> tuple[Fraction, ...]:
     return tuple(out)
 
 
-def cell_view(cell: CrosstableCell, rank_of: Mapping[int, int | None]) -> dict[str, str]:
-    """A crosstable cell: the opponent's rank, colour and result, or the TRF bye letter, with a long title."""
+def cell_view(cell: CrosstableCell, rank_of: Mapping[int, int | None], text: str | None = None) -> dict[str, str]:
+    """A crosstable cell: the opponent's rank, colour and result, or the TRF bye letter, with a long title (`text`:
+    the cell's short form, if made already)."""
+    text = cell.text if text is None else text
     if cell.opponent is None:
-        return {"text": cell.text, "title": KIND_TEXT.get(cell.kind, "")}
+        return {"text": text, "title": KIND_TEXT.get(cell.kind, "")}
     rank = rank_of.get(cell.opponent)
-    shown = f"{rank if rank is not None else cell.opponent}{cell.text[len(str(cell.opponent)) :]}"
+    shown = f"{rank if rank is not None else cell.opponent}{text[len(str(cell.opponent)) :]}"
     title = f"against no. {cell.opponent}"
     if cell.kind is RecordKind.FORFEIT_WIN:
         title += ", won by forfeit"
