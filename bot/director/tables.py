@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -23,6 +23,7 @@ from bot.director.models import Crosstable, PlayerRef, StandingRow
 from bot.workers import Workers
 from domain.entry import Entry, EntryStatus
 from domain.event import EventStatus
+from pairing.model import Colour, Outcome, RecordKind, exact_sum
 from pairing.standings.crosstable import CrosstableCell, player_cells
 from pairing.standings.ranking import compute_standings
 from storage import events as storage_events
@@ -32,6 +33,73 @@ from storage.history import History, results_tournament
 log = logging.getLogger(__name__)
 
 LIVE = frozenset({EventStatus.RUNNING, EventStatus.PAUSED})
+
+
+_KINDS = tuple(RecordKind)
+_COLOURS = (None, *Colour)
+_OUTCOMES = (None, *Outcome)
+# A cell as it crosses between processes: round, kind, opponent, colour, outcome (indexes into the tuples above;
+# 0 for none) and the points' numerator and denominator.
+PlainCell = tuple[int, int, int | None, int, int, int, int]
+_KIND_INDEX = {kind: i for i, kind in enumerate(_KINDS)}
+_COLOUR_INDEX = {colour: i for i, colour in enumerate(_COLOURS)}
+_OUTCOME_INDEX = {outcome: i for i, outcome in enumerate(_OUTCOMES)}
+
+
+def _plain(cell: CrosstableCell) -> PlainCell:
+    points = cell.points
+    return (
+        cell.round,
+        _KIND_INDEX[cell.kind],
+        cell.opponent,
+        _COLOUR_INDEX[cell.colour],
+        _OUTCOME_INDEX[cell.outcome],
+        points.numerator,
+        points.denominator,
+    )
+
+
+def _cell(plain: PlainCell) -> CrosstableCell:
+    number, kind, opponent, colour, outcome, top, bottom = plain
+    return CrosstableCell(number, _KINDS[kind], opponent, _COLOURS[colour], _OUTCOMES[outcome], Fraction(top, bottom))
+
+
+class Cells(Mapping[int, tuple[CrosstableCell, ...]]):
+    """Each player's crosstable cells by starting number; pickled as plain tuples of ints (a fifteenth of the
+    time of the cells' objects) and made again, a player at a time, when read in the other process."""
+
+    __slots__ = ("_keys", "_made", "_plain")
+
+    def __init__(
+        self,
+        made: Mapping[int, tuple[CrosstableCell, ...]] | None = None,
+        plain: Mapping[int, tuple[PlainCell, ...]] | None = None,
+    ) -> None:
+        self._made: dict[int, tuple[CrosstableCell, ...]] = dict(made or {})
+        self._plain: dict[int, tuple[PlainCell, ...]] = dict(plain or {})
+        self._keys = tuple(dict.fromkeys([*self._made, *self._plain]))
+
+    def __getitem__(self, number: int) -> tuple[CrosstableCell, ...]:
+        made = self._made.get(number)
+        if made is None:
+            made = self._made[number] = tuple(_cell(c) for c in self._plain[number])
+        return made
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, number: object) -> bool:
+        return number in self._made or number in self._plain
+
+    def __repr__(self) -> str:
+        return f"Cells({dict(self.items())!r})"
+
+    def __reduce__(self) -> tuple[type[Cells], tuple[None, dict[int, tuple[PlainCell, ...]]]]:
+        plain = self._plain
+        return Cells, (None, {n: plain[n] if n in plain else tuple(map(_plain, self._made[n])) for n in self._keys})
 
 
 @dataclass(frozen=True)
@@ -65,7 +133,7 @@ def compute_tables(history: History, after_round: int | None = None) -> EventTab
     settings = history.event.settings
     if not started(history):
         rows = tuple(StandingRow(None, player_ref(e), Fraction(0)) for e in active_entries(history.entries))
-        return EventTables(rows, {}, Crosstable(settings.rounds, ()))
+        return EventTables(rows, Cells(), Crosstable(settings.rounds, ()))
     tournament = results_tournament(history)
     by_number = history.numbered
     disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
@@ -76,14 +144,14 @@ def compute_tables(history: History, after_round: int | None = None) -> EventTab
     ]
     rounds = len(history.rounds)
     records = {p.number: player_cells(tournament, p.number, rounds) for p in tournament.players}
-    scores = {n: sum((cell.points for cell in cells), Fraction(0)) for n, cells in records.items()}
+    scores = {n: exact_sum(cell.points for cell in cells) for n, cells in records.items()}
     for n in sorted(disqualified):
         standings.append(StandingRow(None, player_ref(by_number[n]), scores[n], {}, EntryStatus.DISQUALIFIED))
     crosstable = tuple(
         (player_ref(by_number[p.number]), tuple(cell.text for cell in records[p.number]), scores[p.number])
         for p in tournament.players
     )
-    return EventTables(tuple(standings), records, Crosstable(settings.rounds, crosstable))
+    return EventTables(tuple(standings), Cells(records), Crosstable(settings.rounds, crosstable))
 
 
 def started(history: History) -> bool:

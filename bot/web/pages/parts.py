@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 import jinja2
+from markupsafe import escape
 
 from bot.director.models import StandingRow
 from bot.director.tables import Derive, EventTables
@@ -83,26 +84,79 @@ def page_parts(lichess_url: str, history: History, tables: EventTables) -> PageP
     event = history.event
     players = links(history.entries)
     rows, records = tables.standings, tables.records
-    environment = templates()
-    standings = environment.get_template("parts/standings_rows.html").render(
-        standings=standings_table(rows, event), players=players, event=event, lichess=lichess_url
-    )
-    rank_of = {row.player.number: row.rank for row in rows}
-    cells = {row.player.number: [cell_view(c, rank_of) for c in records.get(row.player.number, ())] for row in rows}
-    table = [
-        {
-            "rank": row.rank if row.rank is not None else "",
-            "player": players.get(row.player.number),
-            "points": format_points(row.points),
-            "cells": cells[row.player.number],
-        }
-        for row in rows
-    ]
-    crosstable = environment.get_template("parts/crosstable_rows.html").render(
-        table=table, event=event, lichess=lichess_url
-    )
-    rounds = max((len(c) for c in cells.values()), default=0)
+    anchors = {n: player_anchor(p, event.id) for n, p in players.items()}
+    standings = standings_rows(standings_table(rows, event), anchors, players, lichess_url)
+    texts = {ref.number: cells for ref, cells, _ in tables.crosstable.rows}
+    crosstable = crosstable_rows(rows, records, anchors, players, texts)
+    rounds = max((len(records.get(row.player.number, ())) for row in rows), default=0)
     return PageParts(players, standings, crosstable, rounds, leaders_chart(event, rows, records))
+
+
+def player_anchor(player: PlayerLink, event_id: int) -> str:
+    """A player's link to his page, with his status (`macros.html`'s `player`, escaped)."""
+    status = f' <span class="muted">({escape(player.status)})</span>' if player.status else ""
+    return f'<a href="/events/{event_id}/players/{player.number}">{escape(player.name)}</a>{status}'
+
+
+def standings_rows(
+    table: Sequence[Mapping[str, Any]], anchors: Mapping[int, str], players: Mapping[int, PlayerLink], lichess: str
+) -> str:
+    """The standings' rows as HTML (strings, names and links escaped)."""
+    site = escape(lichess)
+    out = ["\n"]
+    for row in table:
+        number = row["number"]
+        player = players.get(number)
+        name = anchors[number] if player else escape(row["name"])
+        values = "".join(f"<td>{escape(value)}</td>" for value in row["tiebreaks"])
+        account = (
+            f'<a href="{site}/@/{escape(player.lichess_id)}" rel="noopener">@{escape(player.name)}</a>'
+            if player
+            else ""
+        )
+        out.append(
+            f"\n  <tr>\n    <td>{row['rank']}</td><td>{number}</td>\n"
+            f'    <th scope="row" class="name">{name}</th>\n'
+            f"    <td>{row['rating']}</td><td>{escape(row['points'])}</td>\n"
+            f"    {values}\n"
+            f'    <td class="name">{account}</td>\n  </tr>\n'
+        )
+    return "".join(out)
+
+
+def crosstable_rows(
+    rows: Sequence[StandingRow],
+    records: Mapping[int, Sequence[CrosstableCell]],
+    anchors: Mapping[int, str],
+    players: Mapping[int, PlayerLink],
+    texts: Mapping[int, Sequence[str]] | None = None,
+) -> str:
+    """The crosstable's rows as HTML, opponents by rank (strings, escaped); `texts`: the cells' short forms by
+    player, as the tables' crosstable has them (else made again)."""
+    rank_of = {row.player.number: row.rank for row in rows}
+    known: dict[tuple[str, str], str] = {}  # a cell's HTML by its text and title: most cells repeat
+    out = ["\n"]
+    for row in rows:
+        number = row.player.number
+        player = players.get(number)
+        rank = row.rank if row.rank is not None else ""
+        head = (
+            f'{number}</td><th scope="row" class="name">{anchors[number]}</th><td>{player.rating}'
+            if player
+            else '</td><th scope="row" class="name">?</th><td>'
+        )
+        cells = []
+        shorts = texts.get(number) if texts is not None else None
+        for i, cell in enumerate(records.get(number, ())):
+            view = cell_view(cell, rank_of, shorts[i] if shorts is not None else None)
+            key = (view["text"], view["title"])
+            html = known.get(key)
+            if html is None:
+                html = known[key] = f'<td title="{escape(key[1])}">{escape(key[0])}</td>'
+            cells.append(html)
+        points = escape(format_points(row.points))
+        out.append(f"\n  <tr><td>{rank}</td><td>{head}</td>\n  {''.join(cells)}<td>{points}</td></tr>\n")
+    return "".join(out)
 
 
 def leaders_chart(event: Event, rows: Sequence[StandingRow], records: Mapping[int, Sequence[CrosstableCell]]) -> str:
@@ -155,12 +209,14 @@ def running_scores(cells: Sequence[CrosstableCell]) -> tuple[Fraction, ...]:
     return tuple(out)
 
 
-def cell_view(cell: CrosstableCell, rank_of: Mapping[int, int | None]) -> dict[str, str]:
-    """A crosstable cell: the opponent's rank, colour and result, or the TRF bye letter, with a long title."""
+def cell_view(cell: CrosstableCell, rank_of: Mapping[int, int | None], text: str | None = None) -> dict[str, str]:
+    """A crosstable cell: the opponent's rank, colour and result, or the TRF bye letter, with a long title (`text`:
+    the cell's short form, if made already)."""
+    text = cell.text if text is None else text
     if cell.opponent is None:
-        return {"text": cell.text, "title": KIND_TEXT.get(cell.kind, "")}
+        return {"text": text, "title": KIND_TEXT.get(cell.kind, "")}
     rank = rank_of.get(cell.opponent)
-    shown = f"{rank if rank is not None else cell.opponent}{cell.text[len(str(cell.opponent)) :]}"
+    shown = f"{rank if rank is not None else cell.opponent}{text[len(str(cell.opponent)) :]}"
     title = f"against no. {cell.opponent}"
     if cell.kind is RecordKind.FORFEIT_WIN:
         title += ", won by forfeit"
