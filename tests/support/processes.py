@@ -9,16 +9,19 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from tests.support.paths import ROOT
 
 
 @contextmanager
-def process(*args: str, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
-    """A `swissbot` process, stopped with SIGINT (then killed) at the end."""
+def process(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, wait: float = 20
+) -> Iterator[subprocess.Popen[str]]:
+    """A `swissbot` process, stopped with SIGINT (then killed after `wait` seconds) at the end."""
     started = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", *args],
-        cwd=ROOT,
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -30,7 +33,7 @@ def process(*args: str, env: dict[str, str] | None = None) -> Iterator[subproces
         if started.poll() is None:
             started.send_signal(signal.SIGINT)
             try:
-                started.wait(timeout=20)
+                started.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 started.kill()
                 started.wait()

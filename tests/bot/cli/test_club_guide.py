@@ -13,14 +13,12 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.support.paths import ROOT
-from tests.support.processes import free_port
+from tests.support.processes import free_port, process
 
 pytestmark = pytest.mark.slow  # three processes: the local services, the bot, and each member's command
 
@@ -44,22 +42,6 @@ def swissbot(line: str) -> list[str]:
     words = shlex.split(line)
     assert words[0] == "swissbot", line
     return [sys.executable, "-m", "bot.cli", *words[1:]]
-
-
-@contextmanager
-def background(command: list[str], cwd: Path, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
-    """A process the guide leaves running in its own terminal; Ctrl-C (SIGINT) at the end must stop it with 0."""
-    started = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        yield started
-    finally:
-        if started.poll() is None:
-            started.send_signal(signal.SIGINT)
-            try:
-                started.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                started.kill()
-                started.wait()
 
 
 def read_until(proc: subprocess.Popen[str], last: str) -> str:
@@ -136,13 +118,13 @@ def test_the_readme_club_guide_runs_as_written(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     web_port = free_port()
     ports = ["--discord-port", str(free_port()), "--lichess-port", str(free_port()), "--web-port", str(web_port)]
-    with background(swissbot(services[1]) + ports, tmp_path, env) as local_club:
+    with process(*swissbot(services[1])[3:], *ports, env=env, cwd=tmp_path, wait=30) as local_club:
         banner = read_until(local_club, "Ctrl-C stops.")
         assert "swissbot sync --config local-club/config.toml --guild 900000000000000001" in banner
         env |= exports(tmp_path / "local-club" / "env")
         synced = subprocess.run(swissbot(bot[2]), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
         assert synced.returncode == 0 and "synced" in synced.stdout, synced.stderr
-        with background(swissbot(bot[3]), tmp_path, env) as running:
+        with process(*swissbot(bot[3])[3:], env=env, cwd=tmp_path, wait=30) as running:
             club = json.loads((tmp_path / "local-club" / "club.json").read_text())
             wait_for_the_bot(club["discord_url"])
             answers = [member_says(line, tmp_path, env) for line in members[1:]]
