@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     os.chdir(ROOT)
     if argv[0] == "demo":
         return subprocess.run([str(BIN / "swissbot"), "demo", *argv[1:]]).returncode
-    for check in (["ruff", "check", "."], ["mypy"]):
+    for check in (["ruff", "check", "."], ["ruff", "format", "--check", "."], ["mypy"]):
         code = subprocess.run([str(BIN / check[0]), *check[1:]]).returncode
         if code != 0:
             return code

@@ -35,6 +35,8 @@ NO_VALID_PAIRING = 1  # bbpPairings' exit status when no valid pairing exists
 
 class ReferenceCrashed(Exception):
     """The reference binary died or failed on a round (not an answer to compare)."""
+
+
 OUT = ROOT / "bench" / ".cache" / "crosscheck"
 
 

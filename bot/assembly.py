@@ -87,24 +87,7 @@ async def open_services(config: Config, secrets: Secrets, announcer: Callable[[D
     elif config.web.public_url is None:
         log.warning("[web] public_url is not set: /link uses the bio code (no OAuth callback to come back to)")
     db = await open_database(config.database)
-    gateways: dict[str, LichessGateway] = {}
-
-    def gateway(token: str) -> LichessGateway:  # one per token: Lichess keeps its limits per token
-        if token not in gateways:
-            gateways[token] = LichessGateway(
-                config.lichess.base_url,
-                token,
-                timeout=config.lichess.timeout_seconds,
-                rate_limit_pause=config.director.lichess_pause,
-            )
-        return gateways[token]
-
-    lichess = gateway(secrets.lichess_token)
-    own = {
-        guild_id: OwnLichess(gateway(token), token)
-        for guild_id, token in secrets.club_tokens.items()
-        if token != secrets.lichess_token
-    }
+    lichess, own = open_lichess(config, secrets.lichess_token, secrets.club_tokens)
     return Services(
         db,
         lichess,
@@ -114,6 +97,29 @@ async def open_services(config: Config, secrets: Secrets, announcer: Callable[[D
         discord_client_secret=secrets.discord_client_secret,
         club_lichess=own,
     )
+
+
+def open_lichess(
+    config: Config, bot_token: str, club_tokens: Mapping[int, str]
+) -> tuple[LichessGateway, dict[int, OwnLichess]]:
+    """The bot's Lichess gateway and the clubs that bring their own account (`[[clubs]] lichess_token_env`), by guild
+    id: which token an event's Lichess calls use (`Context.lichess_of` reads it), for the bot and `swissbot repair`
+    alike. One gateway per token (Lichess keeps its limits per token); a club naming the bot's token is the bot's."""
+    gateways: dict[str, LichessGateway] = {}
+
+    def gateway(token: str) -> LichessGateway:
+        if token not in gateways:
+            gateways[token] = LichessGateway(
+                config.lichess.base_url,
+                token,
+                timeout=config.lichess.timeout_seconds,
+                rate_limit_pause=config.director.lichess_pause,
+            )
+        return gateways[token]
+
+    lichess = gateway(bot_token)
+    own = {guild_id: OwnLichess(gateway(token), token) for guild_id, token in club_tokens.items() if token != bot_token}
+    return lichess, own
 
 
 @dataclass

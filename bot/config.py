@@ -316,18 +316,37 @@ def load_secrets(environ: Mapping[str, str] | None = None, clubs: tuple[ClubConf
     """Read the Discord and Lichess tokens from the environment, and the own Lichess token of every club that
     names one (`lichess_token_env`)."""
     env = os.environ if environ is None else environ
-    names = [DISCORD_TOKEN_ENV, LICHESS_TOKEN_ENV, *(c.lichess_token_env for c in clubs if c.lichess_token_env)]
-    missing = list(dict.fromkeys(name for name in names if not env.get(name, "").strip()))
-    if missing:
-        raise ConfigError(f"environment variable {' and '.join(missing)} is not set (tokens never go in the file)")
+    _require(env, [DISCORD_TOKEN_ENV, *_lichess_token_names(clubs)])
     client_secret = env.get(DISCORD_CLIENT_SECRET_ENV, "").strip() or None
-    club_tokens = {c.guild_id: env[c.lichess_token_env].strip() for c in clubs if c.lichess_token_env}
+    lichess_token, club_tokens = load_lichess_tokens(env, clubs)
     return Secrets(
         env[DISCORD_TOKEN_ENV].strip(),
-        env[LICHESS_TOKEN_ENV].strip(),
+        lichess_token,
         discord_client_secret=client_secret,
         club_tokens=club_tokens,
     )
+
+
+def load_lichess_tokens(
+    environ: Mapping[str, str] | None = None, clubs: tuple[ClubConfig, ...] = ()
+) -> tuple[str, dict[int, str]]:
+    """The Lichess tokens alone (for the commands that never talk to Discord, such as `swissbot repair`): the bot's,
+    and the own token of every club that names one (`lichess_token_env`), by guild id."""
+    env = os.environ if environ is None else environ
+    _require(env, _lichess_token_names(clubs))
+    club_tokens = {c.guild_id: env[c.lichess_token_env].strip() for c in clubs if c.lichess_token_env}
+    return env[LICHESS_TOKEN_ENV].strip(), club_tokens
+
+
+def _lichess_token_names(clubs: tuple[ClubConfig, ...]) -> list[str]:
+    return [LICHESS_TOKEN_ENV, *(c.lichess_token_env for c in clubs if c.lichess_token_env)]
+
+
+def _require(env: Mapping[str, str], names: list[str]) -> None:
+    """ConfigError naming every variable of `names` not set."""
+    missing = list(dict.fromkeys(name for name in names if not env.get(name, "").strip()))
+    if missing:
+        raise ConfigError(f"environment variable {' and '.join(missing)} is not set (tokens never go in the file)")
 
 
 def load_discord_token(environ: Mapping[str, str] | None = None) -> str:

@@ -245,9 +245,7 @@ def seeded_order(history: History, teams: Sequence[TeamRow]) -> list[int]:
     boards = history.event.settings.team_boards
     return [
         t.id
-        for t in sorted(
-            teams, key=lambda t: (-team_strength((ratings.get(p, 0) for p in t.players), boards), t.name)
-        )
+        for t in sorted(teams, key=lambda t: (-team_strength((ratings.get(p, 0) for p in t.players), boards), t.name))
     ]
 
 

@@ -28,8 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=COMMANDS["generate"],
         description="The random tournament generator of FIDE pairing programs: players with random ratings, "
         "every round paired by the engine, results drawn by rating (with a few byes, forfeits and "
-        "withdrawals), written as TRF. The same arguments always give the same file. "
-        + describe(EXITS),
+        "withdrawals), written as TRF. The same arguments always give the same file. " + describe(EXITS),
     )
     parser.add_argument("--system", default="dutch", choices=systems.choices(), help="pairing system (default dutch)")
     parser.add_argument("--players", type=int, required=True, help="number of players (teams with --system team)")

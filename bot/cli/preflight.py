@@ -13,11 +13,11 @@ import discord
 from bot.config import ClubConfig, Config, Secrets
 from bot.discord.bot import REQUIRED_PERMISSIONS
 from bot.lichess import TOKEN_ENV as LICHESS_TOKEN_ENV
+from bot.lichess.scopes import make_a_new_token, missing_required
 
 log = logging.getLogger(__name__)
 
 TIMEOUT = aiohttp.ClientTimeout(total=20)
-NEEDED_SCOPE = "challenge:write"  # creates the games; challenge:bulk only warns (said at start by the assembly)
 TEXT_CHANNELS = (0, 5)  # a guild text channel, an announcement channel
 ADMINISTRATOR = 1 << 3
 EVERY_PERMISSION = discord.Permissions.all().value  # the owner's and an administrator's, whatever the overwrites
@@ -125,8 +125,9 @@ async def discord_problems(config: Config, token: str) -> list[str]:
 
 
 async def lichess_problems(config: Config, tokens: Iterable[tuple[str, str]]) -> list[str]:
-    """Each (environment variable, token) that Lichess refuses or that lacks `challenge:write`; a Lichess that
-    does not answer is only logged (the bot waits for it anyway)."""
+    """Each (environment variable, token) that Lichess refuses or that lacks a scope the bot needs
+    (`bot.lichess.scopes`; an optional one missing is said at start by the assembly); a Lichess that does not answer
+    is only logged (the bot waits for it anyway)."""
     base = config.lichess.base_url
     pairs = list(dict(tokens).items())
     try:
@@ -145,13 +146,13 @@ async def lichess_problems(config: Config, tokens: Iterable[tuple[str, str]]) ->
         info = answers.get(token)
         if not isinstance(info, dict):
             problems.append(
-                f"Lichess ({base}) refuses the token in {env} (unknown, revoked or expired): make a new one "
-                "with the scopes challenge:write and challenge:bulk"
+                f"Lichess ({base}) refuses the token in {env} (unknown, revoked or expired): {make_a_new_token()}"
             )
-        elif NEEDED_SCOPE not in str(info.get("scopes") or "").split(","):
+            continue
+        for scope in missing_required(str(info.get("scopes") or "").split(",")):
             problems.append(
-                f"the token in {env} lacks the scope {NEEDED_SCOPE} that creates the games: make a new one "
-                "with the scopes challenge:write and challenge:bulk"
+                f"the token in {env} lacks the scope {scope.name}, with which the bot {scope.purpose}: "
+                f"{make_a_new_token()}"
             )
     return problems
 

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from bot.assembly import Services, build
+from bot.assembly import Services, build, open_lichess
 from bot.cli import COMMANDS
 from bot.cli.exit_codes import ExitCode, describe
 from bot.clock import SystemClock
-from bot.config import Config, ConfigError, load_config
+from bot.config import Config, ConfigError, load_config, load_lichess_tokens
 from bot.director.arbiter import CorrectionOutcome
 from bot.director.models import Actor, RoundView, StandingRow
 from bot.errors import EventNotFound, SwissbotError
-from bot.lichess import TOKEN_ENV as LICHESS_TOKEN_ENV
-from bot.lichess.gateway import LichessGateway
 from bot.token_vault import TOKEN_KEY_ENV, TokenVault, VaultError
 from domain.corrections import CorrectionKind
 from domain.event import Event
@@ -31,7 +28,8 @@ EXITS = {
     ExitCode.FAILED: "the new pairing breaks FIDE criteria and was not applied (give --accept)",
     ExitCode.BAD_INPUT: "no such event, or its last round cannot be re-paired",
     ExitCode.NO_DATABASE: "the database cannot be opened",
-    ExitCode.CONFIG: "a bad configuration, LICHESS_TOKEN not set, or an unusable SWISSBOT_TOKEN_KEY",
+    ExitCode.CONFIG: "a bad configuration, LICHESS_TOKEN (or a club's own Lichess token) not set, or an unusable "
+    "SWISSBOT_TOKEN_KEY",
 }
 CLI_ACTOR = Actor(0, "swissbot repair (command line)", is_organiser=True)
 
@@ -45,8 +43,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "withdrawal or a forgotten bye request), before any of its games began: the games already created on "
         "Lichess are cancelled, and the running bot creates and announces the new ones at its next poll. The "
         "new pairing is checked against the system's absolute criteria first. LICHESS_TOKEN comes from the "
-        "environment, and SWISSBOT_TOKEN_KEY (the bot's) opens the members' tokens that abort bulk-paired games. "
-        + describe(EXITS),
+        "environment, with the own Lichess token of each [[clubs]] that names one (lichess_token_env), as the bot "
+        "reads them: a club's games are cancelled with its own token. SWISSBOT_TOKEN_KEY (the bot's) opens the "
+        "members' tokens that abort bulk-paired games. " + describe(EXITS),
     )
     parser.add_argument("--config", type=Path, default=Path("config.toml"), help="the TOML file (default config.toml)")
     parser.add_argument("--event", type=int, metavar="ID", help="the event id (default: the latest event)")
@@ -98,12 +97,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     """Re-pair and return the exit code."""
     try:
         config = load_config(args.config)
+        token, club_tokens = load_lichess_tokens(clubs=config.clubs)
     except ConfigError as error:
         print(f"swissbot repair: {error}", file=sys.stderr)
-        return ExitCode.CONFIG
-    token = os.environ.get(LICHESS_TOKEN_ENV, "").strip()
-    if not token:
-        print(f"swissbot repair: environment variable {LICHESS_TOKEN_ENV} is not set", file=sys.stderr)
         return ExitCode.CONFIG
     try:
         vault = TokenVault.from_env()
@@ -111,7 +107,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"swissbot repair: {TOKEN_KEY_ENV}: {error}", file=sys.stderr)
         return ExitCode.CONFIG
     try:
-        outcome = asyncio.run(repair(config, token, args.event, args.accept, vault))
+        outcome = asyncio.run(repair(config, token, args.event, args.accept, vault, club_tokens))
     except (DatabaseUnavailable, DatabaseError) as error:
         print(f"swissbot repair: {error}", file=sys.stderr)
         return ExitCode.NO_DATABASE
@@ -123,14 +119,20 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 
 async def repair(
-    config: Config, token: str, event_id: int | None, accept: bool, vault: TokenVault | None = None
+    config: Config,
+    token: str,
+    event_id: int | None,
+    accept: bool,
+    vault: TokenVault | None = None,
+    club_tokens: Mapping[int, str] | None = None,
 ) -> CorrectionOutcome:
-    """Re-pair the event's last round through the director, on the configured database and Lichess; `vault` (the
-    bot's, `SWISSBOT_TOKEN_KEY`) opens the members' tokens that abort the round's bulk games."""
+    """Re-pair the event's last round through the director, on the configured database and Lichess with the bot's
+    `token` and the clubs' own (`club_tokens`, by guild id: the event's club's games are its account's); `vault`
+    (the bot's, `SWISSBOT_TOKEN_KEY`) opens the members' tokens that abort the round's bulk games."""
     db = await open_database(config.database, create=False)
-    gateway = LichessGateway(config.lichess.base_url, token, timeout=config.lichess.timeout_seconds)
+    gateway, own = open_lichess(config, token, club_tokens or {})
+    services = Services(db, gateway, PrintedNotices(), vault, club_lichess=own)
     try:
-        services = Services(db, gateway, PrintedNotices(), vault)
         app = await build(config, SystemClock(), services, scheduled=False)
         if event_id is None:
             latest = await latest_event(db)
@@ -139,5 +141,4 @@ async def repair(
             event_id = latest.id
         return await app.director.correct_pairing(CLI_ACTOR, event_id, CorrectionKind.REPAIR, (), accept)
     finally:
-        await gateway.close()
-        await db.close()
+        await services.close()

@@ -39,6 +39,7 @@ from bot.errors import InvalidState
 from bot.lichess.budget import BulkPlan, SpentBulk
 from bot.lichess.errors import LichessBadRequest, LichessError, LichessRateLimited, LichessTokensRefused
 from bot.lichess.payloads import BulkPairing, TokenInfo
+from bot.lichess.scopes import CHALLENGE_BULK
 from domain.entry import Entry
 from domain.event import Event
 from domain.result import GameRow, GameStatus
@@ -63,8 +64,8 @@ async def bot_may_bulk(lichess: LichessPort, bot_token: str) -> str | None:
         info: TokenInfo | None = (await lichess.test_tokens([bot_token])).get(bot_token)
     except LichessError as exc:
         return f"could not check the bot's token ({exc}); every board is an open challenge"
-    if info is None or "challenge:bulk" not in info.scopes:
-        return "the bot's Lichess token lacks the challenge:bulk scope: every board is an open challenge"
+    if info is None or CHALLENGE_BULK.name not in info.scopes:
+        return f"the bot's Lichess token lacks the {CHALLENGE_BULK.name} scope: every board is an open challenge"
     try:  # the token's budget starts with what it spent before this process (else at the first bulk)
         lichess.bulk_ledger.seed(await lichess.list_bulks())
     except LichessError as exc:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.director.context import Context
-from bot.director.endings import finish_round, show_results
+from bot.director.endings import decide_board, finish_round, show_results
 from bot.director.lookups import OVER, get_event, get_round, latest_games
 from bot.director.models import Actor
 from bot.director.outcome import UNFINISHED_STATUSES
@@ -24,10 +24,7 @@ from domain.rounds import BoardRow, RoundSummary
 from pairing.model import RecordKind
 from storage import bulks as storage_bulks
 from storage import games as storage_games
-from storage import outbox as storage_outbox
-from storage import results as storage_results
 from storage import rounds as storage_rounds
-from storage.outbox import PostKind
 
 LOG = logging.getLogger(__name__)
 
@@ -203,11 +200,7 @@ async def forfeit_departed(ctx: Context, actor: Actor, event_id: int, entry: Ent
     await cancel_games(ctx, event.guild_id, live)
     white_left = board.white_id == entry.player_id
     result = Result.BLACK_WINS_FORFEIT if white_left else Result.WHITE_WINS_FORFEIT
-    async with ctx.db.transaction():  # with the result: a stop before the round's message shows it edits it later
-        await storage_results.record_result(
-            ctx.db, board.id, result, at=ctx.clock.now(), actor=actor.audit_name, reason=f"{entry.name} {left}"
-        )
-        await storage_outbox.queue_post(ctx.db, event_id, PostKind.RESULTS, board.round, at=ctx.clock.now())
+    await decide_board(ctx, board, result, actor=actor.audit_name, reason=f"{entry.name} {left}")
     view = await pairings(ctx, event_id, board.round)
     shown = next(b for b in view.boards if b.number == board.board_no)
     opponent = shown.black if white_left else shown.white

@@ -4,11 +4,13 @@ The posts that must reach the channel outside a round's end (a round's results, 
 standings after a late disqualification, bulletins such as a cancellation) go through the outbox
 (`storage.outbox`): written before they are tried, completed after Discord took them, and tried again by the
 POSTS job while pending, also after a restart. What they show is rendered from the database when they are sent
-(a bulletin's text is kept in its row)."""
+(a bulletin's text is kept in its row). Every path that decides a board stores its result through `decide_board`,
+which writes the round's results post with it; a round's results wait for its pairing post, which shows them."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 from bot.director import team_standings
 from bot.director.context import Context
@@ -17,11 +19,14 @@ from bot.director.models import SYSTEM_ACTOR, Actor, RoundView
 from bot.director.queries import pairings, standings
 from bot.director.timetable import next_start
 from domain.event import JOINABLE, Event, EventStatus
-from domain.rounds import RoundStatus
+from domain.result import Result
+from domain.rounds import BoardRow, RoundStatus
 from storage import events as storage_events
 from storage import outbox as storage_outbox
+from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.outbox import Post, PostKind
+from storage.results import GameData
 
 
 async def finish_round(ctx: Context, event_id: int, number: int) -> None:
@@ -40,16 +45,47 @@ async def finish_round(ctx: Context, event_id: int, number: int) -> None:
     await _announce_results(ctx, event_id, number)
 
 
+async def decide_board(
+    ctx: Context,
+    board: BoardRow,
+    result: Result,
+    *,
+    actor: str,
+    reason: str | None = None,
+    game_id: str | None = None,
+    game_data: GameData | None = None,
+    at: datetime | None = None,
+) -> BoardRow:
+    """Store a board's result and its round's results post in the outbox in one transaction (inside the caller's,
+    if any): a stop before Discord hears of it still shows it after the restart. The caller sends the posts
+    (`show_results`, `send_posts`) once its own changes are stored."""
+    now = at or ctx.clock.now()
+    async with ctx.db.transaction():
+        decided = await storage_results.record_result(
+            ctx.db, board.id, result, at=now, actor=actor, game_id=game_id, game_data=game_data, reason=reason
+        )
+        await storage_outbox.queue_post(ctx.db, board.event_id, PostKind.RESULTS, board.round, at=now)
+    return decided
+
+
 async def show_results(ctx: Context, event: Event, view: RoundView) -> bool:
     """Update a round's results in the channel, through the outbox (tried again until Discord takes them).
     False when it did not get there now."""
     queued = await storage_outbox.queue_post(ctx.db, event.id, PostKind.RESULTS, view.number, at=ctx.clock.now())
     if await storage_outbox.pending_posts(ctx.db, event.id) != [queued]:
         return await send_posts(ctx, event.id)  # earlier posts first, each rendered when sent
-    if not await ctx.announced(event.id, ctx.announcer.results_updated(event, view)):  # the caller's fresh view
-        return False
+    to_come = await _pairing_post_to_come(ctx, event, view.number)  # then that post shows the results
+    if not to_come and not await ctx.announced(event.id, ctx.announcer.results_updated(event, view)):
+        return False  # (the caller's fresh view)
     await storage_outbox.post_sent(ctx.db, queued.id, at=ctx.clock.now())
     return True
+
+
+async def _pairing_post_to_come(ctx: Context, event: Event, round_number: int) -> bool:
+    """Whether the round's pairing post is still to come (the round not announced yet, nor over): it shows every
+    result stored before it, and a results post sent first would be the round's message without its pings."""
+    row = (await get_round(ctx.db, event, round_number)).round
+    return row.pairings_announced_at is None and row.status is not RoundStatus.FINISHED
 
 
 async def post(ctx: Context, event_id: int, kind: PostKind, round_number: int) -> bool:
@@ -87,7 +123,8 @@ async def _send(ctx: Context, pending: Post) -> None:
     """One post, rendered from the database now."""
     event = await get_event(ctx.db, pending.event_id)
     if pending.kind is PostKind.RESULTS:
-        await ctx.announcer.results_updated(event, await pairings(ctx, event.id, pending.round))
+        if not await _pairing_post_to_come(ctx, event, pending.round):
+            await ctx.announcer.results_updated(event, await pairings(ctx, event.id, pending.round))
     elif pending.kind is PostKind.STANDINGS:
         rows = await standings(ctx, event.id, pending.round)
         await ctx.announcer.standings(as_of_round(event, pending.round), rows, False)

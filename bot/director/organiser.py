@@ -11,6 +11,7 @@ from bot.director.challenges import cancel_games, forfeit_departed, open_games
 from bot.director.context import Context
 from bot.director.endings import (
     bulletin,
+    decide_board,
     finish_event,
     finish_round,
     last_finished_round,
@@ -226,13 +227,11 @@ async def set_result(
                 raise BoardNotFound(f"Round {round_number} has no board {board}.") from None
             first = row.result is None
             if first:
-                await storage_results.record_result(
-                    ctx.db, row.id, new, at=now, actor=actor.audit_name, game_id=row.game_id, reason=reason
-                )
+                await decide_board(ctx, row, new, actor=actor.audit_name, game_id=row.game_id, reason=reason, at=now)
             else:
                 await storage_results.correct_result(ctx.db, row.id, new, at=now, actor=actor.audit_name, reason=reason)
-            # written with the change: a stop before Discord hears of it still shows it after the restart
-            await storage_outbox.queue_post(ctx.db, event_id, PostKind.RESULTS, round_number, at=now)
+                # written with the change: a stop before Discord hears of it still shows it after the restart
+                await storage_outbox.queue_post(ctx.db, event_id, PostKind.RESULTS, round_number, at=now)
         if first:  # the board is decided: its challenge, if nobody has played it, can no longer count
             await cancel_games(ctx, event.guild_id, await open_games(ctx, event_id, round_number, [row.id]))
         later = round_number + 1 if round_number < event.current_round else None

@@ -10,7 +10,7 @@ from typing import Any
 from bot.director.bulk import bulk_game_rows
 from bot.director.challenges import cancel_games
 from bot.director.context import Context
-from bot.director.endings import finish_round, show_results
+from bot.director.endings import decide_board, finish_round, show_results
 from bot.director.lookups import OVER, get_event, get_round, latest_games, load_people
 from bot.director.models import SYSTEM_ACTOR
 from bot.director.outcome import Aborted, Absent, EarlyDraw, Held, Outcome, Pending, Played, ban_hours, decide
@@ -28,7 +28,6 @@ from storage import entries as storage_entries
 from storage import games as storage_games
 from storage import outbox as storage_outbox
 from storage import players as storage_players
-from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.outbox import PostKind
 
@@ -163,18 +162,10 @@ async def _apply(
                     notices.append(f"Round {board.round} board {board.board_no}: {outcome.detail} (/swiss result).")
                 continue
             assert not isinstance(outcome, Pending)  # never collected
-            await storage_results.record_result(
-                ctx.db,
-                board.id,
-                outcome.result,
-                at=now,
-                actor=system,
-                game_id=game.lichess_id,
-                game_data=raw,
-                reason=outcome.detail,
-            )
-            # with the result: a stop before the round's message is edited still edits it after the restart
-            await storage_outbox.queue_post(ctx.db, event.id, PostKind.RESULTS, board.round, at=now)
+            await decide_board(
+                ctx, board, outcome.result, actor=system, game_id=game.lichess_id, game_data=raw,
+                reason=outcome.detail, at=now,
+            )  # fmt: skip
             ended = GameStatus.FINISHED if raw else GameStatus.ABORTED
             await storage_games.update_game(ctx.db, game.id, ended, at=now, data=raw)
             for colour in outcome.absent if isinstance(outcome, Absent) else ():

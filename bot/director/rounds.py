@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from bot.director import teams
 from bot.director.bulk import ensure_bulk_games
 from bot.director.context import Context
+from bot.director.endings import decide_board, send_posts
 from bot.director.lookups import active_entries, by_player, event_history, get_round, latest_games
 from bot.director.members import check_entries_at_start
 from bot.director.models import SYSTEM_ACTOR
@@ -25,7 +26,6 @@ from storage import entries as storage_entries
 from storage import errors as storage_errors
 from storage import events as storage_events
 from storage import games as storage_games
-from storage import results as storage_results
 from storage import rounds as storage_rounds
 from storage.history import History
 
@@ -149,7 +149,7 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
     event_id = event.id
     if (await get_round(ctx.db, event, round_number)).round.held(ctx.clock.now()):
         return  # the organisers review the pairing; the hold's end (a poll job) or their confirmation goes on
-    await _forfeit_gone(ctx, event, people, round_number)
+    forfeited = await _forfeit_gone(ctx, event, people, round_number)
     hold = await ensure_bulk_games(ctx, event, people, round_number)  # bulk pairings first (bot.director.bulk)
     async with ctx.db.snapshot():
         summary = await get_round(ctx.db, event, round_number)
@@ -187,7 +187,9 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
             break  # Lichess is in trouble: leave the rest for the next attempt
         known_ids.add(created)
     for board, why in refused:
-        await _refused(ctx, event, board, people, why)
+        forfeited = await _refused(ctx, event, board, people, why) or forfeited
+    if forfeited:  # results like any other: shown now (by the pairing post when that is still to come)
+        await send_posts(ctx, event_id)
     if trouble is not None:
         subject = f"round:{round_number}"
         if not await storage_audit.logged(ctx.db, event_id=event_id, action=TROUBLE, subject=subject):
@@ -207,12 +209,12 @@ async def ensure_games(ctx: Context, event: Event, people: dict[int, Entry], rou
     await _announce_round(ctx, event, people, round_number)
 
 
-async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> None:
+async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], round_number: int) -> bool:
     """Boards a player is paired on without playing, decided by forfeit before any game is created: a player who
     left while the round's pairing was held for review, a Double-Swiss match's second game whose player left after
     the first (C.04.5: the match is still one pairing), and a team match's board that a team short of players
     defaults (its absent player: gone, or on a bye). Before the round starts, a player who left loses a bye of it
-    worth points (`_void_byes`)."""
+    worth points (`_void_byes`). True when it decided a board."""
     event_id = event.id
     second_game = is_second_game(event, round_number)
     byes_count = second_game or teams.is_team_event(event)  # elsewhere a paired player has no bye of the round
@@ -231,8 +233,9 @@ async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], ro
     if not byes_count and summary.round.status is RoundStatus.PAIRED:
         await _void_byes(ctx, event, round_number, summary, people, left)
     if not any(b.white_id in gone or b.black_id in gone for b in summary.boards if b.result is None):
-        return
+        return False
     now = ctx.clock.now()
+    decided = False
     for board in summary.boards:
         if board.result is not None or board.id in tried:
             continue
@@ -251,7 +254,9 @@ async def _forfeit_gone(ctx: Context, event: Event, people: dict[int, Entry], ro
                 if byes_count
                 else f"{name} left before the game"
             )
-        await storage_results.record_result(ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name, reason=reason)
+        await decide_board(ctx, board, result, actor=SYSTEM_ACTOR.name, reason=reason, at=now)
+        decided = True
+    return decided
 
 
 async def _void_byes(
@@ -274,9 +279,10 @@ async def _void_byes(
         )
 
 
-async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int, Entry], why: str) -> None:
+async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int, Entry], why: str) -> bool:
     """Lichess refused a board's game: a player whose account is closed loses by forfeit and is withdrawn (no
-    ban); otherwise the board is held for an organiser. Either way the organisers are told once."""
+    ban); otherwise the board is held for an organiser. Either way the organisers are told once. True when the
+    board is forfeited."""
     now = ctx.clock.now()
     subject = board_subject(board.round, board.board_no)
     closed = [
@@ -290,9 +296,7 @@ async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int
         result = Result.BLACK_WINS_FORFEIT if closed[0] == "white" else Result.WHITE_WINS_FORFEIT
         reason = f"{gone.name}'s Lichess account is closed"
         async with ctx.db.transaction():
-            await storage_results.record_result(
-                ctx.db, board.id, result, at=now, actor=SYSTEM_ACTOR.name, reason=reason
-            )
+            await decide_board(ctx, board, result, actor=SYSTEM_ACTOR.name, reason=reason, at=now)
             if gone.status is EntryStatus.ACTIVE:
                 await storage_entries.set_entry_status(
                     ctx.db, event.id, gone.player_id, EntryStatus.WITHDRAWN, at=now, actor=SYSTEM_ACTOR.name,
@@ -301,9 +305,9 @@ async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int
         await ctx.announcer.notice(
             event, f"{where}: Lichess refused the game ({reason}): {gone.name} loses by forfeit and is withdrawn."
         )
-        return
+        return True
     if await storage_audit.logged(ctx.db, event_id=event.id, action=REFUSED, subject=subject):
-        return
+        return False
     await storage_audit.record_action(
         ctx.db, at=now, actor=SYSTEM_ACTOR.name, action=REFUSED, subject=subject, event_id=event.id, reason=why
     )
@@ -312,6 +316,7 @@ async def _refused(ctx: Context, event: Event, board: BoardRow, people: dict[int
         f"{where}: Lichess refused the game ({why}); the board is held for an organiser (/swiss result)."
         " The other boards go on.",
     )
+    return False
 
 
 async def _account_closed(ctx: Context, username: str) -> bool:

@@ -359,4 +359,3 @@ def first_best(members: Sequence[int], costs: Mapping[tuple[int, int], int]) -> 
                 break
             del fixed[first]
     return list(fixed.items())
-

@@ -3,6 +3,7 @@ local Lichess's real endpoints (guild, roles, channel, the bot's member, `POST /
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,10 +15,12 @@ from bot.cli import preflight
 from bot.cli import run as cli_run
 from bot.cli.exit_codes import ExitCode
 from bot.config import ClubConfig, Config, DiscordConfig, LichessConfig, Secrets
+from bot.lichess.scopes import BOT_SCOPES
 from sandbox.discord import DiscordSandbox, run_discord_sandbox
 from sandbox.discord.state import Fault
 from sandbox.lichess import run_sandbox
 from sandbox.lichess.server import Sandbox
+from tests.support.paths import ROOT
 
 GUILD, CHANNEL, SECRET_CHANNEL, ORGANISER = (
     730000000000000001,
@@ -102,11 +105,24 @@ async def test_a_lichess_token_refused_or_without_challenge_write_is_one_sentenc
     services.lichess.add_user("ClubBot", token="lip_readonly", scopes=frozenset({"challenge:bulk", "team:read"}))
     found = await preflight.problems(services.config(), services.secrets(lichess_token="lip_readonly"))
     assert found == [
-        "the token in LICHESS_TOKEN lacks the scope challenge:write that creates the games: make a new one "
-        "with the scopes challenge:write and challenge:bulk"
+        "the token in LICHESS_TOKEN lacks the scope challenge:write, with which the bot creates and cancels the "
+        "games: make a new one with the scopes challenge:write and challenge:bulk"
     ]
     services.lichess.add_user("ClubBot", token="lip_nobulk", scopes=frozenset({"challenge:write"}))
     assert await preflight.problems(services.config(), services.secrets(lichess_token="lip_nobulk")) == []
+
+
+def test_the_token_step_of_the_readme_and_the_example_config_name_the_bots_scopes() -> None:
+    """The scopes a club gives the bot's token are named once, in `bot.lichess.scopes`: the docs say those."""
+    scope = re.compile(r"\b(?:challenge|team|bot|board|email|preference|study|tournament|racer|puzzle|msg|follow|"
+                       r"engine|web):[a-z]+\b")  # fmt: skip
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    step = readme[readme.index("2. **Lichess.**") : readme.index("3. **Linking")]
+    example = (ROOT / "config.example.toml").read_text(encoding="utf-8")
+    token_lines = example[example.index("#   LICHESS_TOKEN") : example.index("#   SWISSBOT_TOKEN_KEY")]
+    names = {s.name for s in BOT_SCOPES}
+    assert set(scope.findall(step)) == names
+    assert set(scope.findall(token_lines)) == names
 
 
 async def test_run_prints_each_problem_and_exits_config_before_starting_anything(

@@ -3,18 +3,32 @@ the running bot's poll creates the new ones."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from bot.assembly import OwnLichess, Services, build
 from bot.cli import main
 from bot.cli.exit_codes import ExitCode
 from bot.cli.repair import outcome_lines, repair
 from bot.config import Config, LichessConfig
 from bot.errors import InvalidState
+from bot.lichess.gateway import LichessGateway
+from bot.settings import DirectorSettings
+from bot.token_vault import TOKEN_KEY_ENV
+from sandbox.lichess.server import run_sandbox
 from storage.audit import audit_log
-from tests.bot.director.director_world import ORGANISER, make_world
+from storage.db import open_database
+from tests.bot.director.director_world import CHANNEL, ORGANISER, World, make_world
+from tests.support.announcer import RecordingAnnouncer
+from tests.support.clock import ManualClock
+from tests.support.lichess_sandbox import gateway_kwargs
+
+CLUB_GUILD = 3000
+CLUB_TOKEN = "lip_clubaccounttoken"
 
 
 async def test_repair_re_pairs_the_last_round_after_a_late_withdrawal(tmp_path: Path) -> None:
@@ -69,3 +83,47 @@ def test_repair_needs_the_lichess_token(tmp_path: Path, monkeypatch: pytest.Monk
     config.write_text('[bot]\ndatabase = "swiss.sqlite3"\n')
     monkeypatch.delenv("LICHESS_TOKEN", raising=False)
     assert main(["repair", "--config", str(config)]) == ExitCode.CONFIG
+
+
+async def test_repair_cancels_a_clubs_games_with_the_clubs_own_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = ManualClock()
+    database = tmp_path / "swiss.sqlite3"
+    async with run_sandbox(seed=11, autoplay=False, clock=lambda: clock.now().timestamp()) as sandbox:
+        sandbox.add_user("ClubBot", title="BOT", token=CLUB_TOKEN)  # the club's own Lichess account
+        own = LichessGateway(sandbox.url, CLUB_TOKEN, **gateway_kwargs())
+        gateway = LichessGateway(sandbox.url, sandbox.bot_token, **gateway_kwargs())
+        announcer = RecordingAnnouncer()
+        db = await open_database(database)
+        services = Services(db, gateway, announcer, club_lichess={CLUB_GUILD: OwnLichess(own, CLUB_TOKEN)})
+        app = await build(Config(database=database, director=DirectorSettings(poll_interval=20.0)), clock, services)
+        w = World(sandbox, db, gateway, clock, announcer, app.director, app.scheduler)
+        try:
+            template, _ = await w.event()
+            settings = replace((await w.director.event(template)).settings)
+            event_id = (await w.director.create_event(ORGANISER, CLUB_GUILD, CHANNEL + 1, settings)).id
+            await w.director.open_event(ORGANISER, event_id)
+            for i in range(4):
+                await w.director.join(await w.member(f"member{i}", rating=1900 - 10 * i), event_id)
+            await w.start(event_id)
+            first = await w.director.pairings(event_id)
+            games = [b.game_id for b in first.boards if b.game_id]
+            assert len(games) == 2 and {sandbox.state.games[g].creator for g in games} == {"clubbot"}
+            await w.director.forbid(ORGANISER, event_id, first.boards[0].white.name, first.boards[0].black.name)
+            config = tmp_path / "config.toml"
+            config.write_text(
+                f'[bot]\ndatabase = "{database}"\n[lichess]\nbase_url = "{sandbox.url}"\n'
+                f'[[clubs]]\nguild_id = {CLUB_GUILD}\norganiser_role = "organisers"\nchannel_id = {CHANNEL + 1}\n'
+                'lichess_token_env = "CLUB_LICHESS_TOKEN"\n'
+            )
+            monkeypatch.setenv("LICHESS_TOKEN", sandbox.bot_token)
+            monkeypatch.setenv("CLUB_LICHESS_TOKEN", CLUB_TOKEN)
+            monkeypatch.delenv(TOKEN_KEY_ENV, raising=False)
+            # The command as an organiser types it, in its own process's thread (the local Lichess serves this loop).
+            code = await asyncio.to_thread(main, ["repair", "--config", str(config), "--event", str(event_id)])
+            assert code == ExitCode.OK
+            assert all(g not in sandbox.state.games for g in games)  # cancelled by the club's account, its creator
+            assert all(b.game_id is None for b in (await w.director.pairings(event_id)).boards)
+        finally:
+            await services.close()
