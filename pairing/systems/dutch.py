@@ -547,6 +547,13 @@ class _Bracket:
         free = [k for k in range(n) if mate[k] == -1]
         if not free:
             return mate
+        # Which completion is found does not matter: a member left free has no free legal partner in the bracket
+        # or the next one (that weighted edge would have been taken), so it floats down whoever it meets.
+        rest = self._greedy_completion(free, keep, cut)
+        if rest is not None:
+            for k, partner in rest.items():
+                mate[k] = partner
+            return mate
         for dense in (False, True):
             rest = self._completion(free, keep, cut, dense)
             if rest is not None:
@@ -596,6 +603,63 @@ class _Bracket:
             return a >= nb - SPARSE_WINDOW and b < nb + SPARSE_WINDOW
         gap = b - a
         return gap <= SPARSE_WINDOW or abs(gap - half) <= SPARSE_WINDOW
+
+    def _greedy_completion(self, free: list[int], keep: list[int], cut: set[Pair]) -> dict[int, int] | None:
+        """A perfect matching of the `free` vertices found greedily (the dummy to the lowest PAB-eligible), or None.
+
+        A quick first try: pairs in order, then each two left over by swapping partners with one pair; when that
+        fails, `_completion` searches properly.
+        """
+        players = self.rnd.players
+        compatible = self.rnd.compatible
+        verts = self.vertices
+        nv = len(verts)
+        left = [keep[k] for k in free if keep[k] < nv]
+        out: dict[int, int] = {}
+        if len(left) < len(free):
+            partner = next((a for a in reversed(left) if players[verts[a]].pab_eligible), None)
+            if partner is None:
+                return None
+            left.remove(partner)
+            out[self.dummy] = partner
+            out[partner] = self.dummy
+
+        def legal(a: int, b: int) -> bool:
+            return compatible[verts[a]][verts[b]] and (min(a, b), max(a, b)) not in cut
+
+        pairs: list[Pair] = []
+        single: list[int] = []
+        taken = [False] * len(left)
+        for i, a in enumerate(left):
+            if taken[i]:
+                continue
+            row = compatible[verts[a]]
+            for j in range(i + 1, len(left)):
+                b = left[j]
+                if not taken[j] and row[verts[b]] and (a, b) not in cut:
+                    taken[j] = True
+                    pairs.append((a, b))
+                    break
+            else:
+                single.append(a)
+        while single:
+            a, b = single.pop(), single.pop()
+            for k, (x, y) in enumerate(pairs):
+                if legal(a, x) and legal(b, y):
+                    pairs[k] = (a, x)
+                    pairs.append((b, y))
+                    break
+                if legal(a, y) and legal(b, x):
+                    pairs[k] = (a, y)
+                    pairs.append((b, x))
+                    break
+            else:
+                return None
+        for a, b in pairs:
+            out[a] = b
+            out[b] = a
+        index = {v: k for k, v in enumerate(keep)}
+        return {index[a]: index[b] for a, b in out.items()}
 
     def _completion(self, free: list[int], keep: list[int], cut: set[Pair], dense: bool) -> dict[int, int] | None:
         """A perfect matching of the `free` vertices over any legal edge (sparse first), or None."""
