@@ -25,9 +25,9 @@ so with a 0-point PAB it can pair later rounds differently; we follow the text i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 from pairing.colours import ColourState, allocate, colour_states
 from pairing.errors import NoValidPairing
@@ -37,7 +37,6 @@ from pairing.model import (
     Colour,
     FloatDirection,
     Pairing,
-    Points,
     PreferenceStrength,
     RoundViews,
     Tournament,
@@ -62,7 +61,7 @@ class _Player:
 
     index: int
     number: int
-    score: Points
+    points: int  # the pairing score in units of the round's common denominator (exact integer arithmetic)
     colour: ColourState
     float1: FloatDirection
     float2: FloatDirection
@@ -188,13 +187,16 @@ def with_implied_acceleration(tournament: Tournament) -> Tournament:
 def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
     out = []
     rnd = views.round
-    for index, state in enumerate(colour_states(views, numbers)):
+    states = colour_states(views, numbers)
+    scores = [views.pairing_score(state.number) for state in states]
+    unit = math.lcm(*(score.denominator for score in scores))
+    for index, (state, score) in enumerate(zip(states, scores, strict=True)):
         number = state.number
         out.append(
             _Player(
                 index=index,
                 number=number,
-                score=views.pairing_score(number),
+                points=score.numerator * (unit // score.denominator),
                 colour=state,
                 float1=views.float_in(number, rnd - 1) if rnd > 1 else FloatDirection.NONE,
                 float2=views.float_in(number, rnd - 2) if rnd > 2 else FloatDirection.NONE,
@@ -263,7 +265,7 @@ class _Round:
         players = self.players
         groups: list[list[int]] = []
         for p in players:
-            if groups and players[groups[-1][0]].score == p.score:
+            if groups and players[groups[-1][0]].points == p.points:
                 groups[-1].append(p.index)
             else:
                 groups.append([p.index])
@@ -342,8 +344,8 @@ class _Round:
             eligible = [i for i in rest if players[i].pab_eligible]
             if not eligible:
                 return False
-            lowest = min(players[i].score for i in eligible)
-            bye = max(i for i in eligible if players[i].score == lowest)
+            lowest = min(players[i].points for i in eligible)
+            bye = max(i for i in eligible if players[i].points == lowest)
             rest.remove(bye)
         ok = self.compatible.ok
         taken = [False] * len(rest)
@@ -394,16 +396,16 @@ class _Bracket:
         members = self.member_set
         mdps = self.mdp_set
         nxt = self.next_set
-        bracket_score = players[self.residents[0]].score
-        all_scores = sorted({players[v].score for v in verts})
+        bracket_score = players[self.residents[0]].points
+        all_scores = sorted({players[v].points for v in verts})
         score_rank = {s: k for k, s in enumerate(all_scores)}
-        b_scores = sorted({players[v].score for v in self.members})
+        b_scores = sorted({players[v].points for v in self.members})
         b_rank = {s: k for k, s in enumerate(b_scores)}
         base7 = len(self.members) + 1
-        n_scores = sorted({players[v].score for v in self.members + [v for v in verts if v in nxt]})
+        n_scores = sorted({players[v].points for v in self.members + [v for v in verts if v in nxt]})
         n_rank = {s: k for k, s in enumerate(n_scores)}
         base8 = len(self.members) + len(nxt) + 1
-        diffs = sorted({players[m].score - bracket_score for m in self.mdps} | {Fraction(0)})
+        diffs = sorted({players[m].points - bracket_score for m in self.mdps} | {0})
         diff_rank = {d: k for k, d in enumerate(diffs)}
         base_sd = len(self.mdps) + 1
         unpaired_sd = base_sd ** len(diffs)
@@ -428,8 +430,8 @@ class _Bracket:
         rich = len(self.members) + len(nxt)
         nb = len(self.members)
         # Per-vertex terms, so that the quadratic loop does no Fraction arithmetic or hashing.
-        w7 = [base7 ** b_rank[players[verts[a]].score] for a in range(nb)]
-        w8 = [base8 ** n_rank[players[verts[a]].score] for a in range(rich)]
+        w7 = [base7 ** b_rank[players[verts[a]].points] for a in range(nb)]
+        w8 = [base8 ** n_rank[players[verts[a]].points] for a in range(rich)]
         down1 = [int(players[verts[a]].float1 is FloatDirection.DOWN) for a in range(nb)]
         down2 = [int(players[verts[a]].float2 is FloatDirection.DOWN) for a in range(nb)]
         is_mdp = [verts[a] in mdps for a in range(nb)]
@@ -476,13 +478,13 @@ class _Bracket:
                         if other_mdp:
                             vals[12] -= p.float1 is FloatDirection.UP
                             vals[14] -= p.float2 is FloatDirection.UP
-                            weight = base_sd ** diff_rank[other.score - bracket_score]
+                            weight = base_sd ** diff_rank[other.points - bracket_score]
                             if p.float1 is FloatDirection.UP:
                                 vals[16] -= weight
                             if p.float2 is FloatDirection.UP:
                                 vals[18] -= weight
                     else:
-                        diff = p.score - other.score if not other_mdp else abs(p.score - other.score)
+                        diff = p.points - other.points if not other_mdp else abs(p.points - other.points)
                         weight = base_sd ** diff_rank.get(diff, 0)
                         if p.float1 is FloatDirection.DOWN:
                             vals[15] += unpaired_sd - weight
@@ -497,7 +499,7 @@ class _Bracket:
                 if p.pab_eligible:
                     vals = list(zero)
                     vals[0] = 1
-                    vals[1] = top - score_rank[p.score]
+                    vals[1] = top - score_rank[p.points]
                     out[(a, self.dummy)] = pack(vals)
                     if x in members:
                         vals = list(zero)
@@ -805,28 +807,27 @@ class _HomogeneousKeys(_OrderKeys):
         n = len(bsn)
         self.bsn = bsn
         self.n = n
-        self.p = p
         base = n + 1
-        self.powers = [base**k for k in range(n + 1)]
-        self.levels = _Levels([1, n, 1 << (p + 1), 1 << (n + 1), base ** (n + 1)], n // 2 + 1)
-        self.bits = self.levels.width
+        levels = _Levels([1, n, 1 << (p + 1), 1 << (n + 1), base ** (n + 1)], n // 2 + 1)
+        self.bits = levels.width
+        # The key of a pair is low[lo] + (n - hi) * high[lo] (BSNs lo < hi): the packed levels, split by what
+        # depends on the lower BSN alone.
+        self.low = [0] * (n + 1)
+        self.high = [0] * (n + 1)
+        for lo in range(1, n + 1):
+            first = lo <= p
+            self.low[lo] = levels.pack(
+                [1 if first else 0, -lo, -(1 << lo) if first else 0, 0 if first else 1 << (n - lo), 0]
+            )
+            self.high[lo] = base ** (n - lo) << levels.shifts[4]
 
     def __call__(self, a: int, b: int) -> int:
         x, y = self.bsn.get(a), self.bsn.get(b)
         if x is None or y is None:
             return 0
-        lo, hi = (x, y) if x < y else (y, x)
-        n, p = self.n, self.p
-        first = lo <= p
-        return self.levels.pack(
-            [
-                1 if first else 0,
-                -lo,
-                -(1 << lo) if first else 0,
-                0 if first else 1 << (n - lo),
-                (n - hi) * self.powers[n - lo],
-            ]
-        )
+        if x > y:
+            x, y = y, x
+        return self.low[x] + (self.n - y) * self.high[x]
 
 
 class _MdpKeys(_OrderKeys):
@@ -835,12 +836,15 @@ class _MdpKeys(_OrderKeys):
     def __init__(self, mdps: dict[int, int], residents: dict[int, int]) -> None:
         self.mdps = mdps
         self.residents = residents
-        self.m0 = len(mdps)
+        m0 = len(mdps)
         self.n = len(residents)
         base = self.n + 1
-        self.powers = [base**k for k in range(self.m0 + 1)]
-        self.levels = _Levels([1 << (self.m0 + 1), base ** (self.m0 + 1)], self.m0 + 1)
-        self.bits = self.levels.width
+        levels = _Levels([1 << (m0 + 1), base ** (m0 + 1)], m0 + 1)
+        self.bits = levels.width
+        # The key of MDP i with resident j is low[i] + (n - j) * high[i] (the packed levels).
+        ranks = [m0 - i - 1 for i in range(m0)]
+        self.low = [1 << rank << levels.shifts[0] for rank in ranks]
+        self.high = [base**rank << levels.shifts[1] for rank in ranks]
 
     def __call__(self, a: int, b: int) -> int:
         i = self.mdps.get(a)
@@ -850,5 +854,4 @@ class _MdpKeys(_OrderKeys):
             j = self.residents.get(a)
             if i is None or j is None:
                 return 0
-        rank = self.m0 - i - 1
-        return self.levels.pack([1 << rank, (self.n - j) * self.powers[rank]])
+        return self.low[i] + (self.n - j) * self.high[i]
