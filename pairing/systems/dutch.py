@@ -72,14 +72,21 @@ class _Player:
 
 
 class _Levels:
-    """Packs signed per-edge criterion values into one integer, most significant level first."""
+    """Packs signed per-edge criterion values into one integer, most significant level first.
 
-    def __init__(self, bounds: Sequence[int], pairs: int) -> None:
+    `pairs` bounds how many edges of a matching can have a nonzero value at a level (one number for every
+    level, or one per level), so that a level's sum never reaches the next one; a level at 0 takes no bits
+    (every edge must then be 0 there), which keeps the weights, and the matcher's arithmetic, short.
+    """
+
+    def __init__(self, bounds: Sequence[int], pairs: int | Sequence[int]) -> None:
+        counts = [pairs] * len(bounds) if isinstance(pairs, int) else pairs
         self.shifts: list[int] = []
         shift = 0
-        for bound in reversed(bounds):
+        for bound, count in zip(reversed(bounds), reversed(counts), strict=True):
             self.shifts.append(shift)
-            shift += (max(bound, 1) * (pairs + 1)).bit_length() + 2
+            if count:
+                shift += (max(bound, 1) * (count + 1)).bit_length() + 2
         self.shifts.reverse()
         self.width = shift
 
@@ -422,18 +429,39 @@ class _Bracket:
             *(2, 1, 2, 1),  # C14-C17
             *(unpaired_sd,) * 4,  # C18-C21
         ]
-        self.levels = _Levels(bounds, self.size // 2)
+        rich = len(self.members) + len(nxt)
+        nb = len(self.members)
+        member_players = [players[v] for v in self.members]
+        # Levels only the dummy's edges use hold one edge of a matching; the others are edges within the bracket
+        # and the next one; a level no edge of this bracket can use takes no bits.
+        within = rich // 2
+        dummy = 1 if self.dummy >= 0 else 0
+        topscorers = within if any(p.topscorer for p in member_players) else 0
+        down1 = within if any(p.float1 is FloatDirection.DOWN for p in member_players) else 0
+        down2 = within if any(p.float2 is FloatDirection.DOWN for p in member_players) else 0
+        heterogeneous = within if self.mdps else 0
+        pairs = [
+            self.size // 2,  # completion
+            dummy,  # C5
+            within,  # C6
+            within,  # C7
+            within if nxt else 0,  # C8 pairs
+            within if nxt else 0,  # C8 scores
+            dummy,  # C9
+            *(topscorers, topscorers, within, within),  # C10-C13
+            *(down1, heterogeneous, down2, heterogeneous),  # C14-C17
+            *(heterogeneous,) * 4,  # C18-C21
+        ]
+        self.levels = _Levels(bounds, pairs)
         pack = self.levels.pack
         out: dict[Pair, int] = {}
         compatible = rnd.compatible
         zero = [0] * len(bounds)
-        rich = len(self.members) + len(nxt)
-        nb = len(self.members)
         # Per-vertex terms, so that the quadratic loop does no Fraction arithmetic or hashing.
         w7 = [base7 ** b_rank[players[verts[a]].points] for a in range(nb)]
         w8 = [base8 ** n_rank[players[verts[a]].points] for a in range(rich)]
-        down1 = [int(players[verts[a]].float1 is FloatDirection.DOWN) for a in range(nb)]
-        down2 = [int(players[verts[a]].float2 is FloatDirection.DOWN) for a in range(nb)]
+        downs1 = [int(players[verts[a]].float1 is FloatDirection.DOWN) for a in range(nb)]
+        downs2 = [int(players[verts[a]].float2 is FloatDirection.DOWN) for a in range(nb)]
         is_mdp = [verts[a] in mdps for a in range(nb)]
         sh = self.levels.shifts
         pair_base = (1 << sh[0]) + (1 << sh[2])
@@ -459,8 +487,8 @@ class _Bracket:
                         - (c11 << sh[8])
                         - (c12 << sh[9])
                         - (c13 << sh[10])
-                        + ((down1[a] + down1[b]) << sh[11])
-                        + ((down2[a] + down2[b]) << sh[13])
+                        + ((downs1[a] + downs1[b]) << sh[11])
+                        + ((downs2[a] + downs2[b]) << sh[13])
                     )
                     continue
                 py = players[y]
