@@ -26,7 +26,7 @@ so with a 0-point PAB it can pair later rounds differently; we follow the text i
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from pairing.colours import ColourState, allocate, colour_states
@@ -53,6 +53,8 @@ COMPLETION_DEGREE = 8
 # (bench/pairing.py, 200 players round 6: 0.19 s CPU at 6000, 0.145 s at 600).
 SPARSE_LIMIT = 600
 SPARSE_WINDOW = 10
+# Partners tried in the search for the first transposition that meets every criterion's bound.
+TRANSPOSITION_BUDGET = 400
 
 
 @dataclass(frozen=True)
@@ -309,6 +311,15 @@ class _Round:
         if n < 2 or (odd and lower):
             return None
         players = self.players
+        wanted = [players[m].colour.preference for m in members]
+        white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
+        none = n - white - black
+        if not odd:
+            bound = _forced_failures(white, black, none)
+            if lower and not self._completes(lower):
+                return None
+            found = self._first_transposition(members, bound)
+            return None if found is None else (found, [])
         ok = self.compatible.ok
         half = n // 2
         pairs = [(members[k], members[half + k]) for k in range(half)]
@@ -320,9 +331,6 @@ class _Round:
             if c10 or c11 or c13:
                 return None
             failures += c12
-        wanted = [players[m].colour.preference for m in members]
-        white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
-        none = n - white - black
         floaters: list[int] = []
         if odd:
             last = players[members[-1]]
@@ -343,6 +351,70 @@ class _Round:
                 return None
         return (pairs, floaters) if failures == bound else None
 
+    def _first_transposition(self, members: list[int], bound: int) -> list[Pair] | None:
+        """The first transposition of S2 (Article 4.2) whose pairs are legal, break no [C10], [C11], [C13] and fail
+        only `bound` colour preferences ([C12]); None when there is none or the search runs too long."""
+        half = len(members) // 2
+        s1, s2 = members[:half], members[half:]
+        players = self.players
+        ok = self.compatible.ok
+        colour_failures = self.colour_failures
+        # Colour preferences still to place on each side, to bound the failures a partial pairing must add.
+        prefs1 = [players[x].colour.preference for x in s1]
+        prefs2 = [players[y].colour.preference for y in s2]
+        white1 = [0] * (half + 1)
+        black1 = [0] * (half + 1)
+        for i in range(half - 1, -1, -1):
+            white1[i] = white1[i + 1] + (prefs1[i] is Colour.WHITE)
+            black1[i] = black1[i + 1] + (prefs1[i] is Colour.BLACK)
+        white2 = prefs2.count(Colour.WHITE)
+        black2 = prefs2.count(Colour.BLACK)
+        used = [False] * half
+        pairs: list[Pair] = []
+        budget = TRANSPOSITION_BUDGET
+
+        def forced(i: int) -> int:
+            # Rows i.. of S1 against the unused of S2: like preferences that must meet.
+            left = half - i
+            return max(0, white1[i] + white2 - left) + max(0, black1[i] + black2 - left)
+
+        def place(i: int, failures: int) -> bool | None:
+            nonlocal budget, white2, black2
+            if i == half:
+                return True
+            x = s1[i]
+            for j in range(half):
+                if used[j]:
+                    continue
+                budget -= 1
+                if budget < 0:
+                    return None
+                y = s2[j]
+                if not ok(x, y):
+                    continue
+                c10, c11, c12, c13 = colour_failures(x, y)
+                if c10 or c11 or c13:
+                    continue
+                total = failures + c12
+                pref = prefs2[j]
+                white2 -= pref is Colour.WHITE
+                black2 -= pref is Colour.BLACK
+                if total + forced(i + 1) <= bound:
+                    used[j] = True
+                    pairs.append((x, y))
+                    got = place(i + 1, total)
+                    if got is None or got:
+                        return got
+                    used[j] = False
+                    pairs.pop()
+                white2 += pref is Colour.WHITE
+                black2 += pref is Colour.BLACK
+            return False
+
+        if forced(0) > bound:
+            return None
+        return pairs if place(0, 0) else None
+
     def _completes(self, lower: list[int]) -> bool:
         """True when a quick search pairs `lower` among themselves, any odd one out a lowest-score PAB candidate."""
         players = self.players
@@ -354,17 +426,42 @@ class _Round:
             lowest = min(players[i].points for i in eligible)
             bye = max(i for i in eligible if players[i].points == lowest)
             rest.remove(bye)
-        ok = self.compatible.ok
-        taken = [False] * len(rest)
-        for a, i in enumerate(rest):
-            if taken[a]:
-                continue
-            taken[a] = True
-            b = next((b for b in range(a + 1, len(rest)) if not taken[b] and ok(i, rest[b])), None)
-            if b is None:
-                return False
-            taken[b] = True
-        return True
+        return _pairs_greedily(rest, self.compatible.ok) is not None
+
+
+def _pairs_greedily(items: Sequence[int], legal: Callable[[int, int], bool]) -> list[Pair] | None:
+    """Legal pairs of all of `items` (an even count), or None: a quick search that may miss a pairing.
+
+    Each item in order takes the first free legal partner after it; each two left over then exchange partners
+    with one pair.
+    """
+    pairs: list[Pair] = []
+    single: list[int] = []
+    taken = [False] * len(items)
+    for i, a in enumerate(items):
+        if taken[i]:
+            continue
+        for j in range(i + 1, len(items)):
+            if not taken[j] and legal(a, items[j]):
+                taken[j] = True
+                pairs.append((a, items[j]))
+                break
+        else:
+            single.append(a)
+    while single:
+        a, b = single.pop(), single.pop()
+        for k, (x, y) in enumerate(pairs):
+            if legal(a, x) and legal(b, y):
+                pairs[k] = (a, x)
+                pairs.append((b, y))
+                break
+            if legal(a, y) and legal(b, x):
+                pairs[k] = (a, y)
+                pairs.append((b, x))
+                break
+        else:
+            return None
+    return pairs
 
 
 def _forced_failures(white: int, black: int, none: int) -> int:
@@ -637,8 +734,7 @@ class _Bracket:
     def _greedy_completion(self, free: list[int], keep: list[int], cut: set[Pair]) -> dict[int, int] | None:
         """A perfect matching of the `free` vertices found greedily (the dummy to the lowest PAB-eligible), or None.
 
-        A quick first try: pairs in order, then each two left over by swapping partners with one pair; when that
-        fails, `_completion` searches properly.
+        A quick first try (`_pairs_greedily`); when it fails, `_completion` searches properly.
         """
         players = self.rnd.players
         compatible = self.rnd.compatible
@@ -657,34 +753,9 @@ class _Bracket:
         def legal(a: int, b: int) -> bool:
             return compatible[verts[a]][verts[b]] and (min(a, b), max(a, b)) not in cut
 
-        pairs: list[Pair] = []
-        single: list[int] = []
-        taken = [False] * len(left)
-        for i, a in enumerate(left):
-            if taken[i]:
-                continue
-            row = compatible[verts[a]]
-            for j in range(i + 1, len(left)):
-                b = left[j]
-                if not taken[j] and row[verts[b]] and (a, b) not in cut:
-                    taken[j] = True
-                    pairs.append((a, b))
-                    break
-            else:
-                single.append(a)
-        while single:
-            a, b = single.pop(), single.pop()
-            for k, (x, y) in enumerate(pairs):
-                if legal(a, x) and legal(b, y):
-                    pairs[k] = (a, x)
-                    pairs.append((b, y))
-                    break
-                if legal(a, y) and legal(b, x):
-                    pairs[k] = (a, y)
-                    pairs.append((b, x))
-                    break
-            else:
-                return None
+        pairs = _pairs_greedily(left, legal)
+        if pairs is None:
+            return None
         for a, b in pairs:
             out[a] = b
             out[b] = a
