@@ -310,16 +310,15 @@ class _Round:
         odd = n % 2 == 1
         if n < 2 or (odd and lower):
             return None
+        if not odd:
+            if lower and not self._completes(lower):
+                return None
+            found = self.first_transposition(members)
+            return None if found is None else (found, [])
         players = self.players
         wanted = [players[m].colour.preference for m in members]
         white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
         none = n - white - black
-        if not odd:
-            bound = _forced_failures(white, black, none)
-            if lower and not self._completes(lower):
-                return None
-            found = self._first_transposition(members, bound)
-            return None if found is None else (found, [])
         ok = self.compatible.ok
         half = n // 2
         pairs = [(members[k], members[half + k]) for k in range(half)]
@@ -351,12 +350,16 @@ class _Round:
                 return None
         return (pairs, floaters) if failures == bound else None
 
-    def _first_transposition(self, members: list[int], bound: int) -> list[Pair] | None:
-        """The first transposition of S2 (Article 4.2) whose pairs are legal, break no [C10], [C11], [C13] and fail
-        only `bound` colour preferences ([C12]); None when there is none or the search runs too long."""
+    def first_transposition(self, members: list[int]) -> list[Pair] | None:
+        """The first transposition of S2 (Article 4.2) of an even homogeneous group whose pairs are legal, break no
+        [C10], [C11], [C13] and fail only the colour preferences ([C12]) that any pairing of the group must fail;
+        None when there is none or the search runs too long."""
         half = len(members) // 2
         s1, s2 = members[:half], members[half:]
         players = self.players
+        wanted = [players[m].colour.preference for m in members]
+        white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
+        bound = _forced_failures(white, black, len(members) - white - black)
         ok = self.compatible.ok
         colour_failures = self.colour_failures
         # Colour preferences still to place on each side, to bound the failures a partial pairing must add.
@@ -845,6 +848,11 @@ class _Bracket:
     def _homogeneous(
         self, group: list[int], count: int, removed: set[int], cut: set[Pair], mate: list[int] | None
     ) -> tuple[list[Pair], list[int]]:
+        if removed and len(group) % 2 == 0 and 2 * count == len(group) and self.rnd.fast:
+            # A remainder that pairs everyone: its pairs alone decide only [C10]-[C13] and the order.
+            found = self.rnd.first_transposition(group)
+            if found is not None:
+                return found, []
         local = {x: a for a, x in enumerate(self.vertices)}
         for _attempt in range(3):
             if len(group) < 2 or count == 0:
