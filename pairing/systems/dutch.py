@@ -283,7 +283,7 @@ class _Round:
         for gi, residents in enumerate(groups):
             lower = [i for g in groups[gi + 1 :] for i in g]
             nxt = groups[gi + 1] if gi + 1 < len(groups) else []
-            natural = self.natural(residents, lower) if self.fast and not mdps else None
+            natural = self.natural(residents, nxt, lower) if self.fast and not mdps else None
             if natural is not None:
                 got, floaters = natural
             else:
@@ -294,7 +294,7 @@ class _Round:
             raise NoValidPairing("the lowest bracket could not be completed")
         return pairs, (mdps[0] if mdps else None)
 
-    def natural(self, members: list[int], lower: list[int]) -> tuple[list[Pair], list[int]] | None:
+    def natural(self, members: list[int], nxt: list[int], lower: list[int]) -> tuple[list[Pair], list[int]] | None:
         """The pairs and downfloater of a homogeneous bracket when S1[i]-S2[i] is provably best; None otherwise.
 
         The natural pairing is the first candidate of the generation order (Article 4), so it is the engine's
@@ -308,13 +308,15 @@ class _Round:
         """
         n = len(members)
         odd = n % 2 == 1
-        if n < 2 or (odd and lower):
+        if n < 2:
             return None
         if not odd:
             if lower and not self._completes(lower):
                 return None
-            found = self.first_transposition(members)
-            return None if found is None else (found, [])
+            return self.first_transposition(members)
+        if lower:
+            test = self.floats_ideally([], nxt, lower[len(nxt) :])
+            return None if test is None else self.first_transposition(members, test)
         players = self.players
         wanted = [players[m].colour.preference for m in members]
         white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
@@ -350,21 +352,24 @@ class _Round:
                 return None
         return (pairs, floaters) if failures == bound else None
 
-    def first_transposition(self, members: list[int]) -> list[Pair] | None:
-        """The first transposition of S2 (Article 4.2) of an even homogeneous group whose pairs are legal, break no
-        [C10], [C11], [C13] and fail only the colour preferences ([C12]) that any pairing of the group must fail;
-        None when there is none or the search runs too long."""
+    def first_transposition(
+        self, members: list[int], floater_ok: Callable[[int], bool] | None = None
+    ) -> tuple[list[Pair], list[int]] | None:
+        """The first transposition of S2 (Article 4.2) of a homogeneous group whose pairs are legal, break no [C10],
+        [C11], [C13] and fail only the colour preferences ([C12]) that any pairing of the group must fail, with its
+        floater (an odd group: the S2 player left out, who must pass `floater_ok`); None when there is none or the
+        search runs too long."""
         half = len(members) // 2
         s1, s2 = members[:half], members[half:]
+        extra = len(s2) - half
         players = self.players
         wanted = [players[m].colour.preference for m in members]
-        white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
-        bound = _forced_failures(white, black, len(members) - white - black)
+        bound = _least_failures(wanted)
         ok = self.compatible.ok
         colour_failures = self.colour_failures
         # Colour preferences still to place on each side, to bound the failures a partial pairing must add.
-        prefs1 = [players[x].colour.preference for x in s1]
-        prefs2 = [players[y].colour.preference for y in s2]
+        prefs1 = wanted[:half]
+        prefs2 = wanted[half:]
         white1 = [0] * (half + 1)
         black1 = [0] * (half + 1)
         for i in range(half - 1, -1, -1):
@@ -372,27 +377,26 @@ class _Round:
             black1[i] = black1[i + 1] + (prefs1[i] is Colour.BLACK)
         white2 = prefs2.count(Colour.WHITE)
         black2 = prefs2.count(Colour.BLACK)
-        used = [False] * half
+        used = [False] * len(s2)
         pairs: list[Pair] = []
         budget = TRANSPOSITION_BUDGET
 
         def forced(i: int) -> int:
             # Rows i.. of S1 against the unused of S2: like preferences that must meet.
-            left = half - i
+            left = half - i + extra
             return max(0, white1[i] + white2 - left) + max(0, black1[i] + black2 - left)
 
         def place(i: int, failures: int) -> bool | None:
             nonlocal budget, white2, black2
             if i == half:
-                return True
+                return floater_ok is None or floater_ok(s2[used.index(False)])
             x = s1[i]
-            for j in range(half):
+            for j, y in enumerate(s2):
                 if used[j]:
                     continue
                 budget -= 1
                 if budget < 0:
                     return None
-                y = s2[j]
                 if not ok(x, y):
                     continue
                 c10, c11, c12, c13 = colour_failures(x, y)
@@ -414,9 +418,31 @@ class _Round:
                 black2 += pref is Colour.BLACK
             return False
 
-        if forced(0) > bound:
+        if forced(0) > bound or not place(0, 0):
             return None
-        return pairs if place(0, 0) else None
+        return pairs, [y for j, y in enumerate(s2) if not used[j]]
+
+    def floats_ideally(self, floaters: list[int], nxt: list[int], beyond: list[int]) -> Callable[[int], bool] | None:
+        """The test that an odd group's floater meets every bound of the criteria it decides, or None when no
+        floater can: it never floated down in the last two rounds ([C14], [C16]), and it pairs with the next
+        bracket and the other `floaters` so that all of them pair there ([C8]), while the players `beyond` pair
+        among themselves with the PAB to the lowest score ([C4], [C5])."""
+        if (len(floaters) + len(nxt)) % 2 == 0 or not self._completes(beyond):
+            return None
+        players = self.players
+        ok = self.compatible.ok
+        inside = set(nxt)
+
+        def into_next(a: int, b: int) -> bool:
+            return (a in inside or b in inside) and ok(a, b)
+
+        def test(floater: int) -> bool:
+            p = players[floater]
+            if p.float1 is FloatDirection.DOWN or p.float2 is FloatDirection.DOWN:
+                return False
+            return _pairs_greedily([floater, *floaters, *nxt], into_next) is not None
+
+        return test
 
     def _completes(self, lower: list[int]) -> bool:
         """True when a quick search pairs `lower` among themselves, any odd one out a lowest-score PAB candidate."""
@@ -465,6 +491,19 @@ def _pairs_greedily(items: Sequence[int], legal: Callable[[int, int], bool]) -> 
         else:
             return None
     return pairs
+
+
+def _least_failures(wanted: list[Colour | None]) -> int:
+    """Colour preferences ([C12]) that any pairing of a group must fail (an odd group: any one player left out)."""
+    white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
+    none = len(wanted) - white - black
+    if len(wanted) % 2 == 0:
+        return _forced_failures(white, black, none)
+    return min(
+        _forced_failures(white - (k == 0), black - (k == 1), none - (k == 2))
+        for k, count in enumerate((white, black, none))
+        if count
+    )
 
 
 def _forced_failures(white: int, black: int, none: int) -> int:
@@ -848,11 +887,18 @@ class _Bracket:
     def _homogeneous(
         self, group: list[int], count: int, removed: set[int], cut: set[Pair], mate: list[int] | None
     ) -> tuple[list[Pair], list[int]]:
-        if removed and len(group) % 2 == 0 and 2 * count == len(group) and self.rnd.fast:
-            # A remainder that pairs everyone: its pairs alone decide only [C10]-[C13] and the order.
-            found = self.rnd.first_transposition(group)
-            if found is not None:
-                return found, []
+        if removed and count == len(group) // 2 and self.rnd.fast:
+            # A remainder that pairs all but at most one: its pairs decide [C10]-[C13] and the order; an odd one's
+            # floater, the float criteria and the next bracket.
+            test = None
+            if len(group) % 2:
+                limbo = [m for m in self.mdps if self.vertices.index(m) not in removed]
+                nxt = [v for v in self.vertices if v in self.next_set]
+                test = self.rnd.floats_ideally(limbo, nxt, self.lower[len(nxt) :])
+            if len(group) % 2 == 0 or test is not None:
+                found = self.rnd.first_transposition(group, test)
+                if found is not None:
+                    return found
         local = {x: a for a, x in enumerate(self.vertices)}
         for _attempt in range(3):
             if len(group) < 2 or count == 0:
