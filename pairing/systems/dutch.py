@@ -314,43 +314,8 @@ class _Round:
             if lower and not self._completes(lower):
                 return None
             return self.first_transposition(members)
-        if lower:
-            test = self.floats_ideally([], nxt, lower[len(nxt) :])
-            return None if test is None else self.first_transposition(members, test)
-        players = self.players
-        wanted = [players[m].colour.preference for m in members]
-        white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
-        none = n - white - black
-        ok = self.compatible.ok
-        half = n // 2
-        pairs = [(members[k], members[half + k]) for k in range(half)]
-        failures = 0
-        for x, y in pairs:
-            if not ok(x, y):
-                return None
-            c10, c11, c12, c13 = self.colour_failures(x, y)
-            if c10 or c11 or c13:
-                return None
-            failures += c12
-        floaters: list[int] = []
-        if odd:
-            last = players[members[-1]]
-            if not last.pab_eligible or FloatDirection.DOWN in (last.float1, last.float2):
-                return None
-            if any(players[m].pab_eligible and players[m].unplayed < last.unplayed for m in members):
-                return None
-            floaters = [last.index]
-            # Any one player may be the one left out.
-            bound = min(
-                _forced_failures(white - (k == 0), black - (k == 1), none - (k == 2))
-                for k, count in enumerate((white, black, none))
-                if count
-            )
-        else:
-            bound = _forced_failures(white, black, none)
-            if lower and not self._completes(lower):
-                return None
-        return (pairs, floaters) if failures == bound else None
+        test = self.floats_ideally([], nxt, lower[len(nxt) :]) if lower else self.takes_bye_ideally(members)
+        return None if test is None else self.first_transposition(members, test)
 
     def first_transposition(
         self, members: list[int], floater_ok: Callable[[int], bool] | None = None
@@ -423,15 +388,26 @@ class _Round:
         return pairs, [y for j, y in enumerate(s2) if not used[j]]
 
     def floats_ideally(self, floaters: list[int], nxt: list[int], beyond: list[int]) -> Callable[[int], bool] | None:
-        """The test that an odd group's floater meets every bound of the criteria it decides, or None when no
-        floater can: it never floated down in the last two rounds ([C14], [C16]), and it pairs with the next
-        bracket and the other `floaters` so that all of them pair there ([C8]), while the players `beyond` pair
-        among themselves with the PAB to the lowest score ([C4], [C5])."""
-        if (len(floaters) + len(nxt)) % 2 == 0 or not self._completes(beyond):
+        """The test that an odd group's floater meets every bound of the criteria it decides, or None when none can.
+
+        The floater never floated down in the last two rounds ([C14], [C16]); with the other `floaters` it pairs
+        into the next bracket so that the most pairs and scores are made there ([C8]: everyone, or all but one
+        player of the next bracket), and the players `beyond` (with that one) pair among themselves with the PAB
+        to the lowest score ([C4], [C5]).
+        """
+        if not nxt:
             return None
         players = self.players
         ok = self.compatible.ok
         inside = set(nxt)
+        # The players of the next bracket who may be the one left over, when one is.
+        spares: list[int | None] = [None]
+        if (len(floaters) + len(nxt)) % 2 == 0:
+            spares = [y for y in reversed(nxt) if self._completes([y, *beyond])]
+        elif not self._completes(beyond):
+            return None
+        if not spares:
+            return None
 
         def into_next(a: int, b: int) -> bool:
             return (a in inside or b in inside) and ok(a, b)
@@ -440,7 +416,26 @@ class _Round:
             p = players[floater]
             if p.float1 is FloatDirection.DOWN or p.float2 is FloatDirection.DOWN:
                 return False
-            return _pairs_greedily([floater, *floaters, *nxt], into_next) is not None
+            return any(
+                _pairs_greedily([floater, *floaters, *(y for y in nxt if y != spare)], into_next) is not None
+                for spare in spares
+            )
+
+        return test
+
+    def takes_bye_ideally(self, members: list[int]) -> Callable[[int], bool] | None:
+        """The test that the lowest bracket's odd player out meets every bound for the PAB, or None when none can:
+        PAB-eligible with the fewest unplayed rounds ([C5], [C9]), no downfloat in the last two rounds ([C14],
+        [C16])."""
+        players = self.players
+        fewest = min((players[m].unplayed for m in members if players[m].pab_eligible), default=None)
+        if fewest is None:
+            return None
+
+        def test(floater: int) -> bool:
+            p = players[floater]
+            down = p.float1 is FloatDirection.DOWN or p.float2 is FloatDirection.DOWN
+            return p.pab_eligible and p.unplayed == fewest and not down
 
         return test
 
@@ -996,8 +991,8 @@ class _MdpKeys(_OrderKeys):
         self.bits = levels.width
         # The key of MDP i with resident j is low[i] + (n - j) * high[i] (the packed levels).
         ranks = [m0 - i - 1 for i in range(m0)]
-        self.low = [1 << rank << levels.shifts[0] for rank in ranks]
-        self.high = [base**rank << levels.shifts[1] for rank in ranks]
+        self.low: list[int] = [1 << rank << levels.shifts[0] for rank in ranks]
+        self.high: list[int] = [base**rank << levels.shifts[1] for rank in ranks]
 
     def __call__(self, a: int, b: int) -> int:
         i = self.mdps.get(a)
