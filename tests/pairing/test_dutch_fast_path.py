@@ -1,4 +1,4 @@
-"""The Dutch engine's natural-pairing fast path gives exactly what the general matching gives."""
+"""The Dutch engine's fast paths (the natural pairing, the first transposition meeting every bound) = the matching."""
 
 from __future__ import annotations
 
@@ -84,9 +84,7 @@ def test_round_one_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     assert all((b.white < b.black) == (min(b.white, b.black) % 2 == 1) for b in got.boards)
 
 
-def test_forbidden_pair_falls_back_to_the_general_matching(monkeypatch: pytest.MonkeyPatch) -> None:
-    players = tuple(Player(n, rating=2600 - n) for n in range(1, 9))
-    tournament = Tournament(players, 5, initial_colour=Colour.WHITE, forbidden=(frozenset({1, 5}),))
+def _count_general_matchings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     solve = dutch._Bracket.solve
 
@@ -95,8 +93,41 @@ def test_forbidden_pair_falls_back_to_the_general_matching(monkeypatch: pytest.M
         return solve(self)
 
     monkeypatch.setattr(dutch._Bracket, "solve", counted)
+    return calls
+
+
+def test_forbidden_pair_takes_the_next_transposition(monkeypatch: pytest.MonkeyPatch) -> None:
+    players = tuple(Player(n, rating=2600 - n) for n in range(1, 9))
+    tournament = Tournament(players, 5, initial_colour=Colour.WHITE, forbidden=(frozenset({1, 5}),))
+    calls = _count_general_matchings(monkeypatch)
     got = dutch.pair(tournament)
-    assert calls, "a forbidden natural pair must go to the general matching"
+    assert not calls, "the first transposition meeting every bound needs no matching"
     pairs = {frozenset((b.white, b.black)) for b in got.boards}
     # S1 = 1..4, S2 = 5..8 and 1-5 is forbidden: the next transposition of S2 swaps 5 and 6.
     assert pairs == {frozenset(p) for p in ((1, 6), (2, 5), (3, 7), (4, 8))}
+    _assert_same(tournament)
+
+
+def test_bracket_no_transposition_can_pair_falls_back_to_the_general_matching(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    players = tuple(Player(n, rating=2600 - n) for n in range(1, 5))
+    # S1 = 1, 2 and S2 = 3, 4, but 1 may meet neither 3 nor 4: only an exchange pairs the bracket.
+    tournament = Tournament(players, 5, initial_colour=Colour.WHITE, forbidden=(frozenset({1, 3}), frozenset({1, 4})))
+    calls = _count_general_matchings(monkeypatch)
+    got = dutch.pair(tournament)
+    assert calls, "a bracket that needs an exchange goes to the general matching"
+    assert {frozenset((b.white, b.black)) for b in got.boards} == {frozenset((1, 2)), frozenset((3, 4))}
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(min_value=0, max_value=10**6),
+    size=st.integers(min_value=30, max_value=70),
+    played=st.integers(min_value=2, max_value=8),
+)
+def test_larger_later_round_fast_paths_equal_general_matching(seed: int, size: int, played: int) -> None:
+    # More score groups, odd brackets with floaters, heterogeneous brackets whose remainder is searched.
+    event = generator.generate(seed, size, played + 1, stop_after=played)
+    _assert_same(event)
