@@ -320,16 +320,17 @@ class _Round:
     def first_transposition(
         self, members: list[int], floater_ok: Callable[[int], bool] | None = None
     ) -> tuple[list[Pair], list[int]] | None:
-        """The first transposition of S2 (Article 4.2) of a homogeneous group whose pairs are legal, break no [C10],
-        [C11], [C13] and fail only the colour preferences ([C12]) that any pairing of the group must fail, with its
-        floater (an odd group: the S2 player left out, who must pass `floater_ok`); None when there is none or the
-        search runs too long."""
+        """The first transposition of S2 (Article 4.2) of a homogeneous group whose pairs are legal, break no [C10]
+        and [C11], and fail only the colour preferences ([C12]) and strong preferences ([C13]) that any pairing of
+        the group must fail, with its floater (an odd group: the S2 player left out, who must pass `floater_ok`);
+        None when there is none or the search runs too long."""
         half = len(members) // 2
         s1, s2 = members[:half], members[half:]
         extra = len(s2) - half
         players = self.players
         wanted = [players[m].colour.preference for m in members]
         bound = _least_failures(wanted)
+        strong_bound = _least_strong_clashes([players[m].colour for m in members])
         ok = self.compatible.ok
         colour_failures = self.colour_failures
         # Colour preferences still to place on each side, to bound the failures a partial pairing must add.
@@ -351,7 +352,7 @@ class _Round:
             left = half - i + extra
             return max(0, white1[i] + white2 - left) + max(0, black1[i] + black2 - left)
 
-        def place(i: int, failures: int) -> bool | None:
+        def place(i: int, failures: int, clashes: int) -> bool | None:
             nonlocal budget, white2, black2
             if i == half:
                 return floater_ok is None or floater_ok(s2[used.index(False)])
@@ -365,7 +366,7 @@ class _Round:
                 if not ok(x, y):
                     continue
                 c10, c11, c12, c13 = colour_failures(x, y)
-                if c10 or c11 or c13:
+                if c10 or c11 or clashes + c13 > strong_bound:
                     continue
                 total = failures + c12
                 pref = prefs2[j]
@@ -374,7 +375,7 @@ class _Round:
                 if total + forced(i + 1) <= bound:
                     used[j] = True
                     pairs.append((x, y))
-                    got = place(i + 1, total)
+                    got = place(i + 1, total, clashes + c13)
                     if got is None or got:
                         return got
                     used[j] = False
@@ -383,7 +384,7 @@ class _Round:
                 black2 += pref is Colour.BLACK
             return False
 
-        if forced(0) > bound or not place(0, 0):
+        if forced(0) > bound or not place(0, 0, 0):
             return None
         return pairs, [y for j, y in enumerate(s2) if not used[j]]
 
@@ -499,6 +500,35 @@ def _least_failures(wanted: list[Colour | None]) -> int:
         for k, count in enumerate((white, black, none))
         if count
     )
+
+
+def _least_strong_clashes(states: list[ColourState]) -> int:
+    """Pairs ([C13]) of like strong preferences (not both absolute) that any pairing of a group must make (an odd
+    group: any one player left out)."""
+    strong = PreferenceStrength.STRONG
+    kinds: list[tuple[Colour | None, bool]] = [
+        (state.preference, state.strength is PreferenceStrength.ABSOLUTE)
+        for state in states
+        if state.preference is not None and state.strength >= strong
+    ]
+    size = len(states)
+
+    def forced(kinds: list[tuple[Colour | None, bool]], size: int) -> int:
+        total = 0
+        for colour in (Colour.WHITE, Colour.BLACK):
+            like = sum(1 for c, _ in kinds if c is colour)
+            absolute = sum(1 for c, a in kinds if c is colour and a)
+            # Beyond the other players, like ones pair together; two absolute ones would not count.
+            total += max(0, like - size // 2 - absolute // 2)
+        return total
+
+    if size % 2 == 0:
+        return forced(kinds, size)
+    # Leave out a player of any kind (one without a strong preference, or one of each strong kind).
+    options = [forced(kinds, size - 1)] if len(kinds) < size else []
+    firsts = {kind: k for k, kind in enumerate(kinds)}.values()
+    options += [forced(kinds[:k] + kinds[k + 1 :], size - 1) for k in firsts]
+    return min(options)
 
 
 def _forced_failures(white: int, black: int, none: int) -> int:
