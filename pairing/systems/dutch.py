@@ -44,6 +44,8 @@ from pairing.model import (
 )
 
 Pair = tuple[int, int]
+# Whether an odd group's player left out meets the bounds: True, False, or None when it cannot be told.
+FloaterTest = Callable[[int], bool | None]
 
 # Completing a best matching of the weighted edges first tries this many legal partners per player.
 COMPLETION_DEGREE = 8
@@ -318,12 +320,13 @@ class _Round:
         return None if test is None else self.first_transposition(members, test)
 
     def first_transposition(
-        self, members: list[int], floater_ok: Callable[[int], bool] | None = None
+        self, members: list[int], floater_ok: FloaterTest | None = None
     ) -> tuple[list[Pair], list[int]] | None:
         """The first transposition of S2 (Article 4.2) of a homogeneous group whose pairs are legal, break no [C10]
         and [C11], and fail only the colour preferences ([C12]) and strong preferences ([C13]) that any pairing of
         the group must fail, with its floater (an odd group: the S2 player left out, who must pass `floater_ok`);
-        None when there is none or the search runs too long."""
+        None when there is none, or when the search runs too long or meets a floater it cannot judge (an earlier
+        candidate must never be passed over on a test that may be wrong)."""
         half = len(members) // 2
         s1, s2 = members[:half], members[half:]
         extra = len(s2) - half
@@ -355,7 +358,7 @@ class _Round:
         def place(i: int, failures: int, clashes: int) -> bool | None:
             nonlocal budget, white2, black2
             if i == half:
-                return floater_ok is None or floater_ok(s2[used.index(False)])
+                return True if floater_ok is None else floater_ok(s2[used.index(False)])
             x = s1[i]
             for j, y in enumerate(s2):
                 if used[j]:
@@ -388,13 +391,14 @@ class _Round:
             return None
         return pairs, [y for j, y in enumerate(s2) if not used[j]]
 
-    def floats_ideally(self, floaters: list[int], nxt: list[int], beyond: list[int]) -> Callable[[int], bool] | None:
+    def floats_ideally(self, floaters: list[int], nxt: list[int], beyond: list[int]) -> FloaterTest | None:
         """The test that an odd group's floater meets every bound of the criteria it decides, or None when none can.
 
-        The floater never floated down in the last two rounds ([C14], [C16]); with the other `floaters` it pairs
-        into the next bracket so that the most pairs and scores are made there ([C8]: everyone, or all but one
-        player of the next bracket), and the players `beyond` (with that one) pair among themselves with the PAB
-        to the lowest score ([C4], [C5]).
+        The floater never floated down in the last two rounds ([C14], [C16]: False when it did); with the other
+        `floaters` it pairs into the next bracket so that the most pairs and scores are made there ([C8]:
+        everyone, or all but one player of the next bracket), and the players `beyond` (with that one) pair among
+        themselves with the PAB to the lowest score ([C4], [C5]). Those pairings are searched greedily, so when
+        none is found the answer is None (unknown), not False.
         """
         if not nxt:
             return None
@@ -413,18 +417,19 @@ class _Round:
         def into_next(a: int, b: int) -> bool:
             return (a in inside or b in inside) and ok(a, b)
 
-        def test(floater: int) -> bool:
+        def test(floater: int) -> bool | None:
             p = players[floater]
             if p.float1 is FloatDirection.DOWN or p.float2 is FloatDirection.DOWN:
                 return False
-            return any(
+            found = any(
                 _pairs_greedily([floater, *floaters, *(y for y in nxt if y != spare)], into_next) is not None
                 for spare in spares
             )
+            return True if found else None
 
         return test
 
-    def takes_bye_ideally(self, members: list[int]) -> Callable[[int], bool] | None:
+    def takes_bye_ideally(self, members: list[int]) -> FloaterTest | None:
         """The test that the lowest bracket's odd player out meets every bound for the PAB, or None when none can:
         PAB-eligible with the fewest unplayed rounds ([C5], [C9]), no downfloat in the last two rounds ([C14],
         [C16])."""
@@ -433,7 +438,7 @@ class _Round:
         if fewest is None:
             return None
 
-        def test(floater: int) -> bool:
+        def test(floater: int) -> bool | None:
             p = players[floater]
             down = p.float1 is FloatDirection.DOWN or p.float2 is FloatDirection.DOWN
             return p.pab_eligible and p.unplayed == fewest and not down
