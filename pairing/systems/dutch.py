@@ -11,10 +11,14 @@ over the players further down, and if it cannot be, the bracket is solved again 
 (completion first, by cardinality). Heterogeneous brackets are solved in two steps: the MDP-pairing
 first, then the remainder as a homogeneous bracket with fresh BSNs.
 
-A homogeneous bracket whose natural pairing (S1[i]-S2[i]) meets every criterion at a bound that holds for any
-candidate needs no matching: it is the first candidate of the generation order and no other can beat it, so
-`_Round.natural` returns it directly (every round 1 without forbidden pairs; `_pair(..., fast=False)` turns
-this off for the tests that compare it with the general matching).
+A homogeneous bracket (or the remainder of a heterogeneous one) needs no matching when a transposition of S2
+meets every criterion at a bound that holds for any candidate: no candidate can beat it, and the first such
+transposition in the generation order is the engine's answer. `_Round.natural` searches for it (a budgeted
+depth-first search in lexicographic order, pruned by the colour bounds; the natural pairing S1[i]-S2[i] is its
+first leaf, which settles every round 1 without forbidden pairs); a test it cannot decide (a greedy pairing of
+the next bracket that finds nothing) ends the search, so an earlier candidate is never passed over, and the
+bracket goes to the matching. `_pair(..., fast=False)` turns this off for the tests that compare it with the
+general matching.
 
 A pairing-allocated bye is always a downfloat (`RoundViews.float_in`), even when it scores no more than a loss:
 the 2026 text (1.4.3) names the PAB apart from the other unplayed rounds, which float down only when they scored
@@ -297,16 +301,18 @@ class _Round:
         return pairs, (mdps[0] if mdps else None)
 
     def natural(self, members: list[int], nxt: list[int], lower: list[int]) -> tuple[list[Pair], list[int]] | None:
-        """The pairs and downfloater of a homogeneous bracket when S1[i]-S2[i] is provably best; None otherwise.
+        """The pairs and downfloater of a homogeneous bracket when a transposition is provably best; None otherwise.
 
-        The natural pairing is the first candidate of the generation order (Article 4), so it is the engine's
-        answer whenever no candidate beats it on any criterion. That is proved level by level from bounds
-        that hold for every candidate: all its pairs are legal, it pairs everyone ([C6], [C7], [C14]-[C21]
-        hold at their best; an odd lowest bracket leaves out a PAB-eligible player with the fewest unplayed
-        rounds and no recent downfloat, [C5], [C9]), it breaks no colour rule of a topscorer ([C10], [C11])
-        nor two strong preferences ([C13]), and it fails no more colour preferences than the counts of
-        White and Black preferences force on any pairing ([C12]). When players are left below an even
-        bracket, they must still be pairable among themselves with the PAB to the lowest score ([C4], [C5]).
+        Transpositions come first in the generation order (Article 4), so the first one that no candidate beats
+        on any criterion is the engine's answer. That is proved level by level from bounds that hold for every
+        candidate: all its pairs are legal, it pairs all but at most one ([C6], [C7], [C14]-[C21] hold at their
+        best), it breaks no colour rule of a topscorer ([C10], [C11]), and it fails no more colour preferences
+        ([C12]) and makes no more clashes of strong ones ([C13]) than the counts of each preference force on any
+        pairing (`first_transposition`). An odd lowest bracket leaves out a PAB-eligible player with the fewest
+        unplayed rounds and no recent downfloat ([C5], [C9], `takes_bye_ideally`); an odd bracket above others
+        floats one down who can pair into the next bracket as well as anyone could (`floats_ideally`). When
+        players are left below an even bracket, they must still be pairable among themselves with the PAB to the
+        lowest score ([C4], [C5]).
         """
         n = len(members)
         odd = n % 2 == 1
@@ -918,8 +924,9 @@ class _Bracket:
         self, group: list[int], count: int, removed: set[int], cut: set[Pair], mate: list[int] | None
     ) -> tuple[list[Pair], list[int]]:
         if removed and count == len(group) // 2 and self.rnd.fast:
-            # A remainder that pairs all but at most one: its pairs decide [C10]-[C13] and the order; an odd one's
-            # floater, the float criteria and the next bracket.
+            # A remainder that pairs all but at most one, after the MDPs' pairs: everything else being fixed, its
+            # pairs decide only [C10]-[C13] and the order, and an odd one's floater the float criteria and [C8],
+            # so the first transposition meeting those bounds is its answer (as in `_Round.natural`).
             test = None
             if len(group) % 2:
                 limbo = [m for m in self.mdps if self.vertices.index(m) not in removed]
