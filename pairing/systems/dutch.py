@@ -59,7 +59,8 @@ COMPLETION_DEGREE = 8
 # (bench/pairing.py, 200 players round 6: 0.19 s CPU at 6000, 0.145 s at 600).
 SPARSE_LIMIT = 600
 SPARSE_WINDOW = 10
-# Partners tried in the search for the first transposition that meets every criterion's bound.
+# Partners tried in the search for the first transposition that meets every criterion's bound: this many beyond
+# two per player of the group (the natural pairing alone tries one per pair).
 TRANSPOSITION_BUDGET = 400
 
 
@@ -354,7 +355,7 @@ class _Round:
         black2 = prefs2.count(Colour.BLACK)
         used = [False] * len(s2)
         pairs: list[Pair] = []
-        budget = TRANSPOSITION_BUDGET
+        budget = TRANSPOSITION_BUDGET + 2 * len(members)
 
         def forced(i: int) -> int:
             # Rows i.. of S1 against the unused of S2: like preferences that must meet.
