@@ -412,24 +412,32 @@ class _Round:
         players = self.players
         ok = self.compatible.ok
         inside = set(nxt)
-        # The players of the next bracket who may be the one left over, when one is.
+        # The players of the next bracket who may be the one left over (when one is: the lowest first), each
+        # checked once, when first needed.
         spares: list[int | None] = [None]
         if (len(floaters) + len(nxt)) % 2 == 0:
-            spares = [y for y in reversed(nxt) if self._completes([y, *beyond])]
+            spares = list(reversed(nxt))
         elif not self._completes(beyond):
             return None
-        if not spares:
-            return None
+        below: dict[int, bool] = {}
 
         def into_next(a: int, b: int) -> bool:
             return (a in inside or b in inside) and ok(a, b)
+
+        def leaves_over(spare: int | None) -> bool:
+            if spare is None:
+                return True
+            if spare not in below:
+                below[spare] = self._completes([spare, *beyond])
+            return below[spare]
 
         def test(floater: int) -> bool | None:
             p = players[floater]
             if p.float1 is FloatDirection.DOWN or p.float2 is FloatDirection.DOWN:
                 return False
             found = any(
-                _pairs_greedily([floater, *floaters, *(y for y in nxt if y != spare)], into_next) is not None
+                leaves_over(spare)
+                and _pairs_greedily([floater, *floaters, *(y for y in nxt if y != spare)], into_next) is not None
                 for spare in spares
             )
             return True if found else None
