@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -54,7 +55,11 @@ def allocate(a: ColourState, b: ColourState, initial: Colour) -> Colour:
 def colour_states(views: RoundViews, numbers: Iterable[int]) -> list[ColourState]:
     """The colour states of the players paired in `views.round`, in pairing order (rank 0 first)."""
     pairing_now = set(numbers)
-    order = sorted(pairing_now, key=lambda n: (-views.pairing_score(n), n))
+    # Sorted on integers (the scores over their common denominator): comparing Fractions is slow.
+    scores = {n: views.pairing_score(n) for n in pairing_now}
+    unit = math.lcm(*(score.denominator for score in scores.values()))
+    scaled = {n: score.numerator * (unit // score.denominator) for n, score in scores.items()}
+    order = sorted(pairing_now, key=lambda n: (-scaled[n], n))
     # Rule 5 looks at the parity of the rank among the players taking part: those paired now or in an earlier
     # round, by starting number (what the reference engine does when players are absent; checked on every
     # corpus board where rule 5 decides).

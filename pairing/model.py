@@ -10,6 +10,8 @@ from fractions import Fraction
 from functools import cached_property
 
 Points = Fraction
+# Zero points, made once (Fractions are immutable; pairing asks for virtual points hundreds of times a round).
+NO_POINTS = Fraction(0)
 
 
 def exact_sum(values: Iterable[Fraction]) -> Fraction:
@@ -255,7 +257,7 @@ class Tournament:
         values = self.acceleration.get(number, ())
         if 1 <= round_number <= len(values):
             return values[round_number - 1]
-        return Fraction(0)
+        return NO_POINTS
 
     def is_forbidden(self, a: int, b: int) -> bool:
         """True when the two players must not be paired together."""
@@ -308,6 +310,7 @@ class RoundViews:
         self.round = round_number
         self.scoring = tournament.scoring
         self._score_cache: dict[tuple[int, int], Points] = {}
+        self._colours_cache: dict[int, tuple[Colour, ...]] = {}
 
     @property
     def is_last_round(self) -> bool:
@@ -325,7 +328,12 @@ class RoundViews:
         cached = self._score_cache.get(key)
         if cached is None:
             player = self.tournament.player(number)
-            cached = exact_sum(self.scoring.points(r) for r in player.records(upto))
+            later = self._score_cache.get((number, upto + 1)) if upto >= 1 else None
+            if later is not None:
+                # One round short of a score already summed (floats look back round by round): subtract that round.
+                cached = later - self.scoring.points(player.record(upto))
+            else:
+                cached = exact_sum(self.scoring.points(r) for r in player.records(upto))
             self._score_cache[key] = cached
         return cached
 
@@ -337,7 +345,11 @@ class RoundViews:
 
     def colours(self, number: int) -> tuple[Colour, ...]:
         """The colours of played games, in round order (unplayed rounds dropped)."""
-        return tuple(r.colour for r in self.history(number) if r.is_played and r.colour is not None)
+        cached = self._colours_cache.get(number)
+        if cached is None:
+            cached = tuple(r.colour for r in self.history(number) if r.is_played and r.colour is not None)
+            self._colours_cache[number] = cached
+        return cached
 
     def preference(self, number: int) -> ColourPreference:
         """The colour preference of fide-swiss.md §3.2.4."""

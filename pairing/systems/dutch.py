@@ -11,10 +11,14 @@ over the players further down, and if it cannot be, the bracket is solved again 
 (completion first, by cardinality). Heterogeneous brackets are solved in two steps: the MDP-pairing
 first, then the remainder as a homogeneous bracket with fresh BSNs.
 
-A homogeneous bracket whose natural pairing (S1[i]-S2[i]) meets every criterion at a bound that holds for any
-candidate needs no matching: it is the first candidate of the generation order and no other can beat it, so
-`_Round.natural` returns it directly (every round 1 without forbidden pairs; `_pair(..., fast=False)` turns
-this off for the tests that compare it with the general matching).
+A homogeneous bracket (or the remainder of a heterogeneous one) needs no matching when a transposition of S2
+meets every criterion at a bound that holds for any candidate: no candidate can beat it, and the first such
+transposition in the generation order is the engine's answer. `_Round.natural` searches for it (a budgeted
+depth-first search in lexicographic order, pruned by the colour bounds; the natural pairing S1[i]-S2[i] is its
+first leaf, which settles every round 1 without forbidden pairs); a test it cannot decide (a greedy pairing of
+the next bracket that finds nothing) ends the search, so an earlier candidate is never passed over, and the
+bracket goes to the matching. `_pair(..., fast=False)` turns this off for the tests that compare it with the
+general matching.
 
 A pairing-allocated bye is always a downfloat (`RoundViews.float_in`), even when it scores no more than a loss:
 the 2026 text (1.4.3) names the PAB apart from the other unplayed rounds, which float down only when they scored
@@ -25,9 +29,9 @@ so with a 0-point PAB it can pair later rounds differently; we follow the text i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 from pairing.colours import ColourState, allocate, colour_states
 from pairing.errors import NoValidPairing
@@ -37,7 +41,6 @@ from pairing.model import (
     Colour,
     FloatDirection,
     Pairing,
-    Points,
     PreferenceStrength,
     RoundViews,
     Tournament,
@@ -45,6 +48,8 @@ from pairing.model import (
 )
 
 Pair = tuple[int, int]
+# Whether an odd group's player left out meets the bounds: True, False, or None when it cannot be told.
+FloaterTest = Callable[[int], bool | None]
 
 # Completing a best matching of the weighted edges first tries this many legal partners per player.
 COMPLETION_DEGREE = 8
@@ -54,6 +59,9 @@ COMPLETION_DEGREE = 8
 # (bench/pairing.py, 200 players round 6: 0.19 s CPU at 6000, 0.145 s at 600).
 SPARSE_LIMIT = 600
 SPARSE_WINDOW = 10
+# Partners tried in the search for the first transposition that meets every criterion's bound: this many beyond
+# two per player of the group (the natural pairing alone tries one per pair).
+TRANSPOSITION_BUDGET = 400
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,7 @@ class _Player:
 
     index: int
     number: int
-    score: Points
+    points: int  # the pairing score in units of the round's common denominator (exact integer arithmetic)
     colour: ColourState
     float1: FloatDirection
     float2: FloatDirection
@@ -73,14 +81,21 @@ class _Player:
 
 
 class _Levels:
-    """Packs signed per-edge criterion values into one integer, most significant level first."""
+    """Packs signed per-edge criterion values into one integer, most significant level first.
 
-    def __init__(self, bounds: Sequence[int], pairs: int) -> None:
+    `pairs` bounds how many edges of a matching can have a nonzero value at a level (one number for every
+    level, or one per level), so that a level's sum never reaches the next one; a level at 0 takes no bits
+    (every edge must then be 0 there), which keeps the weights, and the matcher's arithmetic, short.
+    """
+
+    def __init__(self, bounds: Sequence[int], pairs: int | Sequence[int]) -> None:
+        counts = [pairs] * len(bounds) if isinstance(pairs, int) else pairs
         self.shifts: list[int] = []
         shift = 0
-        for bound in reversed(bounds):
+        for bound, count in zip(reversed(bounds), reversed(counts), strict=True):
             self.shifts.append(shift)
-            shift += (max(bound, 1) * (pairs + 1)).bit_length() + 2
+            if count:
+                shift += (max(bound, 1) * (count + 1)).bit_length() + 2
         self.shifts.reverse()
         self.width = shift
 
@@ -188,13 +203,16 @@ def with_implied_acceleration(tournament: Tournament) -> Tournament:
 def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
     out = []
     rnd = views.round
-    for index, state in enumerate(colour_states(views, numbers)):
+    states = colour_states(views, numbers)
+    scores = [views.pairing_score(state.number) for state in states]
+    unit = math.lcm(*(score.denominator for score in scores))
+    for index, (state, score) in enumerate(zip(states, scores, strict=True)):
         number = state.number
         out.append(
             _Player(
                 index=index,
                 number=number,
-                score=views.pairing_score(number),
+                points=score.numerator * (unit // score.denominator),
                 colour=state,
                 float1=views.float_in(number, rnd - 1) if rnd > 1 else FloatDirection.NONE,
                 float2=views.float_in(number, rnd - 2) if rnd > 2 else FloatDirection.NONE,
@@ -263,7 +281,7 @@ class _Round:
         players = self.players
         groups: list[list[int]] = []
         for p in players:
-            if groups and players[groups[-1][0]].score == p.score:
+            if groups and players[groups[-1][0]].points == p.points:
                 groups[-1].append(p.index)
             else:
                 groups.append([p.index])
@@ -272,7 +290,7 @@ class _Round:
         for gi, residents in enumerate(groups):
             lower = [i for g in groups[gi + 1 :] for i in g]
             nxt = groups[gi + 1] if gi + 1 < len(groups) else []
-            natural = self.natural(residents, lower) if self.fast and not mdps else None
+            natural = self.natural(residents, nxt, lower) if self.fast and not mdps else None
             if natural is not None:
                 got, floaters = natural
             else:
@@ -283,56 +301,164 @@ class _Round:
             raise NoValidPairing("the lowest bracket could not be completed")
         return pairs, (mdps[0] if mdps else None)
 
-    def natural(self, members: list[int], lower: list[int]) -> tuple[list[Pair], list[int]] | None:
-        """The pairs and downfloater of a homogeneous bracket when S1[i]-S2[i] is provably best; None otherwise.
+    def natural(self, members: list[int], nxt: list[int], lower: list[int]) -> tuple[list[Pair], list[int]] | None:
+        """The pairs and downfloater of a homogeneous bracket when a transposition is provably best; None otherwise.
 
-        The natural pairing is the first candidate of the generation order (Article 4), so it is the engine's
-        answer whenever no candidate beats it on any criterion. That is proved level by level from bounds
-        that hold for every candidate: all its pairs are legal, it pairs everyone ([C6], [C7], [C14]-[C21]
-        hold at their best; an odd lowest bracket leaves out a PAB-eligible player with the fewest unplayed
-        rounds and no recent downfloat, [C5], [C9]), it breaks no colour rule of a topscorer ([C10], [C11])
-        nor two strong preferences ([C13]), and it fails no more colour preferences than the counts of
-        White and Black preferences force on any pairing ([C12]). When players are left below an even
-        bracket, they must still be pairable among themselves with the PAB to the lowest score ([C4], [C5]).
+        Transpositions come first in the generation order (Article 4), so the first one that no candidate beats
+        on any criterion is the engine's answer. That is proved level by level from bounds that hold for every
+        candidate: all its pairs are legal, it pairs all but at most one ([C6], [C7], [C14]-[C21] hold at their
+        best), it breaks no colour rule of a topscorer ([C10], [C11]), and it fails no more colour preferences
+        ([C12]) and makes no more clashes of strong ones ([C13]) than the counts of each preference force on any
+        pairing (`first_transposition`). An odd lowest bracket leaves out a PAB-eligible player with the fewest
+        unplayed rounds and no recent downfloat ([C5], [C9], `takes_bye_ideally`); an odd bracket above others
+        floats one down who can pair into the next bracket as well as anyone could (`floats_ideally`). When
+        players are left below an even bracket, they must still be pairable among themselves with the PAB to the
+        lowest score ([C4], [C5]).
         """
         n = len(members)
         odd = n % 2 == 1
-        if n < 2 or (odd and lower):
+        if n < 2:
+            return None
+        if not odd:
+            if lower and not self._completes(lower):
+                return None
+            return self.first_transposition(members)
+        test = self.floats_ideally([], nxt, lower[len(nxt) :]) if lower else self.takes_bye_ideally(members)
+        return None if test is None else self.first_transposition(members, test)
+
+    def first_transposition(
+        self, members: list[int], floater_ok: FloaterTest | None = None
+    ) -> tuple[list[Pair], list[int]] | None:
+        """The first transposition of S2 (Article 4.2) of a homogeneous group whose pairs are legal, break no [C10]
+        and [C11], and fail only the colour preferences ([C12]) and strong preferences ([C13]) that any pairing of
+        the group must fail, with its floater (an odd group: the S2 player left out, who must pass `floater_ok`);
+        None when there is none, or when the search runs too long or meets a floater it cannot judge (an earlier
+        candidate must never be passed over on a test that may be wrong)."""
+        half = len(members) // 2
+        s1, s2 = members[:half], members[half:]
+        extra = len(s2) - half
+        players = self.players
+        wanted = [players[m].colour.preference for m in members]
+        bound = _least_failures(wanted)
+        strong_bound = _least_strong_clashes([players[m].colour for m in members])
+        ok = self.compatible.ok
+        colour_failures = self.colour_failures
+        # Colour preferences still to place on each side, to bound the failures a partial pairing must add.
+        prefs1 = wanted[:half]
+        prefs2 = wanted[half:]
+        white1 = [0] * (half + 1)
+        black1 = [0] * (half + 1)
+        for i in range(half - 1, -1, -1):
+            white1[i] = white1[i + 1] + (prefs1[i] is Colour.WHITE)
+            black1[i] = black1[i + 1] + (prefs1[i] is Colour.BLACK)
+        white2 = prefs2.count(Colour.WHITE)
+        black2 = prefs2.count(Colour.BLACK)
+        used = [False] * len(s2)
+        pairs: list[Pair] = []
+        budget = TRANSPOSITION_BUDGET + 2 * len(members)
+
+        def forced(i: int) -> int:
+            # Rows i.. of S1 against the unused of S2: like preferences that must meet.
+            left = half - i + extra
+            return max(0, white1[i] + white2 - left) + max(0, black1[i] + black2 - left)
+
+        def place(i: int, failures: int, clashes: int) -> bool | None:
+            nonlocal budget, white2, black2
+            if i == half:
+                return True if floater_ok is None else floater_ok(s2[used.index(False)])
+            x = s1[i]
+            for j, y in enumerate(s2):
+                if used[j]:
+                    continue
+                budget -= 1
+                if budget < 0:
+                    return None
+                if not ok(x, y):
+                    continue
+                c10, c11, c12, c13 = colour_failures(x, y)
+                if c10 or c11 or clashes + c13 > strong_bound:
+                    continue
+                total = failures + c12
+                pref = prefs2[j]
+                white2 -= pref is Colour.WHITE
+                black2 -= pref is Colour.BLACK
+                if total + forced(i + 1) <= bound:
+                    used[j] = True
+                    pairs.append((x, y))
+                    got = place(i + 1, total, clashes + c13)
+                    if got is None or got:
+                        return got
+                    used[j] = False
+                    pairs.pop()
+                white2 += pref is Colour.WHITE
+                black2 += pref is Colour.BLACK
+            return False
+
+        if forced(0) > bound or not place(0, 0, 0):
+            return None
+        return pairs, [y for j, y in enumerate(s2) if not used[j]]
+
+    def floats_ideally(self, floaters: list[int], nxt: list[int], beyond: list[int]) -> FloaterTest | None:
+        """The test that an odd group's floater meets every bound of the criteria it decides, or None when none can.
+
+        The floater never floated down in the last two rounds ([C14], [C16]: False when it did); with the other
+        `floaters` it pairs into the next bracket so that the most pairs and scores are made there ([C8]:
+        everyone, or all but one player of the next bracket), and the players `beyond` (with that one) pair among
+        themselves with the PAB to the lowest score ([C4], [C5]). Those pairings are searched greedily, so when
+        none is found the answer is None (unknown), not False.
+        """
+        if not nxt:
             return None
         players = self.players
         ok = self.compatible.ok
-        half = n // 2
-        pairs = [(members[k], members[half + k]) for k in range(half)]
-        failures = 0
-        for x, y in pairs:
-            if not ok(x, y):
-                return None
-            c10, c11, c12, c13 = self.colour_failures(x, y)
-            if c10 or c11 or c13:
-                return None
-            failures += c12
-        wanted = [players[m].colour.preference for m in members]
-        white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
-        none = n - white - black
-        floaters: list[int] = []
-        if odd:
-            last = players[members[-1]]
-            if not last.pab_eligible or FloatDirection.DOWN in (last.float1, last.float2):
-                return None
-            if any(players[m].pab_eligible and players[m].unplayed < last.unplayed for m in members):
-                return None
-            floaters = [last.index]
-            # Any one player may be the one left out.
-            bound = min(
-                _forced_failures(white - (k == 0), black - (k == 1), none - (k == 2))
-                for k, count in enumerate((white, black, none))
-                if count
+        inside = set(nxt)
+        # The players of the next bracket who may be the one left over (when one is: the lowest first), each
+        # checked once, when first needed.
+        spares: list[int | None] = [None]
+        if (len(floaters) + len(nxt)) % 2 == 0:
+            spares = list(reversed(nxt))
+        elif not self._completes(beyond):
+            return None
+        below: dict[int, bool] = {}
+
+        def into_next(a: int, b: int) -> bool:
+            return (a in inside or b in inside) and ok(a, b)
+
+        def leaves_over(spare: int | None) -> bool:
+            if spare is None:
+                return True
+            if spare not in below:
+                below[spare] = self._completes([spare, *beyond])
+            return below[spare]
+
+        def test(floater: int) -> bool | None:
+            p = players[floater]
+            if p.float1 is FloatDirection.DOWN or p.float2 is FloatDirection.DOWN:
+                return False
+            found = any(
+                leaves_over(spare)
+                and _pairs_greedily([floater, *floaters, *(y for y in nxt if y != spare)], into_next) is not None
+                for spare in spares
             )
-        else:
-            bound = _forced_failures(white, black, none)
-            if lower and not self._completes(lower):
-                return None
-        return (pairs, floaters) if failures == bound else None
+            return True if found else None
+
+        return test
+
+    def takes_bye_ideally(self, members: list[int]) -> FloaterTest | None:
+        """The test that the lowest bracket's odd player out meets every bound for the PAB, or None when none can:
+        PAB-eligible with the fewest unplayed rounds ([C5], [C9]), no downfloat in the last two rounds ([C14],
+        [C16])."""
+        players = self.players
+        fewest = min((players[m].unplayed for m in members if players[m].pab_eligible), default=None)
+        if fewest is None:
+            return None
+
+        def test(floater: int) -> bool | None:
+            p = players[floater]
+            down = p.float1 is FloatDirection.DOWN or p.float2 is FloatDirection.DOWN
+            return p.pab_eligible and p.unplayed == fewest and not down
+
+        return test
 
     def _completes(self, lower: list[int]) -> bool:
         """True when a quick search pairs `lower` among themselves, any odd one out a lowest-score PAB candidate."""
@@ -342,20 +468,87 @@ class _Round:
             eligible = [i for i in rest if players[i].pab_eligible]
             if not eligible:
                 return False
-            lowest = min(players[i].score for i in eligible)
-            bye = max(i for i in eligible if players[i].score == lowest)
+            lowest = min(players[i].points for i in eligible)
+            bye = max(i for i in eligible if players[i].points == lowest)
             rest.remove(bye)
-        ok = self.compatible.ok
-        taken = [False] * len(rest)
-        for a, i in enumerate(rest):
-            if taken[a]:
-                continue
-            taken[a] = True
-            b = next((b for b in range(a + 1, len(rest)) if not taken[b] and ok(i, rest[b])), None)
-            if b is None:
-                return False
-            taken[b] = True
-        return True
+        return _pairs_greedily(rest, self.compatible.ok) is not None
+
+
+def _pairs_greedily(items: Sequence[int], legal: Callable[[int, int], bool]) -> list[Pair] | None:
+    """Legal pairs of all of `items` (an even count), or None: a quick search that may miss a pairing.
+
+    Each item in order takes the first free legal partner after it; each two left over then exchange partners
+    with one pair.
+    """
+    pairs: list[Pair] = []
+    single: list[int] = []
+    taken = [False] * len(items)
+    for i, a in enumerate(items):
+        if taken[i]:
+            continue
+        for j in range(i + 1, len(items)):
+            if not taken[j] and legal(a, items[j]):
+                taken[j] = True
+                pairs.append((a, items[j]))
+                break
+        else:
+            single.append(a)
+    while single:
+        a, b = single.pop(), single.pop()
+        for k, (x, y) in enumerate(pairs):
+            if legal(a, x) and legal(b, y):
+                pairs[k] = (a, x)
+                pairs.append((b, y))
+                break
+            if legal(a, y) and legal(b, x):
+                pairs[k] = (a, y)
+                pairs.append((b, x))
+                break
+        else:
+            return None
+    return pairs
+
+
+def _least_failures(wanted: list[Colour | None]) -> int:
+    """Colour preferences ([C12]) that any pairing of a group must fail (an odd group: any one player left out)."""
+    white, black = wanted.count(Colour.WHITE), wanted.count(Colour.BLACK)
+    none = len(wanted) - white - black
+    if len(wanted) % 2 == 0:
+        return _forced_failures(white, black, none)
+    return min(
+        _forced_failures(white - (k == 0), black - (k == 1), none - (k == 2))
+        for k, count in enumerate((white, black, none))
+        if count
+    )
+
+
+def _least_strong_clashes(states: list[ColourState]) -> int:
+    """Pairs ([C13]) of like strong preferences (not both absolute) that any pairing of a group must make (an odd
+    group: any one player left out)."""
+    strong = PreferenceStrength.STRONG
+    kinds: list[tuple[Colour | None, bool]] = [
+        (state.preference, state.strength is PreferenceStrength.ABSOLUTE)
+        for state in states
+        if state.preference is not None and state.strength >= strong
+    ]
+    size = len(states)
+
+    def forced(kinds: list[tuple[Colour | None, bool]], size: int) -> int:
+        total = 0
+        for colour in (Colour.WHITE, Colour.BLACK):
+            like = sum(1 for c, _ in kinds if c is colour)
+            absolute = sum(1 for c, a in kinds if c is colour and a)
+            # Beyond the other players, like ones pair together; two absolute ones would not count.
+            total += max(0, like - size // 2 - absolute // 2)
+        return total
+
+    if size % 2 == 0:
+        return forced(kinds, size)
+    # Leave out a player of any kind (one without a strong preference, or one of each strong kind).
+    options = [forced(kinds, size - 1)] if len(kinds) < size else []
+    firsts = {kind: k for k, kind in enumerate(kinds)}.values()
+    options += [forced(kinds[:k] + kinds[k + 1 :], size - 1) for k in firsts]
+    return min(options)
 
 
 def _forced_failures(white: int, black: int, none: int) -> int:
@@ -394,16 +587,16 @@ class _Bracket:
         members = self.member_set
         mdps = self.mdp_set
         nxt = self.next_set
-        bracket_score = players[self.residents[0]].score
-        all_scores = sorted({players[v].score for v in verts})
+        bracket_score = players[self.residents[0]].points
+        all_scores = sorted({players[v].points for v in verts})
         score_rank = {s: k for k, s in enumerate(all_scores)}
-        b_scores = sorted({players[v].score for v in self.members})
+        b_scores = sorted({players[v].points for v in self.members})
         b_rank = {s: k for k, s in enumerate(b_scores)}
         base7 = len(self.members) + 1
-        n_scores = sorted({players[v].score for v in self.members + [v for v in verts if v in nxt]})
+        n_scores = sorted({players[v].points for v in self.members + [v for v in verts if v in nxt]})
         n_rank = {s: k for k, s in enumerate(n_scores)}
         base8 = len(self.members) + len(nxt) + 1
-        diffs = sorted({players[m].score - bracket_score for m in self.mdps} | {Fraction(0)})
+        diffs = sorted({players[m].points - bracket_score for m in self.mdps} | {0})
         diff_rank = {d: k for k, d in enumerate(diffs)}
         base_sd = len(self.mdps) + 1
         unpaired_sd = base_sd ** len(diffs)
@@ -420,18 +613,39 @@ class _Bracket:
             *(2, 1, 2, 1),  # C14-C17
             *(unpaired_sd,) * 4,  # C18-C21
         ]
-        self.levels = _Levels(bounds, self.size // 2)
+        rich = len(self.members) + len(nxt)
+        nb = len(self.members)
+        member_players = [players[v] for v in self.members]
+        # Levels only the dummy's edges use hold one edge of a matching; the others are edges within the bracket
+        # and the next one; a level no edge of this bracket can use takes no bits.
+        within = rich // 2
+        dummy = 1 if self.dummy >= 0 else 0
+        topscorers = within if any(p.topscorer for p in member_players) else 0
+        down1 = within if any(p.float1 is FloatDirection.DOWN for p in member_players) else 0
+        down2 = within if any(p.float2 is FloatDirection.DOWN for p in member_players) else 0
+        heterogeneous = within if self.mdps else 0
+        pairs = [
+            self.size // 2,  # completion
+            dummy,  # C5
+            within,  # C6
+            within,  # C7
+            within if nxt else 0,  # C8 pairs
+            within if nxt else 0,  # C8 scores
+            dummy,  # C9
+            *(topscorers, topscorers, within, within),  # C10-C13
+            *(down1, heterogeneous, down2, heterogeneous),  # C14-C17
+            *(heterogeneous,) * 4,  # C18-C21
+        ]
+        self.levels = _Levels(bounds, pairs)
         pack = self.levels.pack
         out: dict[Pair, int] = {}
         compatible = rnd.compatible
         zero = [0] * len(bounds)
-        rich = len(self.members) + len(nxt)
-        nb = len(self.members)
         # Per-vertex terms, so that the quadratic loop does no Fraction arithmetic or hashing.
-        w7 = [base7 ** b_rank[players[verts[a]].score] for a in range(nb)]
-        w8 = [base8 ** n_rank[players[verts[a]].score] for a in range(rich)]
-        down1 = [int(players[verts[a]].float1 is FloatDirection.DOWN) for a in range(nb)]
-        down2 = [int(players[verts[a]].float2 is FloatDirection.DOWN) for a in range(nb)]
+        w7 = [base7 ** b_rank[players[verts[a]].points] for a in range(nb)]
+        w8 = [base8 ** n_rank[players[verts[a]].points] for a in range(rich)]
+        downs1 = [int(players[verts[a]].float1 is FloatDirection.DOWN) for a in range(nb)]
+        downs2 = [int(players[verts[a]].float2 is FloatDirection.DOWN) for a in range(nb)]
         is_mdp = [verts[a] in mdps for a in range(nb)]
         sh = self.levels.shifts
         pair_base = (1 << sh[0]) + (1 << sh[2])
@@ -457,8 +671,8 @@ class _Bracket:
                         - (c11 << sh[8])
                         - (c12 << sh[9])
                         - (c13 << sh[10])
-                        + ((down1[a] + down1[b]) << sh[11])
-                        + ((down2[a] + down2[b]) << sh[13])
+                        + ((downs1[a] + downs1[b]) << sh[11])
+                        + ((downs2[a] + downs2[b]) << sh[13])
                     )
                     continue
                 py = players[y]
@@ -476,13 +690,13 @@ class _Bracket:
                         if other_mdp:
                             vals[12] -= p.float1 is FloatDirection.UP
                             vals[14] -= p.float2 is FloatDirection.UP
-                            weight = base_sd ** diff_rank[other.score - bracket_score]
+                            weight = base_sd ** diff_rank[other.points - bracket_score]
                             if p.float1 is FloatDirection.UP:
                                 vals[16] -= weight
                             if p.float2 is FloatDirection.UP:
                                 vals[18] -= weight
                     else:
-                        diff = p.score - other.score if not other_mdp else abs(p.score - other.score)
+                        diff = p.points - other.points if not other_mdp else abs(p.points - other.points)
                         weight = base_sd ** diff_rank.get(diff, 0)
                         if p.float1 is FloatDirection.DOWN:
                             vals[15] += unpaired_sd - weight
@@ -497,7 +711,7 @@ class _Bracket:
                 if p.pab_eligible:
                     vals = list(zero)
                     vals[0] = 1
-                    vals[1] = top - score_rank[p.score]
+                    vals[1] = top - score_rank[p.points]
                     out[(a, self.dummy)] = pack(vals)
                     if x in members:
                         vals = list(zero)
@@ -546,6 +760,13 @@ class _Bracket:
         mate = self._best_weighted(n, base, ends, order)
         free = [k for k in range(n) if mate[k] == -1]
         if not free:
+            return mate
+        # Which completion is found does not matter: a member left free has no free legal partner in the bracket
+        # or the next one (that weighted edge would have been taken), so it floats down whoever it meets.
+        rest = self._greedy_completion(free, keep, cut)
+        if rest is not None:
+            for k, partner in rest.items():
+                mate[k] = partner
             return mate
         for dense in (False, True):
             rest = self._completion(free, keep, cut, dense)
@@ -596,6 +817,37 @@ class _Bracket:
             return a >= nb - SPARSE_WINDOW and b < nb + SPARSE_WINDOW
         gap = b - a
         return gap <= SPARSE_WINDOW or abs(gap - half) <= SPARSE_WINDOW
+
+    def _greedy_completion(self, free: list[int], keep: list[int], cut: set[Pair]) -> dict[int, int] | None:
+        """A perfect matching of the `free` vertices found greedily (the dummy to the lowest PAB-eligible), or None.
+
+        A quick first try (`_pairs_greedily`); when it fails, `_completion` searches properly.
+        """
+        players = self.rnd.players
+        compatible = self.rnd.compatible
+        verts = self.vertices
+        nv = len(verts)
+        left = [keep[k] for k in free if keep[k] < nv]
+        out: dict[int, int] = {}
+        if len(left) < len(free):
+            partner = next((a for a in reversed(left) if players[verts[a]].pab_eligible), None)
+            if partner is None:
+                return None
+            left.remove(partner)
+            out[self.dummy] = partner
+            out[partner] = self.dummy
+
+        def legal(a: int, b: int) -> bool:
+            return compatible[verts[a]][verts[b]] and (min(a, b), max(a, b)) not in cut
+
+        pairs = _pairs_greedily(left, legal)
+        if pairs is None:
+            return None
+        for a, b in pairs:
+            out[a] = b
+            out[b] = a
+        index = {v: k for k, v in enumerate(keep)}
+        return {index[a]: index[b] for a, b in out.items()}
 
     def _completion(self, free: list[int], keep: list[int], cut: set[Pair], dense: bool) -> dict[int, int] | None:
         """A perfect matching of the `free` vertices over any legal edge (sparse first), or None."""
@@ -680,6 +932,19 @@ class _Bracket:
     def _homogeneous(
         self, group: list[int], count: int, removed: set[int], cut: set[Pair], mate: list[int] | None
     ) -> tuple[list[Pair], list[int]]:
+        if removed and count == len(group) // 2 and self.rnd.fast:
+            # A remainder that pairs all but at most one, after the MDPs' pairs: everything else being fixed, its
+            # pairs decide only [C10]-[C13] and the order, and an odd one's floater the float criteria and [C8],
+            # so the first transposition meeting those bounds is its answer (as in `_Round.natural`).
+            test = None
+            if len(group) % 2:
+                limbo = [m for m in self.mdps if self.vertices.index(m) not in removed]
+                nxt = [v for v in self.vertices if v in self.next_set]
+                test = self.rnd.floats_ideally(limbo, nxt, self.lower[len(nxt) :])
+            if len(group) % 2 == 0 or test is not None:
+                found = self.rnd.first_transposition(group, test)
+                if found is not None:
+                    return found
         local = {x: a for a, x in enumerate(self.vertices)}
         for _attempt in range(3):
             if len(group) < 2 or count == 0:
@@ -741,28 +1006,27 @@ class _HomogeneousKeys(_OrderKeys):
         n = len(bsn)
         self.bsn = bsn
         self.n = n
-        self.p = p
         base = n + 1
-        self.powers = [base**k for k in range(n + 1)]
-        self.levels = _Levels([1, n, 1 << (p + 1), 1 << (n + 1), base ** (n + 1)], n // 2 + 1)
-        self.bits = self.levels.width
+        levels = _Levels([1, n, 1 << (p + 1), 1 << (n + 1), base ** (n + 1)], n // 2 + 1)
+        self.bits = levels.width
+        # The key of a pair is low[lo] + (n - hi) * high[lo] (BSNs lo < hi): the packed levels, split by what
+        # depends on the lower BSN alone.
+        self.low = [0] * (n + 1)
+        self.high = [0] * (n + 1)
+        for lo in range(1, n + 1):
+            first = lo <= p
+            self.low[lo] = levels.pack(
+                [1 if first else 0, -lo, -(1 << lo) if first else 0, 0 if first else 1 << (n - lo), 0]
+            )
+            self.high[lo] = base ** (n - lo) << levels.shifts[4]
 
     def __call__(self, a: int, b: int) -> int:
         x, y = self.bsn.get(a), self.bsn.get(b)
         if x is None or y is None:
             return 0
-        lo, hi = (x, y) if x < y else (y, x)
-        n, p = self.n, self.p
-        first = lo <= p
-        return self.levels.pack(
-            [
-                1 if first else 0,
-                -lo,
-                -(1 << lo) if first else 0,
-                0 if first else 1 << (n - lo),
-                (n - hi) * self.powers[n - lo],
-            ]
-        )
+        if x > y:
+            x, y = y, x
+        return self.low[x] + (self.n - y) * self.high[x]
 
 
 class _MdpKeys(_OrderKeys):
@@ -771,12 +1035,15 @@ class _MdpKeys(_OrderKeys):
     def __init__(self, mdps: dict[int, int], residents: dict[int, int]) -> None:
         self.mdps = mdps
         self.residents = residents
-        self.m0 = len(mdps)
+        m0 = len(mdps)
         self.n = len(residents)
         base = self.n + 1
-        self.powers = [base**k for k in range(self.m0 + 1)]
-        self.levels = _Levels([1 << (self.m0 + 1), base ** (self.m0 + 1)], self.m0 + 1)
-        self.bits = self.levels.width
+        levels = _Levels([1 << (m0 + 1), base ** (m0 + 1)], m0 + 1)
+        self.bits = levels.width
+        # The key of MDP i with resident j is low[i] + (n - j) * high[i] (the packed levels).
+        ranks = [m0 - i - 1 for i in range(m0)]
+        self.low: list[int] = [1 << rank << levels.shifts[0] for rank in ranks]
+        self.high: list[int] = [base**rank << levels.shifts[1] for rank in ranks]
 
     def __call__(self, a: int, b: int) -> int:
         i = self.mdps.get(a)
@@ -786,5 +1053,4 @@ class _MdpKeys(_OrderKeys):
             j = self.residents.get(a)
             if i is None or j is None:
                 return 0
-        rank = self.m0 - i - 1
-        return self.levels.pack([1 << rank, (self.n - j) * self.powers[rank]])
+        return self.low[i] + (self.n - j) * self.high[i]
