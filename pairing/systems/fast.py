@@ -54,7 +54,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import repeat
-from operator import add, mul, sub
+from operator import add, mul
+
+import numpy as np
+import numpy.typing as npt
 
 from pairing.errors import NoValidPairing
 from pairing.matching import max_weight_matching
@@ -284,59 +287,53 @@ class _Context:
         self.acc = acc
 
     def _scores(self) -> None:
-        """Scores, accelerated scores, SB, Buchholz and Median with virtual opponents, a round at a time."""
+        """Scores, accelerated scores, SB, Buchholz and Median with virtual opponents, a round at a time on columns."""
         n, pr, draw = self.n, self.pr, self.draw
-        cols = [*self.event.results[:pr], *([bytes(n)] * (pr - len(self.event.results)))]
-        points = self.points
-        # A round's points are made again where needed rather than kept for all rounds (memory: 100,000 x 30).
-        score = [0] * n
+        results, opponents = self.event.results, self.event.opponents
+        largest = max(map(abs, [*self.points, *self.virtual, *self.acc, draw]), default=0) + 1
+        # Machine integers while no sum can overflow them, Python's own beyond (an unusual scoring).
+        dtype = np.int64 if (pr + 3) ** 2 * largest**2 < 2**62 else object
+        points = np.array(self.points, dtype=dtype)
+        virtual = np.array(self.virtual, dtype=dtype)
+        cols = [_codes(results[c]) if c < len(results) else np.zeros(n, dtype=np.uint8) for c in range(pr)]
+        acc = np.array(self.acc, dtype=dtype)
+        score = np.zeros(n, dtype=dtype)
         for col in cols:
-            score = list(map(add, score, map(points.__getitem__, col)))
-        self.score = score
-        self.pairing_score = list(map(add, score, self.acc))
-        # Adjusted scores (an unplayed round counts as a draw), fixed up at the few unplayed entries.
-        adjusted = list(self.pairing_score)
-        unplayed: list[list[int]] = []
+            score += points[col]
+        self.score: list[int] = score.tolist()
+        pairing_score = score + acc
+        self.pairing_score: list[int] = pairing_score.tolist()
+        # Adjusted scores (an unplayed round counts as a draw); the last entry is index -1's: no opponent.
+        adjusted = np.append(pairing_score, 0).astype(dtype)
         for col in cols:
-            entries = list(_nonzero(col.translate(_UNPLAYED)))
-            unplayed.append(entries)
-            for i in entries:
-                adjusted[i] += draw - points[col[i]]
-        adjusted.append(0)  # index -1: no opponent
+            unplayed = _UNPLAYED_NP[col]
+            adjusted[:n][unplayed] += draw - points[col[unplayed]]
+        sb = np.zeros(n, dtype=dtype)
+        bh = np.zeros(n, dtype=dtype)
+        # The Median's smallest and largest parts, kept as running minimum and maximum over the rounds.
+        smallest = largest_part = None
+        before = acc.copy()  # acceleration plus own points before the round, for the virtual opponents
+        for c, col in enumerate(cols):
+            pts = points[col]
+            opp = np.asarray(opponents[c]) if c < len(opponents) else np.full(n, -1)
+            contrib = adjusted[opp]
+            unplayed = _UNPLAYED_NP[col]
+            # The virtual opponent: own score before this round, draws in the rounds after it (to pr).
+            contrib[unplayed] = before[unplayed] + (pr - 1 - c) * draw + virtual[col[unplayed]]
+            sb += pts * contrib
+            bh += contrib
+            smallest = contrib if smallest is None else np.minimum(smallest, contrib)
+            largest_part = contrib if largest_part is None else np.maximum(largest_part, contrib)
+            before += pts
+        self.sb: list[int] = sb.tolist()
+        self.bh: list[int] = bh.tolist()
+        # The Median tie-break: Buchholz without its smallest and largest part; 0 up to two rounds.
+        median = bh - smallest - largest_part if pr > 2 and smallest is not None and largest_part is not None else None
+        self.median: list[int] = [0] * n if median is None else median.tolist()
         # The rows share one int object per player (an array's `tolist` would make one per entry: 28 more bytes a
         # player-round); the columns are read from the event's arrays as they are.
         shared = [*range(n), -1]
-        opponents: list[Sequence[int]] = list(self.event.opponents)
-        opp_cols = [*opponents[:pr], *([[-1] * n] * (pr - len(opponents)))]
-        sb = [0] * n
-        # Buchholz summed a round at a time; its parts kept (as bytes where they fit) for the smallest and largest,
-        # taken at the end player by player over all rounds at once.
-        bh = [0] * n
-        parts: list[Sequence[int]] = []
-        acc, virtual = self.acc, self.virtual
-        before = list(acc)  # acceleration plus own points before the round, for the virtual opponents
-        for c, (col, opp, entries) in enumerate(zip(cols, opp_cols, unplayed, strict=True)):
-            pts = list(map(points.__getitem__, col))
-            contrib = list(map(adjusted.__getitem__, opp))
-            for i in entries:
-                # The virtual opponent: own score before this round, draws in the rounds after it (to pr).
-                contrib[i] = before[i] + (pr - 1 - c) * draw + virtual[col[i]]
-            sb = list(map(add, sb, map(mul, pts, contrib)))
-            bh = list(map(add, bh, contrib))
-            if pr > 2:
-                try:
-                    parts.append(bytes(contrib))
-                except ValueError:  # a part outside 0..255
-                    parts.append(contrib)
-            if c + 1 < pr:
-                before = list(map(add, before, pts))
-        self.sb = sb
-        self.bh = bh
-        # The Median tie-break: Buchholz without its smallest and largest part; 0 up to two rounds.
-        self.median = [0] * n
-        if pr > 2:
-            self.median = list(map(sub, bh, map(add, map(min, *parts), map(max, *parts))))
-        del parts
+        opp_cols: list[Sequence[int]] = [*opponents[:pr], *([[-1] * n] * (pr - len(opponents)))]
         all_opps = [map(shared.__getitem__, col) for col in (*opp_cols, *opponents[pr:])]
         self.opp_rows: list[tuple[int, ...]] = list(zip(*all_opps, strict=True)) if all_opps else [()] * n
         forbidden: dict[int, set[int]] = {}
@@ -346,37 +343,40 @@ class _Context:
         self.forbidden = forbidden
 
     def _colours(self) -> None:
-        """Colour preference, absolute flag, strong flag, imbalance and played-colour history of every player."""
+        """Colour preference, absolute flag, strong flag and imbalance of every player to pair, on columns."""
         n = self.n
-        cols = self.event.colours
-        history = [bytes(row).replace(b"\0", b"") for row in zip(*cols, strict=True)] if cols else [b""] * n
-        self.history = history
-        pref = bytearray(n)
-        absolute = bytearray(n)
-        strong = bytearray(n)
-        imbalance = [0] * n
-        for i in self.to_pair:
-            h = history[i]
-            if not h:
-                continue
-            whites = h.count(WHITE)
-            blacks = len(h) - whites
-            lower = BLACK if whites > blacks else WHITE
-            imb = abs(whites - blacks)
-            repeated = len(h) >= 2 and h[-1] == h[-2]
-            last_other = BLACK if h[-1] == WHITE else WHITE
-            if imb > 1:
-                pref[i] = lower
-            elif repeated:
-                pref[i] = last_other
-            elif imb > 0:
-                pref[i] = lower
-            else:
-                pref[i] = last_other
-            absolute[i] = imb > 1 or repeated
-            strong[i] = not absolute[i] and imb > 0
-            imbalance[i] = imb
-        self.pref, self.absolute, self.strong, self.imbalance = pref, absolute, strong, imbalance
+        whites = np.zeros(n, dtype=np.int64)
+        blacks = np.zeros(n, dtype=np.int64)
+        last = np.zeros(n, dtype=np.uint8)  # the last colour played
+        before_last = np.zeros(n, dtype=np.uint8)  # the one played before it
+        for column in self.event.colours:
+            col = _codes(column)
+            played = col != NO_COLOUR
+            whites += col == WHITE
+            blacks += col == BLACK
+            before_last = np.where(played, last, before_last)
+            last = np.where(played, col, last)
+        imbalance = np.abs(whites - blacks)
+        lower = np.where(whites > blacks, BLACK, WHITE)
+        repeated = (whites + blacks >= 2) & (last == before_last)
+        last_other = np.where(last == WHITE, BLACK, WHITE)
+        pref = np.where(imbalance > 1, lower, np.where(repeated, last_other, np.where(imbalance > 0, lower, last_other)))
+        counted = np.zeros(n, dtype=bool)
+        counted[self.to_pair] = True
+        counted &= whites + blacks > 0
+        absolute = ((imbalance > 1) | repeated) & counted
+        self.pref = np.where(counted, pref, 0).astype(np.uint8).tobytes()
+        self.absolute = absolute.tobytes()
+        self.strong = (~absolute & (imbalance > 0) & counted).tobytes()
+        self.imbalance: list[int] = np.where(counted, imbalance, 0).tolist()
+        self._histories: dict[int, bytes] = {}
+
+    def history(self, i: int) -> bytes:
+        """The colours one player played, round by round."""
+        got = self._histories.get(i)
+        if got is None:
+            got = self._histories[i] = bytes(col[i] for col in self.event.colours).replace(b"\0", b"")
+        return got
 
     # --- comparisons -------------------------------------------------------------------------------------
 
@@ -415,7 +415,7 @@ class _Context:
             return pp
         if self.strong[o] and not self.strong[p]:
             return _invert(po)
-        hp, ho = self.history[p], self.history[o]
+        hp, ho = self.history(p), self.history(o)
         for cp, co in zip(reversed(hp), reversed(ho), strict=False):
             if cp != co:
                 return co
@@ -632,6 +632,14 @@ class _Context:
                 down[t + 1] = t - 1
             pairs.append(self.board(players[i], players[j]))
         return pairs
+
+
+def _codes(column: bytes) -> npt.NDArray[np.uint8]:
+    """A column of one-byte codes as an array (no copy)."""
+    return np.frombuffer(column, dtype=np.uint8)
+
+
+_UNPLAYED_NP = np.frombuffer(_UNPLAYED, dtype=np.uint8).astype(bool)
 
 
 def _nonzero(data: bytes) -> Iterator[int]:
