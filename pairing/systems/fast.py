@@ -239,19 +239,15 @@ class _Context:
         if n and pr < len(results) and results[pr].count(0) == 0:
             pr += 1  # everybody has an entry for the next round: it counts as played
         self.pr = pr
-        nxt = results[pr] if pr < len(results) else bytes(n)
-        absent = [i for i in _nonzero(nxt)]
+        nxt = _codes(results[pr]) if pr < len(results) else np.zeros(n, dtype=np.uint8)
         # Not to be paired: an entry in round pr+1 already; of those, players who never took part do not count.
-        invalid = {i for i in absent if not any(_PARTICIPATED[col[i]] for col in results)}
-        absent_set = set(absent)
-        self.to_pair = [i for i in range(n) if i not in absent_set] if absent else list(range(n))
-        rank = [-1] * n
-        r = 0
-        for i in range(n):
-            if i not in invalid:
-                rank[i] = r
-                r += 1
-        self.rank = rank
+        self.to_pair_np = np.flatnonzero(nxt == NOT_PAIRED)
+        self.to_pair: list[int] = self.to_pair_np.tolist()
+        counts = np.ones(n, dtype=bool)
+        for i in np.flatnonzero(nxt != NOT_PAIRED).tolist():
+            counts[i] = any(_PARTICIPATED[col[i]] for col in results)
+        self.rank_np = np.where(counts, np.cumsum(counts) - 1, -1)
+        self.rank: list[int] = self.rank_np.tolist()
         self._accelerate()
         self._scores()
         self._colours()
@@ -328,14 +324,20 @@ class _Context:
         self.sb: list[int] = sb.tolist()
         self.bh: list[int] = bh.tolist()
         # The Median tie-break: Buchholz without its smallest and largest part; 0 up to two rounds.
-        median = bh - smallest - largest_part if pr > 2 and smallest is not None and largest_part is not None else None
-        self.median: list[int] = [0] * n if median is None else median.tolist()
-        # The rows share one int object per player (an array's `tolist` would make one per entry: 28 more bytes a
-        # player-round); the columns are read from the event's arrays as they are.
-        shared = [*range(n), -1]
-        opp_cols: list[Sequence[int]] = [*opponents[:pr], *([[-1] * n] * (pr - len(opponents)))]
-        all_opps = [map(shared.__getitem__, col) for col in (*opp_cols, *opponents[pr:])]
-        self.opp_rows: list[tuple[int, ...]] = list(zip(*all_opps, strict=True)) if all_opps else [()] * n
+        if pr > 2 and smallest is not None and largest_part is not None:
+            median = bh - smallest - largest_part
+        else:
+            median = np.zeros(n, dtype=dtype)
+        self.median: list[int] = median.tolist()
+        self.score_np = score
+        # The sort's keys, the first deciding: pairing score, SB, Buchholz, Median (all descending).
+        self.order_keys = (-pairing_score, -sb, -bh, -median)
+        # Everybody's opponents over the board, a row a player (-1 for none): a row is read as a list when needed.
+        self.opp_rows = (
+            np.stack([np.asarray(col, dtype=np.int32) for col in opponents], axis=1)
+            if opponents
+            else np.zeros((n, 0), dtype=np.int32)
+        )
         forbidden: dict[int, set[int]] = {}
         for group in self.event.forbidden:
             for a in group:
@@ -393,7 +395,7 @@ class _Context:
 
     def met(self, a: int, b: int) -> bool:
         """True when the two played each other or must not meet (XXP)."""
-        if b in self.opp_rows[a]:
+        if b in self.opp_rows[a].tolist():
             return True
         group = self.forbidden.get(a)
         return group is not None and b in group
@@ -516,30 +518,28 @@ class _Context:
                 break
             if not pairs and bye is None:
                 raise NoValidPairing(stuck)
-        score = self.score
-        base = max(score, default=0) + 1
-        keyed = []
-        for w, b in pairs:
-            sw, sb = score[w], score[b]
-            hi, lo = (w, b) if sw > sb or (sw == sb and rank[w] < rank[b]) else (b, w)
-            keyed.append(((score[hi] * base + score[lo]) * (self.n + 1) + self.n - rank[hi], w, b))
-        keyed.sort(reverse=True)
-        return FastResult([(w, b) for _, w, b in keyed], bye)
+        return FastResult(self._board_order(pairs), bye)
+
+    def _board_order(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The boards as the fork publishes them: by the higher player's score, the lower's, the higher's rank."""
+        if not pairs:
+            return []
+        boards = np.array(pairs, dtype=np.int64)
+        white, black = boards[:, 0], boards[:, 1]
+        score, rank = self.score_np, self.rank_np
+        sw, sb, rw, rb = score[white], score[black], rank[white], rank[black]
+        white_higher = (sw > sb) | ((sw == sb) & (rw < rb))
+        higher = np.where(white_higher, sw, sb)
+        lower = np.where(white_higher, sb, sw)
+        order = np.lexsort((np.where(white_higher, rw, rb), -lower, -higher))
+        return list(zip(white[order].tolist(), black[order].tolist(), strict=True))
 
     def _sorted(self) -> list[int]:
         """The players to pair by pairing score, SB, Buchholz, Median (all descending), then rank index."""
-        ps, sb, bh, rank = self.pairing_score, self.sb, self.bh, self.rank
-        players = self.to_pair
-        if min(ps + sb + bh + self.median, default=0) < 0:
-            # Negative points (an unusual scoring) do not pack into one number: sort by tuples.
-            return sorted(players, key=lambda i: (-ps[i], -sb[i], -bh[i], -self.median[i], rank[i]))
-        # One integer key per player sorts much faster than tuples; players are in rank order already, and a
-        # descending sort keeps equal keys in that order.
-        med = self.median
-        sb_base, bh_base, med_base = max(sb, default=0) + 1, max(bh, default=0) + 1, max(med, default=0) + 1
-        keys = list(map(mul, map(add, map(mul, ps, repeat(sb_base)), sb), repeat(bh_base)))
-        keys = list(map(add, map(mul, map(add, keys, bh), repeat(med_base)), med))
-        return sorted(players, key=keys.__getitem__, reverse=True)
+        players = self.to_pair_np
+        keys = [self.rank_np[players], *(key[players] for key in reversed(self.order_keys))]
+        ranked: list[int] = players[np.lexsort(keys)].tolist()
+        return ranked
 
     def _greedy(self, players: list[int]) -> list[tuple[int, int]]:
         """Pair top down in five passes; stop at the first player nobody is left for."""
@@ -576,7 +576,7 @@ class _Context:
 
         def scan(i: int, which: int, step: int, optimal: bool, allowable: bool) -> int:
             me = players[i]
-            met = opp_rows[me]
+            met = opp_rows[me].tolist()
             blocked = forbidden.get(me, no_one)
             # A candidate clashes when he has this preference (and, for an "allowable" pass, is absolute too).
             clash = pref[i] if optimal or (allowable and absolute[i]) else -1
