@@ -285,14 +285,13 @@ def _numbers(records: _Records, width: int) -> Ints | None:
     field = records.block(4, 4 + width)
     if not _matches(list(np.ascontiguousarray(field.T)), _RANK, _RANK_ACCEPT):
         return None
-    return _value(field)
+    return _value(_DIGIT_VALUE[field])
 
 
-def _value(field: Bytes) -> Ints:
-    """The numbers written in a field (a row a record) of digits and spaces, no space after a digit."""
-    digits = _DIGIT_VALUE[field]
+def _value(digits: Bytes) -> Ints:
+    """The numbers of a field's digit values (a row a record, a space as 0, no space after a digit)."""
     value = digits[:, 0].astype(np.int64)
-    for k in range(1, field.shape[1]):
+    for k in range(1, digits.shape[1]):
         value *= 10
         value += digits[:, k]
     return value
@@ -303,27 +302,26 @@ def _round(records: _Records, start: int, width: int) -> tuple[array[int], bytes
     codes, and whether anybody was paired; None where the model reader would raise or read the round otherwise."""
     block = records.block(start + 2, start + 6 + width)
     raw = block[:, :width]
-    if (_DIGIT_VALUE[raw] == _INVALID).any():
+    digits = _DIGIT_VALUE[raw]
+    if (digits == _INVALID).any():
         return None
     # A space after a digit ("12  ", "1 2") is read otherwise by the model reader (or refused): leave it to it.
     digit = _IS_DIGIT[raw]
     if (digit[:, :-1] > digit[:, 1:]).any():
         return None
-    opponent = _value(raw)
+    opponent = _value(digits)
     n = len(opponent)
     own = np.arange(1, n + 1)
     if int(opponent.max()) > n or (opponent == own).any():
         return None
     with_opponent = opponent != 0
-    keys = _UPPER[block[:, width + 3]] | (with_opponent.astype(np.uint8) << 7)
-    result = _RESULTS[keys]
-    if (result == _INVALID).any() or int(np.count_nonzero(result == fast.PAB)) > 1:
-        return None
-    colour_class = _COLOUR_CLASS[block[:, width + 1]]
-    if (colour_class == _INVALID).any():
-        return None
-    side = _SIDES[result | (colour_class << 4)]
+    result = _RESULTS[_UPPER[block[:, width + 3]] | (with_opponent.view(np.uint8) << 7)]
+    # An unknown code or colour, or one the model reader refuses for the result, gives an invalid side.
+    side = _SIDES[result | (_COLOUR_CLASS[block[:, width + 1]] << 4)]
     if (side == _INVALID).any():
+        return None
+    pabs = int(np.count_nonzero(result == fast.PAB))
+    if pabs > 1:
         return None
     # Each opponent lists the player back, on the other side of the same game (index 0 is the "opponent" of a
     # record without one: number 0, side 0): number and side (0 to 3) checked together as number * 4 + side.
@@ -333,5 +331,5 @@ def _round(records: _Records, start: int, width: int) -> tuple[array[int], bytes
         return None
     colour = _GAME_COLOURS[side]
     index = np.where(colour != fast.NO_COLOUR, opponent - 1, -1)
-    paired = bool(with_opponent.any() or (result == fast.PAB).any())
+    paired = bool(pabs or with_opponent.any())
     return array("l", index.tobytes()), result.tobytes(), colour.tobytes(), paired
