@@ -53,8 +53,7 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import repeat
-from operator import add, mul
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -242,12 +241,11 @@ class _Context:
         nxt = _codes(results[pr]) if pr < len(results) else np.zeros(n, dtype=np.uint8)
         # Not to be paired: an entry in round pr+1 already; of those, players who never took part do not count.
         self.to_pair_np = np.flatnonzero(nxt == NOT_PAIRED)
-        self.to_pair: list[int] = self.to_pair_np.tolist()
         counts = np.ones(n, dtype=bool)
         for i in np.flatnonzero(nxt != NOT_PAIRED).tolist():
             counts[i] = any(_PARTICIPATED[col[i]] for col in results)
         self.rank_np = np.where(counts, np.cumsum(counts) - 1, -1)
-        self.rank: list[int] = self.rank_np.tolist()
+        self.rank = _ints(self.rank_np)
         self._accelerate()
         self._scores()
         self._colours()
@@ -296,9 +294,9 @@ class _Context:
         score = np.zeros(n, dtype=dtype)
         for col in cols:
             score += points[col]
-        self.score: list[int] = score.tolist()
         pairing_score = score + acc
-        self.pairing_score: list[int] = pairing_score.tolist()
+        self.pairing_score = _ints(pairing_score)
+        self.pairing_score_np = pairing_score
         # Adjusted scores (an unplayed round counts as a draw); the last entry is index -1's: no opponent.
         adjusted = np.append(pairing_score, 0).astype(dtype)
         for col in cols:
@@ -321,14 +319,14 @@ class _Context:
             smallest = contrib if smallest is None else np.minimum(smallest, contrib)
             largest_part = contrib if largest_part is None else np.maximum(largest_part, contrib)
             before += pts
-        self.sb: list[int] = sb.tolist()
-        self.bh: list[int] = bh.tolist()
+        self.sb = _ints(sb)
+        self.bh = _ints(bh)
         # The Median tie-break: Buchholz without its smallest and largest part; 0 up to two rounds.
         if pr > 2 and smallest is not None and largest_part is not None:
             median = bh - smallest - largest_part
         else:
             median = np.zeros(n, dtype=dtype)
-        self.median: list[int] = median.tolist()
+        self.median = _ints(median)
         self.score_np = score
         # The sort's keys, the first deciding: pairing score, SB, Buchholz, Median (all descending).
         self.order_keys = (-pairing_score, -sb, -bh, -median)
@@ -362,15 +360,19 @@ class _Context:
         lower = np.where(whites > blacks, BLACK, WHITE)
         repeated = (whites + blacks >= 2) & (last == before_last)
         last_other = np.where(last == WHITE, BLACK, WHITE)
-        pref = np.where(imbalance > 1, lower, np.where(repeated, last_other, np.where(imbalance > 0, lower, last_other)))
+        pref = np.where(
+            imbalance > 1, lower, np.where(repeated, last_other, np.where(imbalance > 0, lower, last_other))
+        )
         counted = np.zeros(n, dtype=bool)
-        counted[self.to_pair] = True
+        counted[self.to_pair_np] = True
         counted &= whites + blacks > 0
         absolute = ((imbalance > 1) | repeated) & counted
-        self.pref = np.where(counted, pref, 0).astype(np.uint8).tobytes()
+        self.pref_np = np.where(counted, pref, 0).astype(np.uint8)
+        self.absolute_np = absolute.view(np.uint8)
+        self.pref = self.pref_np.tobytes()
         self.absolute = absolute.tobytes()
         self.strong = (~absolute & (imbalance > 0) & counted).tobytes()
-        self.imbalance: list[int] = np.where(counted, imbalance, 0).tolist()
+        self.imbalance = _ints(np.where(counted, imbalance, 0))
         self._histories: dict[int, bytes] = {}
 
     def history(self, i: int) -> bytes:
@@ -472,7 +474,6 @@ class _Context:
     def run(self) -> FastResult:
         """Bye, greedy stage, backtracking, board order."""
         order = self._sorted()
-        rank = self.rank
         if not order:
             return FastResult([], None)
         bye: int | None = None
@@ -544,9 +545,10 @@ class _Context:
     def _greedy(self, players: list[int]) -> list[tuple[int, int]]:
         """Pair top down in five passes; stop at the first player nobody is left for."""
         m = len(players)
-        pscore = [self.pairing_score[p] for p in players]
-        pref = [self.pref[p] for p in players]
-        absolute = [self.absolute[p] for p in players]
+        placed = np.array(players, dtype=np.int64)
+        pscore = _ints(self.pairing_score_np[placed])
+        pref = self.pref_np[placed].tobytes()
+        absolute = self.absolute_np[placed].tobytes()
         opp_rows = self.opp_rows
         forbidden: dict[int, set[int] | frozenset[int]] = dict(self.forbidden)
         taken = bytearray(m)
@@ -632,6 +634,13 @@ class _Context:
                 down[t + 1] = t - 1
             pairs.append(self.board(players[i], players[j]))
         return pairs
+
+
+def _ints(values: npt.NDArray[Any]) -> Sequence[int]:
+    """A column of integers held compactly: machine integers, or Python's own when too large for them."""
+    if values.dtype == object:
+        return list(values.tolist())
+    return array("q", values.astype(np.int64).tobytes())
 
 
 def _codes(column: bytes) -> npt.NDArray[np.uint8]:

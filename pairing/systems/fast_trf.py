@@ -125,7 +125,7 @@ class _Records:
     shortest: int
 
     def block(self, start: int, stop: int) -> Bytes:
-        """Columns `start` to `stop` (0-based, `stop` excluded) of every record, a row a record; a space past its end."""
+        """Columns `start` to `stop` (0-based, `stop` excluded) of every record, a row a record; spaces past its end."""
         width = stop - start
         index = self.starts + start
         last = len(self.buffer) - width  # the last position a whole window starts at
