@@ -329,7 +329,7 @@ class _Context:
         self.median = _ints(median)
         self.score_np = score
         # The sort's keys, the first deciding: pairing score, SB, Buchholz, Median (all descending).
-        self.order_keys = (-pairing_score, -sb, -bh, -median)
+        self.order_keys = (pairing_score, sb, bh, median)
         # Everybody's opponents over the board, a row a player (-1 for none): a row is read as a list when needed.
         self.opp_rows = (
             np.stack([np.asarray(col, dtype=np.int32) for col in opponents], axis=1)
@@ -484,9 +484,7 @@ class _Context:
                     break
             else:
                 raise NoValidPairing("No player is eligible for the pairing-allocated bye.")
-        pairs = self._greedy(order)
-        paired = {p for pair in pairs for p in pair}
-        unpaired = [p for p in order if p not in paired]
+        pairs, unpaired = self._greedy(order)
         stuck = "The non-bye players cannot be simultaneously paired without violating the absolute criteria."
         while unpaired:
             k = len(unpaired)
@@ -538,12 +536,13 @@ class _Context:
     def _sorted(self) -> list[int]:
         """The players to pair by pairing score, SB, Buchholz, Median (all descending), then rank index."""
         players = self.to_pair_np
-        keys = [self.rank_np[players], *(key[players] for key in reversed(self.order_keys))]
+        keys = [self.rank_np[players], *(-key[players] for key in reversed(self.order_keys))]
         ranked: list[int] = players[np.lexsort(keys)].tolist()
         return ranked
 
-    def _greedy(self, players: list[int]) -> list[tuple[int, int]]:
-        """Pair top down in five passes; stop at the first player nobody is left for."""
+    def _greedy(self, players: list[int]) -> tuple[list[tuple[int, int]], list[int]]:
+        """Pair top down in five passes; stop at the first player nobody is left for. The pairs, and the players
+        left unpaired in list order."""
         m = len(players)
         placed = np.array(players, dtype=np.int64)
         pscore = _ints(self.pairing_score_np[placed])
@@ -555,8 +554,8 @@ class _Context:
         pairs: list[tuple[int, int]] = []
         cursor = [0, 0]  # [own group's end, next group's start], moved past players already paired
         # Skip pointers over paired players (path-compressed): the nearest unpaired position above / below.
-        up = list(range(m + 1))
-        down = list(range(-1, m))  # down[j + 1] for j = -1 .. m-1
+        up = array("q", np.arange(m + 1, dtype=np.int64).tobytes())
+        down = array("q", np.arange(-1, m, dtype=np.int64).tobytes())  # down[j + 1] for j = -1 .. m-1
 
         def next_up(j: int) -> int:
             r = j
@@ -633,7 +632,8 @@ class _Context:
                 up[t] = t + 1
                 down[t + 1] = t - 1
             pairs.append(self.board(players[i], players[j]))
-        return pairs
+        left = np.flatnonzero(np.frombuffer(taken, dtype=np.uint8) == 0).tolist()
+        return pairs, [players[i] for i in left]
 
 
 def _ints(values: npt.NDArray[Any]) -> Sequence[int]:

@@ -39,6 +39,7 @@ _TEAM_TAGS = frozenset({"310", "013"})
 _TAG = re.compile(r"[0-9A-Z]{3}")
 _INVALID = 255
 _SPACE = ord(" ")
+_SLICE = 1 << 20
 
 Bytes = npt.NDArray[np.uint8]
 Ints = npt.NDArray[np.int64]
@@ -161,7 +162,7 @@ def read_event(data: bytes) -> FastFile | None:
     if not data:
         return None
     buffer = np.frombuffer(data, dtype=np.uint8)
-    breaks = np.flatnonzero(buffer == ord("\n"))
+    breaks = _line_breaks(buffer)
     starts = np.concatenate(([0], breaks + 1))
     ends = np.concatenate((breaks, [len(buffer)]))
     last = len(buffer) - 1
@@ -209,6 +210,14 @@ def read_event(data: bytes) -> FastFile | None:
         initial_colour=builder.initial_colour or Colour.WHITE,
     )
     return FastFile(event, builder.total_rounds, completed + 1)
+
+
+def _line_breaks(buffer: Bytes) -> Ints:
+    """The positions of the line feeds, found a slice at a time (no temporary the size of the file)."""
+    found = [
+        np.flatnonzero(buffer[start : start + _SLICE] == ord("\n")) + start for start in range(0, len(buffer), _SLICE)
+    ]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def _inert_header(tag: str, line: str) -> bool:
@@ -332,4 +341,4 @@ def _round(records: _Records, start: int, width: int) -> tuple[array[int], bytes
     colour = _GAME_COLOURS[side]
     index = np.where(colour != fast.NO_COLOUR, opponent - 1, -1)
     paired = bool(pabs or with_opponent.any())
-    return array("l", index.tobytes()), result.tobytes(), colour.tobytes(), paired
+    return array("i", index.astype(np.int32).tobytes()), result.tobytes(), colour.tobytes(), paired
