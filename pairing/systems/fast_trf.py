@@ -40,6 +40,7 @@ _TAG = re.compile(r"[0-9A-Z]{3}")
 _INVALID = 255
 _SPACE = ord(" ")
 _SLICE = 1 << 20
+_ROUNDS_AT_ONCE = 10
 
 Bytes = npt.NDArray[np.uint8]
 Ints = npt.NDArray[np.int64]
@@ -137,9 +138,10 @@ class _Records:
                 rows[i] = self.buffer.take(np.arange(index[i], index[i] + width), mode="clip")
         else:
             rows = self.buffer.take(index[:, None] + np.arange(width), mode="clip")
-        if self.shortest >= stop:
-            return rows
-        return np.where(self.lengths[:, None] > np.arange(start, stop), rows, np.uint8(_SPACE))
+        short = np.flatnonzero(self.lengths < stop)
+        if len(short):
+            rows[short] = np.where(self.lengths[short, None] > np.arange(start, stop), rows[short], np.uint8(_SPACE))
+        return rows
 
     def field(self, start: int, stop: int) -> list[Bytes]:
         """The columns of a field, one array a character."""
@@ -269,20 +271,27 @@ def _columns(records: _Records, width: int) -> tuple[list[array[int]], list[byte
         return None
     rounds = int(((np.maximum(records.lengths - first, 0) + step - 1) // step).max())
     ordered = _Records(records.buffer, records.starts[order], records.lengths[order], records.shortest)
+    own = np.arange(1, n + 1, dtype=np.int32)  # the records' numbers in this order
     opponents: list[array[int]] = []
     results: list[bytes] = []
     colours: list[bytes] = []
     completed = 0
-    for r in range(rounds):
-        got = _round(ordered, first + r * step, width)
-        if got is None:
-            return None
-        opponent_index, result, colour, paired = got
-        opponents.append(opponent_index)
-        results.append(result)
-        colours.append(colour)
-        if paired:
-            completed = r + 1
+    # Up to _ROUNDS_AT_ONCE rounds are copied at once: a record's rounds are one run of bytes, so a copy of ten
+    # costs about what a copy of one does (it is the record's place in memory that is slow to reach).
+    for chunk_start in range(0, rounds, _ROUNDS_AT_ONCE):
+        count = min(_ROUNDS_AT_ONCE, rounds - chunk_start)
+        offset = first + chunk_start * step
+        chunk = ordered.block(offset, offset + count * step)
+        for r in range(count):
+            got = _round(chunk[:, r * step + 2 : (r + 1) * step], width, own)
+            if got is None:
+                return None
+            opponent_index, result, colour, paired = got
+            opponents.append(opponent_index)
+            results.append(result)
+            colours.append(colour)
+            if paired:
+                completed = chunk_start + r + 1
     return opponents, results, colours, completed
 
 
@@ -294,39 +303,39 @@ def _numbers(records: _Records, width: int) -> Ints | None:
     field = records.block(4, 4 + width)
     if not _matches(list(np.ascontiguousarray(field.T)), _RANK, _RANK_ACCEPT):
         return None
-    return _value(_DIGIT_VALUE[field])
+    return _value(_DIGIT_VALUE[field]).astype(np.int64)
 
 
-def _value(digits: Bytes) -> Ints:
+def _value(digits: Bytes) -> npt.NDArray[np.int32]:
     """The numbers of a field's digit values (a row a record, a space as 0, no space after a digit)."""
-    value = digits[:, 0].astype(np.int64)
+    value = digits[:, 0].astype(np.int32)
     for k in range(1, digits.shape[1]):
         value *= 10
         value += digits[:, k]
     return value
 
 
-def _round(records: _Records, start: int, width: int) -> tuple[array[int], bytes, bytes, bool] | None:
-    """One round: the opponent indices of the games over the board (-1 for none), the result codes, the colour
-    codes, and whether anybody was paired; None where the model reader would raise or read the round otherwise."""
-    block = records.block(start + 2, start + 6 + width)
+def _round(block: Bytes, width: int, numbers: npt.NDArray[np.int32]) -> tuple[array[int], bytes, bytes, bool] | None:
+    """One round of the records (`block`: its opponent, colour and result fields, a row a record; `numbers`: theirs,
+    1..n): the opponent indices of the games over the board (-1 for none), the result codes, the colour codes, and
+    whether anybody was paired; None where the model reader would raise or read the round otherwise."""
+    n = len(numbers)
     raw = block[:, :width]
-    digits = _DIGIT_VALUE[raw]
+    digits = _DIGIT_VALUE.take(raw)
     if (digits == _INVALID).any():
         return None
-    # A space after a digit ("12  ", "1 2") is read otherwise by the model reader (or refused): leave it to it.
-    digit = _IS_DIGIT[raw]
-    if (digit[:, :-1] > digit[:, 1:]).any():
+    # A space after a digit ("12  ", "1 2"; all are digits or spaces now) is read otherwise by the model reader (or
+    # refused): leave it to it.
+    spaces = raw == _SPACE
+    if (spaces[:, 1:] > spaces[:, :-1]).any():
         return None
     opponent = _value(digits)
-    n = len(opponent)
-    own = np.arange(1, n + 1)
-    if int(opponent.max()) > n or (opponent == own).any():
+    if int(opponent.max()) > n or (opponent == numbers).any():
         return None
     with_opponent = opponent != 0
-    result = _RESULTS[_UPPER[block[:, width + 3]] | (with_opponent.view(np.uint8) << 7)]
+    result = _RESULTS.take(_UPPER.take(block[:, width + 3]) | (with_opponent.view(np.uint8) << 7))
     # An unknown code or colour, or one the model reader refuses for the result, gives an invalid side.
-    side = _SIDES[result | (_COLOUR_CLASS[block[:, width + 1]] << 4)]
+    side = _SIDES.take(result | (_COLOUR_CLASS.take(block[:, width + 1]) << 4))
     if (side == _INVALID).any():
         return None
     pabs = int(np.count_nonzero(result == fast.PAB))
@@ -334,11 +343,12 @@ def _round(records: _Records, start: int, width: int) -> tuple[array[int], bytes
         return None
     # Each opponent lists the player back, on the other side of the same game (index 0 is the "opponent" of a
     # record without one: number 0, side 0): number and side (0 to 3) checked together as number * 4 + side.
-    listed = np.concatenate(([0], opponent * 4 + side))
-    expected = np.where(with_opponent, own, 0) * 4 + _PARTNER_SIDE[side]
-    if not np.array_equal(listed[opponent], expected):
+    listed = np.zeros(n + 1, dtype=np.int32)
+    listed[1:] = opponent * 4 + side
+    expected = np.where(with_opponent, numbers, 0) * 4 + _PARTNER_SIDE.take(side)
+    if not np.array_equal(listed.take(opponent), expected):
         return None
-    colour = _GAME_COLOURS[side]
-    index = np.where(colour != fast.NO_COLOUR, opponent - 1, -1)
+    colour = _GAME_COLOURS.take(side)
+    index = np.where(colour != fast.NO_COLOUR, opponent - 1, np.int32(-1))
     paired = bool(pabs or with_opponent.any())
-    return array("i", index.astype(np.int32).tobytes()), result.tobytes(), colour.tobytes(), paired
+    return array("i", index.astype(np.int32, copy=False).tobytes()), result.tobytes(), colour.tobytes(), paired
