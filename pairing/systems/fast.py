@@ -480,7 +480,8 @@ class _Context:
         if len(order) & 1:
             for pos in range(len(order) - 1, -1, -1):
                 if not any(c in _BYE_BLOCKERS for c in self.row(order[pos])):
-                    bye = order.pop(pos)
+                    bye = order[pos]
+                    order = memoryview(np.delete(np.asarray(order), pos))
                     break
             else:
                 raise NoValidPairing("No player is eligible for the pairing-allocated bye.")
@@ -533,18 +534,17 @@ class _Context:
         order = np.lexsort((np.where(white_higher, rw, rb), -lower, -higher))
         return list(zip(white[order].tolist(), black[order].tolist(), strict=True))
 
-    def _sorted(self) -> list[int]:
+    def _sorted(self) -> Sequence[int]:
         """The players to pair by pairing score, SB, Buchholz, Median (all descending), then rank index."""
         players = self.to_pair_np
         keys = [self.rank_np[players], *(-key[players] for key in reversed(self.order_keys))]
-        ranked: list[int] = players[np.lexsort(keys)].tolist()
-        return ranked
+        return memoryview(players[np.lexsort(keys)])
 
-    def _greedy(self, players: list[int]) -> tuple[list[tuple[int, int]], list[int]]:
+    def _greedy(self, players: Sequence[int]) -> tuple[list[tuple[int, int]], list[int]]:
         """Pair top down in five passes; stop at the first player nobody is left for. The pairs, and the players
         left unpaired in list order."""
         m = len(players)
-        placed = np.array(players, dtype=np.int64)
+        placed = np.asarray(players, dtype=np.int64)
         pscore = _ints(self.pairing_score_np[placed])
         pref = self.pref_np[placed].tobytes()
         absolute = self.absolute_np[placed].tobytes()
@@ -637,10 +637,11 @@ class _Context:
 
 
 def _ints(values: npt.NDArray[Any]) -> Sequence[int]:
-    """A column of integers held compactly: machine integers, or Python's own when too large for them."""
+    """A column of integers read one at a time: a view of the machine integers (no copy), or Python's own when too
+    large for them."""
     if values.dtype == object:
         return list(values.tolist())
-    return array("q", values.astype(np.int64).tobytes())
+    return memoryview(np.ascontiguousarray(values, dtype=np.int64))
 
 
 def _codes(column: bytes) -> npt.NDArray[np.uint8]:
