@@ -447,7 +447,7 @@ class _Context:
     # --- the round ---------------------------------------------------------------------------------------
 
     def _rebye(
-        self, found: list[tuple[int, int]], window: list[int], ranked: list[int]
+        self, found: list[tuple[int, int]], window: list[int], ranked: Sequence[int]
     ) -> list[tuple[int, int]] | None:
         """The fallback's answer once the PAB was undone: the fork's own when it gives the bye player the bye again
         (a pair of him with himself) or pairs him once; when it would place him twice (the fork then publishes
@@ -458,7 +458,7 @@ class _Context:
             return found
         return self._bye_anew(window, ranked)
 
-    def _bye_anew(self, window: list[int], ranked: list[int]) -> list[tuple[int, int]] | None:
+    def _bye_anew(self, window: list[int], ranked: Sequence[int]) -> list[tuple[int, int]] | None:
         """The window (the bye player in it twice) paired with the bye given by its rule: from the bottom, the first
         eligible player whose removal leaves the rest pairable; None when no player's does."""
         players = list(dict.fromkeys(window))
@@ -481,7 +481,7 @@ class _Context:
             for pos in range(len(order) - 1, -1, -1):
                 if not any(c in _BYE_BLOCKERS for c in self.row(order[pos])):
                     bye = order[pos]
-                    order = memoryview(np.delete(np.asarray(order), pos))
+                    order = _view(np.delete(np.asarray(order), pos))
                     break
             else:
                 raise NoValidPairing("No player is eligible for the pairing-allocated bye.")
@@ -538,7 +538,7 @@ class _Context:
         """The players to pair by pairing score, SB, Buchholz, Median (all descending), then rank index."""
         players = self.to_pair_np
         keys = [self.rank_np[players], *(-key[players] for key in reversed(self.order_keys))]
-        return memoryview(players[np.lexsort(keys)])
+        return _view(players[np.lexsort(keys)])
 
     def _greedy(self, players: Sequence[int]) -> tuple[list[tuple[int, int]], list[int]]:
         """Pair top down in five passes; stop at the first player nobody is left for. The pairs, and the players
@@ -641,7 +641,12 @@ def _ints(values: npt.NDArray[Any]) -> Sequence[int]:
     large for them."""
     if values.dtype == object:
         return list(values.tolist())
-    return memoryview(np.ascontiguousarray(values, dtype=np.int64))
+    return _view(values)
+
+
+def _view(values: npt.NDArray[Any]) -> memoryview:
+    """Integers as a sequence of Python ints without a copy (a view of the array's machine integers)."""
+    return np.ascontiguousarray(values, dtype=np.int64).data
 
 
 def _codes(column: bytes) -> npt.NDArray[np.uint8]:
