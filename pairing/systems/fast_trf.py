@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -153,9 +153,6 @@ class _Records:
                 rows[inside, low - start : high - start] = part
         return rows
 
-    def field(self, start: int, stop: int) -> list[Bytes]:
-        """The columns of a field, one array a character."""
-        return list(np.ascontiguousarray(self.block(start, stop).T))
 
 
 def read_event(data: bytes) -> FastFile | None:
@@ -249,14 +246,14 @@ def _stripped_lengths(buffer: Bytes, starts: Ints, ends: Ints) -> Ints:
     return ends - starts
 
 
-def _matches(columns: list[Bytes], table: Bytes, accept: npt.NDArray[np.bool_]) -> bool:
-    """Whether every record's field (its columns) is accepted by the automaton `table`."""
-    if not columns:
-        return True
-    state = np.zeros(len(columns[0]), dtype=np.uint8)
-    for column in columns:
-        state = table[state, _CLASS[column]]
-    return bool(accept[state].all())
+def _matches(field: Bytes, table: Bytes, accept: npt.NDArray[np.bool_]) -> bool:
+    """Whether every record's field (a row a record) is accepted by the automaton `table`."""
+    classes = _CLASS.take(field)
+    moves = table.reshape(-1)  # the next state of (state, class) at state * 5 + class
+    state = np.zeros(len(field), dtype=np.uint8)
+    for k in range(field.shape[1]):
+        state = moves.take(state * np.uint8(5) + classes[:, k])
+    return bool(accept.take(state).all())
 
 
 def _columns(records: _Records, width: int) -> tuple[list[array[int]], list[bytes], list[bytes], int] | None:
@@ -267,21 +264,25 @@ def _columns(records: _Records, width: int) -> tuple[list[array[int]], list[byte
     n = len(records.starts)
     if records.shortest < 4 + width:
         return None
-    numbers = _numbers(records, width)
+    head = records.block(4, first)  # from the starting rank to the first round, read once
+    numbers = _numbers(head, width)
     if numbers is None:
         return None
-    order = np.argsort(numbers, kind="stable")
-    if not np.array_equal(numbers[order], np.arange(1, n + 1)):
+    own = np.arange(1, n + 1, dtype=np.int32)  # the records' numbers once in number order
+    in_order = bool(np.array_equal(numbers, own))  # as files are mostly written
+    order = np.arange(n) if in_order else np.argsort(numbers, kind="stable")
+    if not in_order and not np.array_equal(numbers[order], own):
         return None  # starting ranks that are not 1..n (gaps or repeats): the model reader's business
+    # The rating, points and rank fields, read as the model reader reads them (else it decides).
     if not (
-        _matches(records.field(48 + shift, 52 + shift), _WHOLE, _POINTS_ACCEPT)
-        and _matches(records.field(80 + shift, 84 + shift), _POINTS, _POINTS_ACCEPT)
-        and _matches(records.field(85 + shift, 89 + shift), _WHOLE, _POINTS_ACCEPT)
+        _matches(head[:, 44 + shift : 48 + shift], _WHOLE, _POINTS_ACCEPT)
+        and _matches(head[:, 76 + shift : 80 + shift], _POINTS, _POINTS_ACCEPT)
+        and _matches(head[:, 81 + shift : 85 + shift], _WHOLE, _POINTS_ACCEPT)
     ):
         return None
+    del head
     rounds = int(((np.maximum(records.lengths - first, 0) + step - 1) // step).max())
-    ordered = _Records(records.buffer, records.starts[order], records.lengths[order], records.shortest)
-    own = np.arange(1, n + 1, dtype=np.int32)  # the records' numbers in this order
+    ordered = records if in_order else replace(records, starts=records.starts[order], lengths=records.lengths[order])
     opponents: list[array[int]] = []
     results: list[bytes] = []
     colours: list[bytes] = []
@@ -306,13 +307,14 @@ def _columns(records: _Records, width: int) -> tuple[list[array[int]], list[byte
     return opponents, results, colours, completed
 
 
-def _numbers(records: _Records, width: int) -> Ints | None:
-    """The starting ranks of the records, or None for one the model reader would reject or read otherwise."""
-    after = records.block(4 + width, 5 + width)
+def _numbers(head: Bytes, width: int) -> Ints | None:
+    """The starting ranks of the records (`head`: their characters from the fifth on, a row a record), or None for
+    one the model reader would reject or read otherwise."""
+    after = head[:, width]
     if (_IS_DIGIT[after] | (after >= 128)).any():
         return None  # a digit (or what might be one) right after the field: the model reader's business
-    field = records.block(4, 4 + width)
-    if not _matches(list(np.ascontiguousarray(field.T)), _RANK, _RANK_ACCEPT):
+    field = head[:, :width]
+    if not _matches(field, _RANK, _RANK_ACCEPT):
         return None
     return _value(_DIGIT_VALUE[field]).astype(np.int64)
 
