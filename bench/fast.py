@@ -418,8 +418,9 @@ def command_section(rows: list[tuple[int, int, dict[str, dict[str, float]]]]) ->
         ]
     for name, what in (("model", "the model path"), ("before", "the earlier tree's command")):
         compared = [
-            f"{size:,} x {rounds}: {got[name]['cpu'] / got['command']['cpu']:.1f}x less CPU, "
-            f"{got[name]['peak'] / got['command']['peak']:.1f}x less memory"
+            f"{size:,} x {rounds}: CPU {got[name]['cpu']:.2f} s then, {got['command']['cpu']:.2f} s now "
+            f"({got[name]['cpu'] / got['command']['cpu']:.1f}x less), peak RSS {got[name]['peak']:.0f} MiB then, "
+            f"{got['command']['peak']:.0f} MiB now"
             for size, rounds, got in rows
             if name in got
         ]
@@ -659,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
                 builds[size] = None
                 got = json.loads(found[4].replace("'", '"'))
                 rows.append((size, rounds, form, got, event_mib(cache_path(args.seed, size, 30), rounds)))
-        args.sizes = []
+        args.sizes = args.command_sizes = []  # the log's measurements only
     for size in args.sizes:
         path, builds[size] = cached_event(args.seed, size, max(args.rounds), args.rebuild)
         for rounds in args.rounds:

@@ -39,11 +39,12 @@ the bye is given anew by its rule, the first eligible player from the bottom who
 pairable, and the rest matched again (`_rebye`, `_bye_anew`).
 
 Scale: the history is held column-wise (`FastEvent`: per round, an array of opponents and bytes of result and
-colour codes), the metrics are computed a round at a time with C-level `map`s (fixing up only the few unplayed
-entries), and the sort uses one packed integer key per player, so 100,000 players after 30 rounds pair in about
-3 s, with memory linear in players x rounds (docs/benchmarks.md, "Fast Swiss"). `pair(tournament)` builds the
-event from the `Tournament` model first; `pair_event` takes one built directly (`swissbot pair --system fast` reads
-the TRF file straight into one: `pairing.systems.fast_trf`).
+colour codes), the preparation is numpy arithmetic on whole columns (the unplayed entries fixed up with masks), the
+players and the boards are ordered with `lexsort`, and what the greedy stage reads one player at a time are
+memoryviews of those arrays, so 100,000 players after 30 rounds pair in about 0.7 s, with memory linear in
+players x rounds (docs/benchmarks.md, "Fast Swiss"). `pair(tournament)` builds the event from the `Tournament`
+model first; `pair_event` takes one built directly (`swissbot pair --system fast` reads the TRF file straight into
+one: `pairing.systems.fast_trf`).
 """
 
 from __future__ import annotations

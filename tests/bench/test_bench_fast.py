@@ -68,7 +68,10 @@ def test_the_whole_command_table_compares_cpu_and_peak_memory_with_the_reference
         "| 3.00 / 130 |" in text
     )
     assert "**not met** (100,000 x 30: CPU 1.25x, peak RSS 0.83x)" in text
-    assert "Against the earlier tree's command: 100,000 x 30: 2.0x less CPU, 0.9x less memory." in text
+    assert (
+        "Against the earlier tree's command: 100,000 x 30: CPU 3.00 s then, 1.50 s now (2.0x less), "
+        "peak RSS 130 MiB then, 150 MiB now." in text
+    )
 
 
 def test_a_row_within_the_reference_is_marked_met() -> None:
