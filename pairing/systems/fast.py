@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -72,7 +72,7 @@ NO_COLOUR, WHITE, BLACK = 0, 1, 2
 
 _PARTICIPATED = bytes(1 if code in (WIN, DRAW, LOSS, FORFEIT_WIN, FORFEIT_LOSS, PAB) else 0 for code in range(256))
 _PLAYED = frozenset({WIN, DRAW, LOSS})
-_UNPLAYED = bytes(0 if code in _PLAYED else 1 for code in range(256))
+_UNPLAYED = np.array([code not in _PLAYED for code in range(256)])  # by result code
 _BYE_BLOCKERS = frozenset({FORFEIT_WIN, PAB})
 _KIND_CODES = {
     RecordKind.FORFEIT_WIN: FORFEIT_WIN,
@@ -216,8 +216,6 @@ class _Context:
         ):  # fmt: skip
             points[code] = scaled(value)
         self.points = points
-        # Opponent scores count an unplayed round as a draw.
-        self.adjusted_points = [points[c] if c in _PLAYED else draw for c in range(256)]
         # The virtual opponent's result in one's own unplayed round (fide-other-systems.md §2.5.2).
         virtual = [scaled(sc.forfeit_loss)] * 256
         for code in (NOT_PAIRED, LOSS, FORFEIT_LOSS, ZERO_BYE):
@@ -301,7 +299,7 @@ class _Context:
         # Adjusted scores (an unplayed round counts as a draw); the last entry is index -1's: no opponent.
         adjusted = np.append(pairing_score, 0).astype(dtype)
         for col in cols:
-            unplayed = _UNPLAYED_NP[col]
+            unplayed = _UNPLAYED[col]
             adjusted[:n][unplayed] += draw - points[col[unplayed]]
         sb = np.zeros(n, dtype=dtype)
         bh = np.zeros(n, dtype=dtype)
@@ -312,7 +310,7 @@ class _Context:
             pts = points[col]
             opp = np.asarray(opponents[c]) if c < len(opponents) else np.full(n, -1)
             contrib = adjusted[opp]
-            unplayed = _UNPLAYED_NP[col]
+            unplayed = _UNPLAYED[col]
             # The virtual opponent: own score before this round, draws in the rounds after it (to pr).
             contrib[unplayed] = before[unplayed] + (pr - 1 - c) * draw + virtual[col[unplayed]]
             sb += pts * contrib
@@ -653,21 +651,6 @@ def _view(values: npt.NDArray[Any]) -> memoryview:
 def _codes(column: bytes) -> npt.NDArray[np.uint8]:
     """A column of one-byte codes as an array (no copy)."""
     return np.frombuffer(column, dtype=np.uint8)
-
-
-_UNPLAYED_NP = np.frombuffer(_UNPLAYED, dtype=np.uint8).astype(bool)
-
-
-def _nonzero(data: bytes) -> Iterator[int]:
-    """The positions of the non-zero bytes, found at C speed."""
-    stripped = data.translate(_NONZERO)
-    i = stripped.find(1)
-    while i >= 0:
-        yield i
-        i = stripped.find(1, i + 1)
-
-
-_NONZERO = bytes([0] + [1] * 255)
 
 
 def _invert(colour: int) -> int:

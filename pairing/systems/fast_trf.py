@@ -154,7 +154,6 @@ class _Records:
         return rows
 
 
-
 def read_event(data: bytes) -> FastFile | None:
     """The event of a file's bytes in columns, or None when it is not a plain file this reader takes (see the
     module), nor text as `trf.decode` reads it. Lines end at CR LF, CR or LF, as the model reader splits them."""
