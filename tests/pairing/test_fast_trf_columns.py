@@ -174,9 +174,7 @@ def _shuffled_names(seed: int, names: list[str]) -> str:
     lines = trf.dumps(_states(seed)[-1]).splitlines()
     records = [line for line in lines if line.startswith("001")]
     others = [line for line in lines if not line.startswith("001")]
-    renamed = [
-        line[:14] + f"{names[k % len(names)]:<33}"[:33] + line[47:] for k, line in enumerate(reversed(records))
-    ]
+    renamed = [line[:14] + f"{names[k % len(names)]:<33}"[:33] + line[47:] for k, line in enumerate(reversed(records))]
     return "\n".join([*others, *renamed]) + "\n"
 
 
