@@ -2,11 +2,12 @@
 
 `swissbot pair --system fast` on 100,000 players x 30 rounds spent most of its time and memory building one
 `RoundRecord` per player-round, and then splitting the text into lines and working a round at a time on strings.
-This reader takes the file's text as one byte buffer (a character a byte: Latin-1, any other character as "?"),
-finds the line starts with numpy, and reads each field of every player record (001) at once: a field's characters
-are gathers of the buffer at each record's start plus the field's column (a space past the end of a record), and
-the checks, codes and numbers are element-wise numpy arithmetic and table look-ups, so no Python object is made
-per player or per player-round. Only the few other lines are handled one by one.
+This reader takes the file's bytes as one buffer (a file not in ASCII decoded as the model reader decodes it and
+held a character a byte: Latin-1, any other character as "?"), finds the line starts with numpy, and reads every
+player record (001) at once: the fields before the rounds, then four rounds at a time, are copied for all records
+as rows of a window view of the buffer (spaces past the end of a record), and the checks, codes and numbers are
+element-wise numpy arithmetic and table look-ups, so no Python object is made per player or per player-round.
+Only the few other lines are handled one by one.
 
 It reads the plain files only and returns None for anything else, which the caller then reads with
 `pairing.trf.parse` (so every error message and every rarer record keeps one home there): records other than 001,
