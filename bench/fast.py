@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python bench/fast.py [--sizes 10000 100000] [--rounds 10 30] [--seed 1] [--runs 3]
                                       [--model-sizes 10000 100000] [--command-sizes 20000 100000] [--model-runs 1]
-                                      [--rebuild] [--no-write]
+                                      [--rebuild] [--no-write] [--before DIR]
                                       [--reference /tmp/bbp-fast/bbpPairings.exe]
        .venv/bin/python bench/fast.py --check-reference BINARY [--events 20] [--max-players 300] [--seed 1]
 
@@ -19,9 +19,9 @@ call (`time.perf_counter`), median of the runs; peak RSS: the process's peak res
 event, written as TRF as the reference reads it, is also paired by `--fast` as a whole process (median of 3), and
 its answer must be the one our engine gives on that file. Then the whole command (--command-sizes): `swissbot pair
 --system fast FILE` as a process beside the reference's, on the same file, with wall and CPU time and peak RSS
-from wait4 (`measure_commands`); once (--model-runs) the model path the command took before. The tables go to
-docs/benchmarks.md under
-'## Fast Swiss' (other sections are kept).
+from wait4 (`measure_commands`); once (--model-runs) the model path the command took before, and with --before DIR
+(an earlier tree of the project, e.g. `git archive COMMIT | tar -x -C DIR`) that tree's command in the same
+interleaved runs. The tables go to docs/benchmarks.md under '## Fast Swiss' (other sections are kept).
 """
 
 from __future__ import annotations
@@ -296,9 +296,9 @@ _LAUNCHER = (
 )
 
 
-def run_process(command: list[str]) -> tuple[dict[str, float], str]:
+def run_process(command: list[str], cwd: Path = ROOT) -> tuple[dict[str, float], str]:
     """One whole process: wall, CPU (user + system) seconds and peak RSS (MiB) from wait4, and its standard output."""
-    done = subprocess.run([sys.executable, "-c", _LAUNCHER, *command], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", _LAUNCHER, *command], capture_output=True, text=True, cwd=cwd)
     got = json.loads(done.stderr.strip().splitlines()[-1])
     if got["status"] != 0:
         raise RuntimeError(f"{command[0]} exited with {got['status']}")
@@ -306,16 +306,17 @@ def run_process(command: list[str]) -> tuple[dict[str, float], str]:
 
 
 def measure_commands(
-    binary: str | None, path: Path, rounds: int, runs: int, model_runs: int
+    binary: str | None, path: Path, rounds: int, runs: int, model_runs: int, before: Path | None = None
 ) -> dict[str, dict[str, float]]:
-    """`swissbot pair --system fast FILE` (and, `model_runs` times, the model path it took before) beside the
-    reference's `--fast FILE -p OUT`, each a whole process on the same TRF file (written outside the clock), runs
-    interleaved; medians, the load average over the runs; RuntimeError when the answers differ."""
+    """`swissbot pair --system fast FILE` (and, `model_runs` times, the model path it took before; with `before`, a
+    tree of the project before a change, its own command) beside the reference's `--fast FILE -p OUT`, each a whole
+    process on the same TRF file (written outside the clock), runs interleaved; medians, the load average over the
+    runs; RuntimeError when the answers differ."""
     with path.open("rb") as handle:
         event = truncated(pickle.load(handle), rounds)
     text = trf.dumps_bbp(with_forfeit_opponents(to_tournament(event, rounds)))
     del event
-    got: dict[str, list[dict[str, float]]] = {"command": [], "model": [], "reference": []}
+    got: dict[str, list[dict[str, float]]] = {"command": [], "model": [], "before": [], "reference": []}
     with tempfile.TemporaryDirectory(prefix="bench-fast-") as folder:
         given, answer = Path(folder) / "in.trf", Path(folder) / "out.txt"
         given.write_text(text)
@@ -329,6 +330,12 @@ def measure_commands(
             if run < model_runs:
                 numbers, out = run_process([sys.executable, "-c", _MODEL_COMMAND, str(given)])
                 got["model"].append(numbers)
+                answers.add(out)
+            if before is not None:
+                # `-m` from the tree's folder: its modules come first on the path, before the installed project.
+                command = [sys.executable, "-m", "bot.cli", "pair", "--system", "fast", str(given)]
+                numbers, out = run_process(command, cwd=before)
+                got["before"].append(numbers)
                 answers.add(out)
             if binary:
                 numbers, _ = run_process([binary, "--fast", str(given), "-p", str(answer)])
@@ -351,11 +358,13 @@ def command_section(rows: list[tuple[int, int, dict[str, dict[str, float]]]]) ->
         "",
         "### The whole command",
         "",
-        "`swissbot pair --system fast FILE` as a whole process (interpreter start-up, reading the TRF file straight "
-        "into the columns with `pairing.systems.fast_trf`, pairing, writing the answer) beside the reference's "
-        "`--fast FILE -p OUT`, on the same file (the round above written by `pairing.trf.dumps_bbp`, outside the "
-        "clock), runs interleaved, medians; *model path*: what the command ran before, `trf.parse` into the "
-        "`Tournament` model then `fast.pair`. Wall and CPU (user + system) seconds and peak RSS from `wait4` of each "
+        "`swissbot pair --system fast FILE` as a whole process (interpreter start-up with numpy, reading the TRF "
+        "file's bytes straight into the columns with `pairing.systems.fast_trf`, pairing, writing the answer) beside "
+        "the reference's `--fast FILE -p OUT`, on the same file (the round above written by `pairing.trf.dumps_bbp`, "
+        "outside the clock), runs interleaved, medians; *model path*: what the command ran before the compact "
+        "reader, `trf.parse` into the `Tournament` model then `fast.pair`; *before*: the command of an earlier tree "
+        "of the project (`--before DIR`, e.g. `git archive COMMIT | tar -x -C DIR`; `python -m bot.cli` run in "
+        "DIR), in the same interleaved runs. Wall and CPU (user + system) seconds and peak RSS from `wait4` of each "
         "process; the answers are checked to be the same. The machine is shared: the load average (1 min) during "
         "the runs is given, and CPU time is the fairer comparison when it is high. The reference binary is built here "
         "from cyanfish/bbpPairings with its Makefile's g++ -O3 as `make max_rounds=100 dutch=no "
@@ -364,11 +373,12 @@ def command_section(rows: list[tuple[int, int, dict[str, dict[str, float]]]]) ->
         "default one).",
         "",
         "| players | rounds played | TRF (MiB) | load | command wall / CPU (s) | reference wall / CPU (s) | CPU ratio "
-        "| command peak RSS (MiB) | reference peak RSS (MiB) | RSS ratio | model path CPU (s) / RSS (MiB) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| command peak RSS (MiB) | reference peak RSS (MiB) | RSS ratio | model path CPU (s) / RSS (MiB) "
+        "| before CPU (s) / RSS (MiB) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for size, rounds, got in rows:
-        ours, ref, model = got["command"], got.get("reference"), got.get("model")
+        ours, ref, model, before = got["command"], got.get("reference"), got.get("model"), got.get("before")
         ref_cells = ["", "", "", ""]
         if ref:
             ref_cells = [
@@ -378,14 +388,20 @@ def command_section(rows: list[tuple[int, int, dict[str, dict[str, float]]]]) ->
                 f"**{ours['peak'] / ref['peak']:.2f}**",
             ]
         model_cell = f"{model['cpu']:.2f} / {model['peak']:.0f}" if model else ""
+        before_cell = f"{before['cpu']:.2f} / {before['peak']:.0f}" if before else ""
         lines.append(
             f"| {size:,} | {rounds} | {got['load']['megabytes']:.0f} | {got['load']['average']:.1f} "
             f"| {ours['seconds']:.2f} / **{ours['cpu']:.2f}** | {ref_cells[0]} | {ref_cells[1]} | {ours['peak']:.0f} "
-            f"| {ref_cells[2]} | {ref_cells[3]} | {model_cell} |"
+            f"| {ref_cells[2]} | {ref_cells[3]} | {model_cell} | {before_cell} |"
         )
     verdicts = [
         f"{size:,} x {rounds}: CPU {got['command']['cpu'] / got['reference']['cpu']:.2f}x, "
         f"peak RSS {got['command']['peak'] / got['reference']['peak']:.2f}x"
+        + (
+            " (met)"
+            if got["command"]["cpu"] <= got["reference"]["cpu"] and got["command"]["peak"] <= got["reference"]["peak"]
+            else ""
+        )
         for size, rounds, got in rows
         if "reference" in got
     ]
@@ -400,23 +416,16 @@ def command_section(rows: list[tuple[int, int, dict[str, dict[str, float]]]]) ->
             f"Target (issue #29: the whole command at most the reference's time and memory): "
             f"{'met' if met else '**not met**'} ({'; '.join(verdicts)}).",
         ]
-    before = [
-        f"{size:,} x {rounds}: {got['model']['cpu'] / got['command']['cpu']:.1f}x less CPU, "
-        f"{got['model']['peak'] / got['command']['peak']:.1f}x less memory"
-        for size, rounds, got in rows
-        if "model" in got
-    ]
-    if before:
-        lines += [
-            "",
-            "Against the model path the command took before: " + "; ".join(before) + ". What is left (profiled once "
-            "at 100,000 x 30, CPU): reading the file into columns about 1.5 s (splitting the text into lines, copying "
-            "the records into one buffer, then per round strided slices, `translate`, integer lanes, and two C-level "
-            "gathers for the symmetry check), the engine's preparation (`fast._Context`: scores, tie-breaks, "
-            "colour histories as lists per round) about 1.6 s, the greedy pairing 0.4 s, start-up 0.1 s; the "
-            "reference does all of it in 1.2 s. Memory: the interpreter with the command's imports holds 18 MiB before "
-            "reading (the reference a few), which is most of the gap at 20,000 x 10.",
+    for name, what in (("model", "the model path"), ("before", "the earlier tree's command")):
+        compared = [
+            f"{size:,} x {rounds}: CPU {got[name]['cpu']:.2f} s then, {got['command']['cpu']:.2f} s now "
+            f"({got[name]['cpu'] / got['command']['cpu']:.1f}x less), peak RSS {got[name]['peak']:.0f} MiB then, "
+            f"{got['command']['peak']:.0f} MiB now"
+            for size, rounds, got in rows
+            if name in got
         ]
+        if compared:
+            lines += ["", f"Against {what}: " + "; ".join(compared) + "."]
     return lines
 
 
@@ -608,6 +617,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-sizes", type=int, nargs="*", default=[10000, 100000])
     parser.add_argument("--command-sizes", type=int, nargs="*", default=[20000, 100000])
     parser.add_argument("--model-runs", type=int, default=1, help="runs of the model path in the command table")
+    parser.add_argument(
+        "--before", type=Path, help="a tree of the project before a change: its command is timed too, interleaved"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rebuild", action="store_true")
@@ -648,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
                 builds[size] = None
                 got = json.loads(found[4].replace("'", '"'))
                 rows.append((size, rounds, form, got, event_mib(cache_path(args.seed, size, 30), rounds)))
-        args.sizes = []
+        args.sizes = args.command_sizes = []  # the log's measurements only
     for size in args.sizes:
         path, builds[size] = cached_event(args.seed, size, max(args.rounds), args.rebuild)
         for rounds in args.rounds:
@@ -664,7 +676,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in args.command_sizes:
         path, builds[size] = cached_event(args.seed, size, max(args.rounds), args.rebuild)
         for rounds in args.rounds:
-            got_command = measure_commands(args.reference, path, rounds, args.runs, args.model_runs)
+            got_command = measure_commands(args.reference, path, rounds, args.runs, args.model_runs, args.before)
             print(f"{size} players, {rounds} rounds, whole command: {got_command}", flush=True)
             commands.append((size, rounds, got_command))
     loads = {

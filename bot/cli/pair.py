@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from bot.cli import COMMANDS
 from bot.cli.exit_codes import ExitCode, describe
-from bot.cli.trf_files import TrfFileError, parse_trf, read_text
+from bot.cli.trf_files import TrfFileError, parse_trf, read_bytes, read_text
 from pairing import systems
 from pairing.errors import NoValidPairing, PairingError, TeamError
 from pairing.model import Pairing
@@ -64,7 +64,7 @@ def _pair_fast(path: str) -> ExitCode:
     the model: the same output and exit codes either way, without a `Tournament` for the big files."""
     from pairing.systems import fast, fast_trf
 
-    read = fast_trf.read_event(fast_trf.split_lines(read_text(path)))
+    read = fast_trf.read_event(read_bytes(path))  # the bytes are let go once read: not held while pairing
     if read is None:
         tournament = parse_trf(path, read_text(path), require_rounds=True)
         return _pair(path, tournament.round_to_pair, tournament.total_rounds, lambda: fast.pair(tournament))

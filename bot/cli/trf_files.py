@@ -22,14 +22,19 @@ class TrfFileError(Exception):
         return self.exit_code
 
 
+def read_bytes(path: str) -> bytes:
+    """A file's bytes; TrfFileError: UNREADABLE when the file cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise TrfFileError(f"{path}: cannot read the file: {error}", ExitCode.UNREADABLE) from None
+
+
 def read_text(path: str) -> str:
     """A file's text, UTF-8 or else Windows-1252/Latin-1 (`trf.decode`); TrfFileError: UNREADABLE when the
     file cannot be read, BAD_INPUT when a byte is text in none of them (the message names the line)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        raise TrfFileError(f"{path}: cannot read the file: {error}", ExitCode.UNREADABLE) from None
+    data = read_bytes(path)
     try:
         return trf.decode(data)
     except trf.TrfError as error:

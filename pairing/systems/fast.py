@@ -39,22 +39,25 @@ the bye is given anew by its rule, the first eligible player from the bottom who
 pairable, and the rest matched again (`_rebye`, `_bye_anew`).
 
 Scale: the history is held column-wise (`FastEvent`: per round, an array of opponents and bytes of result and
-colour codes), the metrics are computed a round at a time with C-level `map`s (fixing up only the few unplayed
-entries), and the sort uses one packed integer key per player, so 100,000 players after 30 rounds pair in about
-3 s, with memory linear in players x rounds (docs/benchmarks.md, "Fast Swiss"). `pair(tournament)` builds the
-event from the `Tournament` model first; `pair_event` takes one built directly (`swissbot pair --system fast` reads
-the TRF file straight into one: `pairing.systems.fast_trf`).
+colour codes), the preparation is numpy arithmetic on whole columns (the unplayed entries fixed up with masks), the
+players and the boards are ordered with `lexsort`, and what the greedy stage reads one player at a time are
+memoryviews of those arrays, so 100,000 players after 30 rounds pair in about 0.7 s, with memory linear in
+players x rounds (docs/benchmarks.md, "Fast Swiss"). `pair(tournament)` builds the event from the `Tournament`
+model first; `pair_event` takes one built directly (`swissbot pair --system fast` reads the TRF file straight into
+one: `pairing.systems.fast_trf`).
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import repeat
-from operator import add, mul, sub
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from pairing.errors import NoValidPairing
 from pairing.matching import max_weight_matching
@@ -69,7 +72,7 @@ NO_COLOUR, WHITE, BLACK = 0, 1, 2
 
 _PARTICIPATED = bytes(1 if code in (WIN, DRAW, LOSS, FORFEIT_WIN, FORFEIT_LOSS, PAB) else 0 for code in range(256))
 _PLAYED = frozenset({WIN, DRAW, LOSS})
-_UNPLAYED = bytes(0 if code in _PLAYED else 1 for code in range(256))
+_UNPLAYED = np.array([code not in _PLAYED for code in range(256)])  # by result code
 _BYE_BLOCKERS = frozenset({FORFEIT_WIN, PAB})
 _KIND_CODES = {
     RecordKind.FORFEIT_WIN: FORFEIT_WIN,
@@ -213,8 +216,6 @@ class _Context:
         ):  # fmt: skip
             points[code] = scaled(value)
         self.points = points
-        # Opponent scores count an unplayed round as a draw.
-        self.adjusted_points = [points[c] if c in _PLAYED else draw for c in range(256)]
         # The virtual opponent's result in one's own unplayed round (fide-other-systems.md §2.5.2).
         virtual = [scaled(sc.forfeit_loss)] * 256
         for code in (NOT_PAIRED, LOSS, FORFEIT_LOSS, ZERO_BYE):
@@ -236,19 +237,14 @@ class _Context:
         if n and pr < len(results) and results[pr].count(0) == 0:
             pr += 1  # everybody has an entry for the next round: it counts as played
         self.pr = pr
-        nxt = results[pr] if pr < len(results) else bytes(n)
-        absent = [i for i in _nonzero(nxt)]
+        nxt = _codes(results[pr]) if pr < len(results) else np.zeros(n, dtype=np.uint8)
         # Not to be paired: an entry in round pr+1 already; of those, players who never took part do not count.
-        invalid = {i for i in absent if not any(_PARTICIPATED[col[i]] for col in results)}
-        absent_set = set(absent)
-        self.to_pair = [i for i in range(n) if i not in absent_set] if absent else list(range(n))
-        rank = [-1] * n
-        r = 0
-        for i in range(n):
-            if i not in invalid:
-                rank[i] = r
-                r += 1
-        self.rank = rank
+        self.to_pair_np = np.flatnonzero(nxt == NOT_PAIRED)
+        counts = np.ones(n, dtype=bool)
+        for i in np.flatnonzero(nxt != NOT_PAIRED).tolist():
+            counts[i] = any(_PARTICIPATED[col[i]] for col in results)
+        self.rank_np = np.where(counts, np.cumsum(counts) - 1, -1)
+        self.rank = _ints(self.rank_np)
         self._accelerate()
         self._scores()
         self._colours()
@@ -284,61 +280,61 @@ class _Context:
         self.acc = acc
 
     def _scores(self) -> None:
-        """Scores, accelerated scores, SB, Buchholz and Median with virtual opponents, a round at a time."""
+        """Scores, accelerated scores, SB, Buchholz and Median with virtual opponents, a round at a time on columns."""
         n, pr, draw = self.n, self.pr, self.draw
-        cols = [*self.event.results[:pr], *([bytes(n)] * (pr - len(self.event.results)))]
-        points = self.points
-        # A round's points are made again where needed rather than kept for all rounds (memory: 100,000 x 30).
-        score = [0] * n
+        results, opponents = self.event.results, self.event.opponents
+        largest = max(map(abs, [*self.points, *self.virtual, *self.acc, draw]), default=0) + 1
+        # Machine integers while no sum can overflow them, Python's own beyond (an unusual scoring).
+        dtype = np.int64 if (pr + 3) ** 2 * largest**2 < 2**62 else object
+        points = np.array(self.points, dtype=dtype)
+        virtual = np.array(self.virtual, dtype=dtype)
+        cols = [_codes(results[c]) if c < len(results) else np.zeros(n, dtype=np.uint8) for c in range(pr)]
+        acc = np.array(self.acc, dtype=dtype)
+        score = np.zeros(n, dtype=dtype)
         for col in cols:
-            score = list(map(add, score, map(points.__getitem__, col)))
-        self.score = score
-        self.pairing_score = list(map(add, score, self.acc))
-        # Adjusted scores (an unplayed round counts as a draw), fixed up at the few unplayed entries.
-        adjusted = list(self.pairing_score)
-        unplayed: list[list[int]] = []
+            score += points[col]
+        pairing_score = score + acc
+        self.pairing_score = _ints(pairing_score)
+        self.pairing_score_np = pairing_score
+        # Adjusted scores (an unplayed round counts as a draw); the last entry is index -1's: no opponent.
+        adjusted = np.append(pairing_score, 0).astype(dtype)
         for col in cols:
-            entries = list(_nonzero(col.translate(_UNPLAYED)))
-            unplayed.append(entries)
-            for i in entries:
-                adjusted[i] += draw - points[col[i]]
-        adjusted.append(0)  # index -1: no opponent
-        # The rows share one int object per player (an array's `tolist` would make one per entry: 28 more bytes a
-        # player-round); the columns are read from the event's arrays as they are.
-        shared = [*range(n), -1]
-        opponents: list[Sequence[int]] = list(self.event.opponents)
-        opp_cols = [*opponents[:pr], *([[-1] * n] * (pr - len(opponents)))]
-        sb = [0] * n
-        # Buchholz summed a round at a time; its parts kept (as bytes where they fit) for the smallest and largest,
-        # taken at the end player by player over all rounds at once.
-        bh = [0] * n
-        parts: list[Sequence[int]] = []
-        acc, virtual = self.acc, self.virtual
-        before = list(acc)  # acceleration plus own points before the round, for the virtual opponents
-        for c, (col, opp, entries) in enumerate(zip(cols, opp_cols, unplayed, strict=True)):
-            pts = list(map(points.__getitem__, col))
-            contrib = list(map(adjusted.__getitem__, opp))
-            for i in entries:
-                # The virtual opponent: own score before this round, draws in the rounds after it (to pr).
-                contrib[i] = before[i] + (pr - 1 - c) * draw + virtual[col[i]]
-            sb = list(map(add, sb, map(mul, pts, contrib)))
-            bh = list(map(add, bh, contrib))
-            if pr > 2:
-                try:
-                    parts.append(bytes(contrib))
-                except ValueError:  # a part outside 0..255
-                    parts.append(contrib)
-            if c + 1 < pr:
-                before = list(map(add, before, pts))
-        self.sb = sb
-        self.bh = bh
+            unplayed = _UNPLAYED[col]
+            adjusted[:n][unplayed] += draw - points[col[unplayed]]
+        sb = np.zeros(n, dtype=dtype)
+        bh = np.zeros(n, dtype=dtype)
+        # The Median's smallest and largest parts, kept as running minimum and maximum over the rounds.
+        smallest = largest_part = None
+        before = acc.copy()  # acceleration plus own points before the round, for the virtual opponents
+        for c, col in enumerate(cols):
+            pts = points[col]
+            opp = np.asarray(opponents[c]) if c < len(opponents) else np.full(n, -1)
+            contrib = adjusted[opp]
+            unplayed = _UNPLAYED[col]
+            # The virtual opponent: own score before this round, draws in the rounds after it (to pr).
+            contrib[unplayed] = before[unplayed] + (pr - 1 - c) * draw + virtual[col[unplayed]]
+            sb += pts * contrib
+            bh += contrib
+            smallest = contrib if smallest is None else np.minimum(smallest, contrib)
+            largest_part = contrib if largest_part is None else np.maximum(largest_part, contrib)
+            before += pts
+        self.sb = _ints(sb)
+        self.bh = _ints(bh)
         # The Median tie-break: Buchholz without its smallest and largest part; 0 up to two rounds.
-        self.median = [0] * n
-        if pr > 2:
-            self.median = list(map(sub, bh, map(add, map(min, *parts), map(max, *parts))))
-        del parts
-        all_opps = [map(shared.__getitem__, col) for col in (*opp_cols, *opponents[pr:])]
-        self.opp_rows: list[tuple[int, ...]] = list(zip(*all_opps, strict=True)) if all_opps else [()] * n
+        if pr > 2 and smallest is not None and largest_part is not None:
+            median = bh - smallest - largest_part
+        else:
+            median = np.zeros(n, dtype=dtype)
+        self.median = _ints(median)
+        self.score_np = score
+        # The sort's keys, the first deciding: pairing score, SB, Buchholz, Median (all descending).
+        self.order_keys = (pairing_score, sb, bh, median)
+        # Everybody's opponents over the board, a row a player (-1 for none): a row is read as a list when needed.
+        self.opp_rows = (
+            np.stack([np.asarray(col, dtype=np.int32) for col in opponents], axis=1)
+            if opponents
+            else np.zeros((n, 0), dtype=np.int32)
+        )
         forbidden: dict[int, set[int]] = {}
         for group in self.event.forbidden:
             for a in group:
@@ -346,37 +342,44 @@ class _Context:
         self.forbidden = forbidden
 
     def _colours(self) -> None:
-        """Colour preference, absolute flag, strong flag, imbalance and played-colour history of every player."""
+        """Colour preference, absolute flag, strong flag and imbalance of every player to pair, on columns."""
         n = self.n
-        cols = self.event.colours
-        history = [bytes(row).replace(b"\0", b"") for row in zip(*cols, strict=True)] if cols else [b""] * n
-        self.history = history
-        pref = bytearray(n)
-        absolute = bytearray(n)
-        strong = bytearray(n)
-        imbalance = [0] * n
-        for i in self.to_pair:
-            h = history[i]
-            if not h:
-                continue
-            whites = h.count(WHITE)
-            blacks = len(h) - whites
-            lower = BLACK if whites > blacks else WHITE
-            imb = abs(whites - blacks)
-            repeated = len(h) >= 2 and h[-1] == h[-2]
-            last_other = BLACK if h[-1] == WHITE else WHITE
-            if imb > 1:
-                pref[i] = lower
-            elif repeated:
-                pref[i] = last_other
-            elif imb > 0:
-                pref[i] = lower
-            else:
-                pref[i] = last_other
-            absolute[i] = imb > 1 or repeated
-            strong[i] = not absolute[i] and imb > 0
-            imbalance[i] = imb
-        self.pref, self.absolute, self.strong, self.imbalance = pref, absolute, strong, imbalance
+        whites = np.zeros(n, dtype=np.int64)
+        blacks = np.zeros(n, dtype=np.int64)
+        last = np.zeros(n, dtype=np.uint8)  # the last colour played
+        before_last = np.zeros(n, dtype=np.uint8)  # the one played before it
+        for column in self.event.colours:
+            col = _codes(column)
+            played = col != NO_COLOUR
+            whites += col == WHITE
+            blacks += col == BLACK
+            before_last = np.where(played, last, before_last)
+            last = np.where(played, col, last)
+        imbalance = np.abs(whites - blacks)
+        lower = np.where(whites > blacks, BLACK, WHITE)
+        repeated = (whites + blacks >= 2) & (last == before_last)
+        last_other = np.where(last == WHITE, BLACK, WHITE)
+        pref = np.where(
+            imbalance > 1, lower, np.where(repeated, last_other, np.where(imbalance > 0, lower, last_other))
+        )
+        counted = np.zeros(n, dtype=bool)
+        counted[self.to_pair_np] = True
+        counted &= whites + blacks > 0
+        absolute = ((imbalance > 1) | repeated) & counted
+        self.pref_np = np.where(counted, pref, 0).astype(np.uint8)
+        self.absolute_np = absolute.view(np.uint8)
+        self.pref = self.pref_np.tobytes()
+        self.absolute = absolute.tobytes()
+        self.strong = (~absolute & (imbalance > 0) & counted).tobytes()
+        self.imbalance = _ints(np.where(counted, imbalance, 0))
+        self._histories: dict[int, bytes] = {}
+
+    def history(self, i: int) -> bytes:
+        """The colours one player played, round by round."""
+        got = self._histories.get(i)
+        if got is None:
+            got = self._histories[i] = bytes(col[i] for col in self.event.colours).replace(b"\0", b"")
+        return got
 
     # --- comparisons -------------------------------------------------------------------------------------
 
@@ -393,7 +396,7 @@ class _Context:
 
     def met(self, a: int, b: int) -> bool:
         """True when the two played each other or must not meet (XXP)."""
-        if b in self.opp_rows[a]:
+        if b in self.opp_rows[a].tolist():
             return True
         group = self.forbidden.get(a)
         return group is not None and b in group
@@ -415,7 +418,7 @@ class _Context:
             return pp
         if self.strong[o] and not self.strong[p]:
             return _invert(po)
-        hp, ho = self.history[p], self.history[o]
+        hp, ho = self.history(p), self.history(o)
         for cp, co in zip(reversed(hp), reversed(ho), strict=False):
             if cp != co:
                 return co
@@ -443,7 +446,7 @@ class _Context:
     # --- the round ---------------------------------------------------------------------------------------
 
     def _rebye(
-        self, found: list[tuple[int, int]], window: list[int], ranked: list[int]
+        self, found: list[tuple[int, int]], window: list[int], ranked: Sequence[int]
     ) -> list[tuple[int, int]] | None:
         """The fallback's answer once the PAB was undone: the fork's own when it gives the bye player the bye again
         (a pair of him with himself) or pairs him once; when it would place him twice (the fork then publishes
@@ -454,7 +457,7 @@ class _Context:
             return found
         return self._bye_anew(window, ranked)
 
-    def _bye_anew(self, window: list[int], ranked: list[int]) -> list[tuple[int, int]] | None:
+    def _bye_anew(self, window: list[int], ranked: Sequence[int]) -> list[tuple[int, int]] | None:
         """The window (the bye player in it twice) paired with the bye given by its rule: from the bottom, the first
         eligible player whose removal leaves the rest pairable; None when no player's does."""
         players = list(dict.fromkeys(window))
@@ -470,20 +473,18 @@ class _Context:
     def run(self) -> FastResult:
         """Bye, greedy stage, backtracking, board order."""
         order = self._sorted()
-        rank = self.rank
         if not order:
             return FastResult([], None)
         bye: int | None = None
         if len(order) & 1:
             for pos in range(len(order) - 1, -1, -1):
                 if not any(c in _BYE_BLOCKERS for c in self.row(order[pos])):
-                    bye = order.pop(pos)
+                    bye = order[pos]
+                    order = _view(np.delete(np.asarray(order), pos))
                     break
             else:
                 raise NoValidPairing("No player is eligible for the pairing-allocated bye.")
-        pairs = self._greedy(order)
-        paired = {p for pair in pairs for p in pair}
-        unpaired = [p for p in order if p not in paired]
+        pairs, unpaired = self._greedy(order)
         stuck = "The non-bye players cannot be simultaneously paired without violating the absolute criteria."
         while unpaired:
             k = len(unpaired)
@@ -516,45 +517,44 @@ class _Context:
                 break
             if not pairs and bye is None:
                 raise NoValidPairing(stuck)
-        score = self.score
-        base = max(score, default=0) + 1
-        keyed = []
-        for w, b in pairs:
-            sw, sb = score[w], score[b]
-            hi, lo = (w, b) if sw > sb or (sw == sb and rank[w] < rank[b]) else (b, w)
-            keyed.append(((score[hi] * base + score[lo]) * (self.n + 1) + self.n - rank[hi], w, b))
-        keyed.sort(reverse=True)
-        return FastResult([(w, b) for _, w, b in keyed], bye)
+        return FastResult(self._board_order(pairs), bye)
 
-    def _sorted(self) -> list[int]:
+    def _board_order(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The boards as the fork publishes them: by the higher player's score, the lower's, the higher's rank."""
+        if not pairs:
+            return []
+        boards = np.array(pairs, dtype=np.int64)
+        white, black = boards[:, 0], boards[:, 1]
+        score, rank = self.score_np, self.rank_np
+        sw, sb, rw, rb = score[white], score[black], rank[white], rank[black]
+        white_higher = (sw > sb) | ((sw == sb) & (rw < rb))
+        higher = np.where(white_higher, sw, sb)
+        lower = np.where(white_higher, sb, sw)
+        order = np.lexsort((np.where(white_higher, rw, rb), -lower, -higher))
+        return list(zip(white[order].tolist(), black[order].tolist(), strict=True))
+
+    def _sorted(self) -> Sequence[int]:
         """The players to pair by pairing score, SB, Buchholz, Median (all descending), then rank index."""
-        ps, sb, bh, rank = self.pairing_score, self.sb, self.bh, self.rank
-        players = self.to_pair
-        if min(ps + sb + bh + self.median, default=0) < 0:
-            # Negative points (an unusual scoring) do not pack into one number: sort by tuples.
-            return sorted(players, key=lambda i: (-ps[i], -sb[i], -bh[i], -self.median[i], rank[i]))
-        # One integer key per player sorts much faster than tuples; players are in rank order already, and a
-        # descending sort keeps equal keys in that order.
-        med = self.median
-        sb_base, bh_base, med_base = max(sb, default=0) + 1, max(bh, default=0) + 1, max(med, default=0) + 1
-        keys = list(map(mul, map(add, map(mul, ps, repeat(sb_base)), sb), repeat(bh_base)))
-        keys = list(map(add, map(mul, map(add, keys, bh), repeat(med_base)), med))
-        return sorted(players, key=keys.__getitem__, reverse=True)
+        players = self.to_pair_np
+        keys = [self.rank_np[players], *(-key[players] for key in reversed(self.order_keys))]
+        return _view(players[np.lexsort(keys)])
 
-    def _greedy(self, players: list[int]) -> list[tuple[int, int]]:
-        """Pair top down in five passes; stop at the first player nobody is left for."""
+    def _greedy(self, players: Sequence[int]) -> tuple[list[tuple[int, int]], list[int]]:
+        """Pair top down in five passes; stop at the first player nobody is left for. The pairs, and the players
+        left unpaired in list order."""
         m = len(players)
-        pscore = [self.pairing_score[p] for p in players]
-        pref = [self.pref[p] for p in players]
-        absolute = [self.absolute[p] for p in players]
+        placed = np.asarray(players, dtype=np.int64)
+        pscore = _ints(self.pairing_score_np[placed])
+        pref = self.pref_np[placed].tobytes()
+        absolute = self.absolute_np[placed].tobytes()
         opp_rows = self.opp_rows
         forbidden: dict[int, set[int] | frozenset[int]] = dict(self.forbidden)
         taken = bytearray(m)
         pairs: list[tuple[int, int]] = []
         cursor = [0, 0]  # [own group's end, next group's start], moved past players already paired
         # Skip pointers over paired players (path-compressed): the nearest unpaired position above / below.
-        up = list(range(m + 1))
-        down = list(range(-1, m))  # down[j + 1] for j = -1 .. m-1
+        up = array("q", np.arange(m + 1, dtype=np.int64).tobytes())
+        down = array("q", np.arange(-1, m, dtype=np.int64).tobytes())  # down[j + 1] for j = -1 .. m-1
 
         def next_up(j: int) -> int:
             r = j
@@ -576,7 +576,7 @@ class _Context:
 
         def scan(i: int, which: int, step: int, optimal: bool, allowable: bool) -> int:
             me = players[i]
-            met = opp_rows[me]
+            met = opp_rows[me].tolist()
             blocked = forbidden.get(me, no_one)
             # A candidate clashes when he has this preference (and, for an "allowable" pass, is absolute too).
             clash = pref[i] if optimal or (allowable and absolute[i]) else -1
@@ -631,19 +631,26 @@ class _Context:
                 up[t] = t + 1
                 down[t + 1] = t - 1
             pairs.append(self.board(players[i], players[j]))
-        return pairs
+        left = np.flatnonzero(np.frombuffer(taken, dtype=np.uint8) == 0).tolist()
+        return pairs, [players[i] for i in left]
 
 
-def _nonzero(data: bytes) -> Iterator[int]:
-    """The positions of the non-zero bytes, found at C speed."""
-    stripped = data.translate(_NONZERO)
-    i = stripped.find(1)
-    while i >= 0:
-        yield i
-        i = stripped.find(1, i + 1)
+def _ints(values: npt.NDArray[Any]) -> Sequence[int]:
+    """A column of integers read one at a time: a view of the machine integers (no copy), or Python's own when too
+    large for them."""
+    if values.dtype == object:
+        return list(values.tolist())
+    return _view(values)
 
 
-_NONZERO = bytes([0] + [1] * 255)
+def _view(values: npt.NDArray[Any]) -> memoryview:
+    """Integers as a sequence of Python ints without a copy (a view of the array's machine integers)."""
+    return np.ascontiguousarray(values, dtype=np.int64).data
+
+
+def _codes(column: bytes) -> npt.NDArray[np.uint8]:
+    """A column of one-byte codes as an array (no copy)."""
+    return np.frombuffer(column, dtype=np.uint8)
 
 
 def _invert(colour: int) -> int:

@@ -1,10 +1,13 @@
 """Read a TRF file straight into the Fast engine's columns (`FastEvent`), without a `Tournament` model.
 
 `swissbot pair --system fast` on 100,000 players x 30 rounds spent most of its time and memory building one
-`RoundRecord` per player-round. This reader copies the player records (001), padded to one width, into one buffer,
-letting each line go once copied, and takes each round's opponent, colour and result characters as strided slices
-of it; codes are mapped with `translate`, opponent numbers and the checks are computed for all players at once in
-32-bit lanes of one integer, so no Python object is made per player-round.
+`RoundRecord` per player-round, and then splitting the text into lines and working a round at a time on strings.
+This reader takes the file's bytes as one buffer (a file not in ASCII decoded as the model reader decodes it and
+held a character a byte: Latin-1, any other character as "?"), finds the line starts with numpy, and reads every
+player record (001) at once: the fields before the rounds, then four rounds at a time, are copied for all records
+as rows of a window view of the buffer (spaces past the end of a record), and the checks, codes and numbers are
+element-wise numpy arithmetic and table look-ups, so no Python object is made per player or per player-round.
+Only the few other lines are handled one by one.
 
 It reads the plain files only and returns None for anything else, which the caller then reads with
 `pairing.trf.parse` (so every error message and every rarer record keeps one home there): records other than 001,
@@ -17,13 +20,13 @@ rounds and the round to pair that `FastEvent.from_tournament(trf.parse(text))` a
 
 from __future__ import annotations
 
-import mmap
 import re
-import sys
 from array import array
-from dataclasses import dataclass
-from itertools import pairwise
-from operator import eq, ne
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
 
 from pairing import trf
 from pairing.model import Colour
@@ -35,16 +38,23 @@ _HEADER_TAGS = frozenset({"XXR", "142", "XXC", "152", "162", "XXS", "XXW", "BBW"
 _OTHER_ENGINE_TAGS = trf.ENGINE_TAGS - _HEADER_TAGS
 _TEAM_TAGS = frozenset({"310", "013"})
 _TAG = re.compile(r"[0-9A-Z]{3}")
-_NUMBER = re.compile(r"\s*-?\d+(?:\.\d*)?\s*")
 _INVALID = 255
+_SPACE = ord(" ")
+_SLICE = 1 << 20
+_ROUNDS_AT_ONCE = 4
+
+Bytes = npt.NDArray[np.uint8]
+Ints = npt.NDArray[np.int64]
 
 
-def _table(pairs: dict[int, int], default: int = _INVALID) -> bytes:
-    return bytes(pairs.get(i, default) for i in range(256))
+def _table(pairs: dict[int, int], default: int = _INVALID) -> Bytes:
+    """A byte-to-byte look-up table (256 entries)."""
+    return np.array([pairs.get(i, default) for i in range(256)], dtype=np.uint8)
 
 
 # A result key is the upper-cased code character, plus 128 when the opponent field is not zero.
 _WITH_OPPONENT = 128
+_UPPER = _table({c: c - 32 if ord("a") <= c <= ord("z") else c for c in range(256)})
 _RESULTS = _table(
     {
         ord(" "): fast.NOT_PAIRED,
@@ -64,8 +74,7 @@ _RESULTS = _table(
         _WITH_OPPONENT + ord("-"): fast.FORFEIT_LOSS,
     }
 )
-_ZERO_TO_FLAG = _table({0: 0}, _WITH_OPPONENT)  # an opponent byte (0 or not) to the flag of the result key
-_COLOUR_CLASS = _table({ord(" "): 0, ord("-"): 0, ord("w"): 1, ord("b"): 2})
+_COLOUR_CLASS = _table({ord(" "): 0, ord("-"): 0, ord("w"): 1, ord("W"): 1, ord("b"): 2, ord("B"): 2})
 # A side key is the result code + 16 x the colour class; the side is WHITE/BLACK for a game over the board, 3 for a
 # forfeit (its colour is free), 0 for a record without an opponent, _INVALID where the model reader raises.
 _SIDES = _table(
@@ -75,13 +84,29 @@ _SIDES = _table(
 )
 _PARTNER_SIDE = _table({0: 0, fast.WHITE: fast.BLACK, fast.BLACK: fast.WHITE, 3: 3})
 _GAME_COLOURS = _table({fast.WHITE: fast.WHITE, fast.BLACK: fast.BLACK}, fast.NO_COLOUR)
-_IS_GAME = _table({fast.WHITE: 1, fast.BLACK: 1}, 0)
-_DIGIT_OR_SPACE = _table({ord(" "): 0} | {ord(str(d)): 1 for d in range(10)})
-_IS_DIGIT = _table({ord(str(d)): 1 for d in range(10)}, 0)
-_IS_SPACE = _table({ord(" "): 1}, 0)
+# What `str.isspace` strips at the end of a line, among the characters of one byte.
+_TRAILING_SPACE = _table({c: 1 for c in range(256) if chr(c).isspace()}, 0).astype(bool)
+_IS_DIGIT = _table({ord(str(d)): 1 for d in range(10)}, 0).astype(bool)
 _DIGIT_VALUE = _table({ord(" "): 0} | {ord(str(d)): d for d in range(10)})
-_IS_NONZERO = _table({0: 0}, 1)
-_TIMES_16 = _table({c: 16 * c for c in range(3)})
+
+# Character classes and states of the number fields' patterns, read by a small automaton over the field's columns:
+# class 0 space, 1 minus, 2 digit, 3 point, 4 anything else; state 0 leading spaces, 1 after the minus, 2 in the
+# digits, 3 after the point, 4 trailing spaces, 5 refused.
+_CLASS = _table({ord(" "): 0, ord("-"): 1, ord("."): 3} | {ord(str(d)): 2 for d in range(10)}, 4)
+_REFUSED = 5
+# ` *(?:-?\d+(?:\.\d*)?)? *`: a points field. From each state, the next state by class (space, -, digit, ., other).
+_POINTS = np.array(
+    [[0, 1, 2, 5, 5], [5, 5, 2, 5, 5], [4, 5, 2, 3, 5], [4, 5, 3, 5, 5], [4, 5, 5, 5, 5], [5, 5, 5, 5, 5]],
+    dtype=np.uint8,
+)
+_POINTS_ACCEPT = np.array([1, 0, 1, 1, 1, 0], dtype=bool)
+# ` *(?:-?\d+)? *`: a rating or a rank: the same without the point.
+_WHOLE = _POINTS.copy()
+_WHOLE[2, 3] = _REFUSED
+# ` *\d+ *`: a starting rank: no minus, and at least one digit.
+_RANK = _WHOLE.copy()
+_RANK[0, 1] = _REFUSED
+_RANK_ACCEPT = np.array([0, 0, 1, 0, 1, 0], dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -93,34 +118,98 @@ class FastFile:
     round_to_pair: int
 
 
-def read_event(lines: list[str]) -> FastFile | None:
-    """The event of a file's lines (`split_lines`) in columns, or None when it is not a plain file this reader takes
-    (see the module). Empties `lines` as it goes, so that the file is not held twice at its peak."""
+@dataclass(frozen=True)
+class _Records:
+    """The 001 records in a byte buffer: where each starts and its length (trailing spaces left out)."""
+
+    buffer: Bytes
+    starts: Ints
+    lengths: Ints
+    shortest: int
+
+    def block(self, start: int, stop: int, group: int = 16) -> Bytes:
+        """Columns `start` to `stop` (0-based, `stop` excluded) of every record, a row a record; spaces past its end
+        (blanked `group` columns at a time: best when records tend to end at the groups' bounds)."""
+        width = stop - start
+        index = self.starts + start
+        last = len(self.buffer) - width  # the last position a whole window starts at
+        if last >= 0:
+            # Each row copied whole from a window view of the buffer (contiguous bytes), not element by element.
+            rows = sliding_window_view(self.buffer, width)[np.minimum(index, last)]
+            for i in np.flatnonzero(index > last).tolist():  # a record ending the file: past its end is masked
+                rows[i] = self.buffer.take(np.arange(index[i], index[i] + width), mode="clip")
+        else:
+            rows = self.buffer.take(index[:, None] + np.arange(width), mode="clip")
+        # Spaces past each record's end, `group` columns at a time: a record ending before a group has all of it
+        # blanked in place; only the few ending inside one are blanked character by character.
+        for low in range(start, stop, group):
+            high = min(low + group, stop)
+            if high <= self.shortest:
+                continue
+            rows[self.lengths <= low, low - start : high - start] = _SPACE
+            inside = np.flatnonzero((self.lengths > low) & (self.lengths < high))
+            if len(inside):
+                part = rows[inside, low - start : high - start]
+                part[self.lengths[inside, None] <= np.arange(low, high)] = _SPACE
+                rows[inside, low - start : high - start] = part
+        return rows
+
+
+def read_event(data: bytes) -> FastFile | None:
+    """The event of a file's bytes in columns, or None when it is not a plain file this reader takes (see the
+    module), nor text as `trf.decode` reads it. Lines end at CR LF, CR or LF, as the model reader splits them."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    text: str | None = None
+    if not data.isascii() or b"\0" in data:
+        # One character a byte, as the model reader decodes the file (a character outside Latin-1 as "?").
+        try:
+            text = trf.decode(data)
+        except trf.TrfError:
+            return None
+        data = text.encode("latin-1", "replace")
+    if not data:
+        return None
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    breaks = _line_breaks(buffer)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [len(buffer)]))
+    last = len(buffer) - 1
+    is_record = ends - starts >= 3
+    for offset, character in enumerate(b"001"):
+        is_record &= buffer[np.minimum(starts + offset, last)] == character
     builder = trf._Builder()
-    records: list[str] = []
-    for lineno, line in enumerate(lines, start=1):
+    record_lines = np.flatnonzero(is_record)
+    if not len(record_lines):
+        return None
+    first_record = int(record_lines[0])
+    for index in np.flatnonzero(~is_record).tolist():
+        start, end = int(starts[index]), int(ends[index])
+        line = data[start:end].decode("ascii") if text is None else text[start:end]
         tag = line[:3]
-        if tag == "001":
-            records.append(line)
-        elif tag == "###" or not line.strip():
+        if tag == "###" or not line.strip():
             continue
-        elif tag in _HEADER_TAGS:
-            if records and tag == "XXW":
+        if tag in _HEADER_TAGS:
+            if tag == "XXW" and index > first_record:
                 return None
             try:
-                trf._parse_header(tag, line, lineno, builder)
+                trf._parse_header(tag, line, index + 1, builder)
             except trf.TrfError:
                 return None
         elif tag in _OTHER_ENGINE_TAGS or tag in _TEAM_TAGS or not _inert_header(tag, line):
             return None
-    lines.clear()
-    if not records or builder.total_rounds is None or builder.initial_colour is None:
+    del text
+    if builder.total_rounds is None or builder.initial_colour is None:
         return None
-    n = len(records)
+    record_starts = starts[record_lines]
+    lengths = _stripped_lengths(buffer, record_starts, ends[record_lines])
+    records = _Records(buffer, record_starts, lengths, int(lengths.min()))
+    del starts, ends, breaks, is_record
     columns = _columns(records, builder.id_width)
     if columns is None:
         return None
     opponents, results, colours, completed = columns
+    n = len(record_starts)
     event = fast.FastEvent(
         numbers=range(1, n + 1),
         opponents=opponents,
@@ -132,13 +221,12 @@ def read_event(lines: list[str]) -> FastFile | None:
     return FastFile(event, builder.total_rounds, completed + 1)
 
 
-def split_lines(text: str) -> list[str]:
-    """The file's lines as the model reader splits them (at CR LF, CR or LF only)."""
-    lines = text.splitlines()
-    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
-    if len(lines) == breaks + (not text.endswith(("\n", "\r"))) - (not text):
-        return lines  # no other character `splitlines` breaks at (\v, \f, \x1c-\x1e, \x85, \u2028, \u2029)
-    return re.split(r"\r\n|\r|\n", text)
+def _line_breaks(buffer: Bytes) -> Ints:
+    """The positions of the line feeds, found a slice at a time (no temporary the size of the file)."""
+    found = [
+        np.flatnonzero(buffer[start : start + _SLICE] == ord("\n")) + start for start in range(0, len(buffer), _SLICE)
+    ]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def _inert_header(tag: str, line: str) -> bool:
@@ -146,165 +234,134 @@ def _inert_header(tag: str, line: str) -> bool:
     return _TAG.fullmatch(tag) is not None and (len(line) == 3 or line[3] == " ")
 
 
-def _columns(records: list[str], width: int) -> tuple[list[array[int]], list[bytes], list[bytes], int] | None:
-    """Opponents, results and colours, round by round, of the 001 records (emptied); with the last round paired."""
+def _stripped_lengths(buffer: Bytes, starts: Ints, ends: Ints) -> Ints:
+    """The lengths of the lines once trailing white space is stripped (as `str.rstrip`)."""
+    ends = ends.copy()
+    pending = np.flatnonzero(ends > starts)
+    while len(pending):
+        spaced = _TRAILING_SPACE[buffer[ends[pending] - 1]]
+        pending = pending[spaced]
+        ends[pending] -= 1
+        pending = pending[ends[pending] > starts[pending]]
+    return ends - starts
+
+
+def _matches(field: Bytes, table: Bytes, accept: npt.NDArray[np.bool_]) -> bool:
+    """Whether every record's field (a row a record) is accepted by the automaton `table`."""
+    classes = _CLASS.take(field)
+    moves = table.reshape(-1)  # the next state of (state, class) at state * 5 + class
+    state = np.zeros(len(field), dtype=np.uint8)
+    for k in range(field.shape[1]):
+        state = moves.take(state * np.uint8(5) + classes[:, k])
+    return bool(accept.take(state).all())
+
+
+def _columns(records: _Records, width: int) -> tuple[list[array[int]], list[bytes], list[bytes], int] | None:
+    """Opponents, results and colours, round by round, of the 001 records; with the last round paired."""
     shift = width - 4
     first = 89 + shift  # the 0-based offset of the first round's block
     step = 6 + width
-    lines = [line.rstrip() for line in records]
-    records.clear()
-    if min(map(len, lines)) < 4 + width:
+    n = len(records.starts)
+    if records.shortest < 4 + width:
         return None
-    numbers = _numbers(lines, width)
+    head = records.block(4, first)  # from the starting rank to the first round, read once
+    numbers = _numbers(head, width)
     if numbers is None:
         return None
-    n = len(lines)
-    order = sorted(range(n), key=numbers.__getitem__)
-    if any(map(ne, (numbers[i] for i in order), range(1, n + 1))):
+    own = np.arange(1, n + 1, dtype=np.int32)  # the records' numbers once in number order
+    in_order = bool(np.array_equal(numbers, own))  # as files are mostly written
+    order = np.arange(n) if in_order else np.argsort(numbers, kind="stable")
+    if not in_order and not np.array_equal(numbers[order], own):
         return None  # starting ranks that are not 1..n (gaps or repeats): the model reader's business
-    if not _header_fields_read(lines, shift):
+    # The rating, points and rank fields, read as the model reader reads them (else it decides).
+    if not (
+        _matches(head[:, 44 + shift : 48 + shift], _WHOLE, _POINTS_ACCEPT)
+        and _matches(head[:, 76 + shift : 80 + shift], _POINTS, _POINTS_ACCEPT)
+        and _matches(head[:, 81 + shift : 85 + shift], _WHOLE, _POINTS_ACCEPT)
+    ):
         return None
-    rounds = max((max(0, len(line) - first) + step - 1) // step for line in lines)
-    size = first + rounds * step
-    # The records one after the other, `size` bytes each (Latin-1, any other character as "?", so that a character
-    # is one byte); each line is let go once copied, so the file is not held twice. The rounds' characters are
-    # then strided slices of this buffer.
-    joined = mmap.mmap(-1, n * size)
-    for position, i in enumerate(order):
-        line, lines[i] = lines[i], ""
-        joined[position * size : (position + 1) * size] = line[:size].ljust(size).encode("latin-1", "replace")
-    del line, lines
-    try:
-        return _rounds(joined, n, size, first, step, rounds, width)
-    finally:
-        joined.close()
-
-
-def _rounds(
-    joined: mmap.mmap, n: int, size: int, first: int, step: int, rounds: int, width: int
-) -> tuple[list[array[int]], list[bytes], list[bytes], int] | None:
-    """The columns of every round of the joined records; with the last round paired."""
-    lanes = _Lanes(n)
+    del head
+    rounds = int(((np.maximum(records.lengths - first, 0) + step - 1) // step).max())
+    ordered = records if in_order else replace(records, starts=records.starts[order], lengths=records.lengths[order])
     opponents: list[array[int]] = []
     results: list[bytes] = []
     colours: list[bytes] = []
     completed = 0
-    for r in range(rounds):
-        got = _round(joined, size, first + r * step, width, lanes)
-        if got is None:
-            return None
-        opponent_index, result, colour, paired = got
-        opponents.append(opponent_index)
-        results.append(result)
-        colours.append(colour)
-        if paired:
-            completed = r + 1
+    # A few rounds are copied at once: a record's rounds are one run of bytes, so a copy of four costs about what a
+    # copy of one does (it is reaching the record's place in memory that is slow).
+    for chunk_start in range(0, rounds, _ROUNDS_AT_ONCE):
+        count = min(_ROUNDS_AT_ONCE, rounds - chunk_start)
+        offset = first + chunk_start * step
+        chunk = ordered.block(offset, offset + count * step, step)  # records end at a round's bound, mostly
+        for r in range(count):
+            got = _round(chunk[:, r * step + 2 : (r + 1) * step], width, own)
+            if got is None:
+                return None
+            opponent_index, result, colour, paired = got
+            opponents.append(opponent_index)
+            results.append(result)
+            colours.append(colour)
+            if paired:
+                completed = chunk_start + r + 1
+        del chunk  # before the next one is copied
     return opponents, results, colours, completed
 
 
-def _numbers(lines: list[str], width: int) -> list[int] | None:
-    """The starting ranks of the records, or None for one the model reader would reject or read otherwise."""
-    if any(line[4 + width : 5 + width].isdigit() for line in lines):
+def _numbers(head: Bytes, width: int) -> Ints | None:
+    """The starting ranks of the records (`head`: their characters from the fifth on, a row a record), or None for
+    one the model reader would reject or read otherwise."""
+    after = head[:, width]
+    if (_IS_DIGIT[after] | (after >= 128)).any():
+        return None  # a digit (or what might be one) right after the field: the model reader's business
+    field = head[:, :width]
+    if not _matches(field, _RANK, _RANK_ACCEPT):
         return None
-    fields = [line[4 : 4 + width] for line in lines]
-    if not all(field.strip().isdigit() and field.isascii() for field in fields):
+    return _value(_DIGIT_VALUE[field]).astype(np.int64)
+
+
+def _value(digits: Bytes) -> npt.NDArray[np.int32]:
+    """The numbers of a field's digit values (a row a record, a space as 0, no space after a digit)."""
+    value = digits[:, 0].astype(np.int32)
+    for k in range(1, digits.shape[1]):
+        value *= 10
+        value += digits[:, k]
+    return value
+
+
+def _round(block: Bytes, width: int, numbers: npt.NDArray[np.int32]) -> tuple[array[int], bytes, bytes, bool] | None:
+    """One round of the records (`block`: its opponent, colour and result fields, a row a record; `numbers`: theirs,
+    1..n): the opponent indices of the games over the board (-1 for none), the result codes, the colour codes, and
+    whether anybody was paired; None where the model reader would raise or read the round otherwise."""
+    n = len(numbers)
+    raw = block[:, :width]
+    digits = _DIGIT_VALUE.take(raw)
+    if (digits == _INVALID).any():
         return None
-    return list(map(int, fields))
-
-
-_WHOLE_NUMBER = re.compile(r" *(?:-?\d+)? *")
-_POINTS_NUMBER = re.compile(r" *(?:-?\d+(?:\.\d*)?)? *")
-
-
-def _header_fields_read(lines: list[str], shift: int) -> bool:
-    """Whether every record's rating, points and rank read as the model reader reads them (else it decides)."""
-    ratings = [line[48 + shift : 52 + shift] for line in lines]
-    points = [line[80 + shift : 84 + shift] for line in lines]
-    ranks = [line[85 + shift : 89 + shift] for line in lines]
-    return (
-        all(map(_WHOLE_NUMBER.fullmatch, ratings))
-        and all(map(_POINTS_NUMBER.fullmatch, points))
-        and all(map(_WHOLE_NUMBER.fullmatch, ranks))
-    )
-
-
-class _Lanes:
-    """Arithmetic on all players at once: one 32-bit lane per player in a big integer (native byte order)."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.ones = self.spread(b"\x01" * n)
-        self.full = self.ones * 0xFFFFFFFF
-        self.numbers = array("i", range(1, n + 1))
-
-    def spread(self, values: bytes) -> int:
-        """Bytes, one per player, as lanes."""
-        buffer = bytearray(4 * self.n)
-        buffer[0 if sys.byteorder == "little" else 3 :: 4] = values
-        return int.from_bytes(buffer, sys.byteorder)
-
-    def unpack(self, lanes: int) -> array[int]:
-        """The lanes as signed 32-bit integers."""
-        out = array("i")
-        out.frombytes(lanes.to_bytes(4 * self.n, sys.byteorder))
-        return out
-
-
-def _or(a: bytes, b: bytes) -> bytes:
-    """Byte-wise OR of two equally long byte strings."""
-    return (int.from_bytes(a, "little") | int.from_bytes(b, "little")).to_bytes(len(a), "little")
-
-
-def _round(
-    joined: mmap.mmap, size: int, start: int, width: int, lanes: _Lanes
-) -> tuple[array[int], bytes, bytes, bool] | None:
-    """One round: the opponent indices of the games over the board (-1 for none), the result codes, the colour
-    codes, and whether anybody was paired; None where the model reader would raise or read the round otherwise."""
-    raw = [joined[start + 2 + k :: size] for k in range(width)]
-    colour_text = joined[start + 3 + width :: size]
-    code_text = joined[start + 5 + width :: size]
-    if any(column.translate(_DIGIT_OR_SPACE).find(_INVALID) >= 0 for column in raw):
+    # A space after a digit ("12  ", "1 2"; all are digits or spaces now) is read otherwise by the model reader (or
+    # refused): leave it to it.
+    spaces = raw == _SPACE
+    if (spaces[:, 1:] > spaces[:, :-1]).any():
         return None
-    # A space after a digit ("12  ", "1 2") is read otherwise by the model reader (or refused): leave it to it.
-    for left, right in pairwise(raw):
-        if int.from_bytes(left.translate(_IS_DIGIT), "big") & int.from_bytes(right.translate(_IS_SPACE), "big"):
-            return None
-    digits = [column.translate(_DIGIT_VALUE) for column in raw]
-    packed = 0
-    for column in digits:
-        packed = packed * 10 + lanes.spread(column)
-    opponent_numbers = lanes.unpack(packed)
-    n = lanes.n
-    if max(opponent_numbers) > n or any(map(eq, opponent_numbers, lanes.numbers)):
+    opponent = _value(digits)
+    if int(opponent.max()) > n or (opponent == numbers).any():
         return None
-    nonzero = bytes(n)
-    for column in digits:
-        nonzero = _or(nonzero, column)
-    keys = _or(code_text.upper(), nonzero.translate(_ZERO_TO_FLAG))
-    result = keys.translate(_RESULTS)
-    if result.find(_INVALID) >= 0 or result.count(fast.PAB) > 1:
+    with_opponent = opponent != 0
+    result = _RESULTS.take(_UPPER.take(block[:, width + 3]) | (with_opponent.view(np.uint8) << 7))
+    # An unknown code or colour, or one the model reader refuses for the result, gives an invalid side.
+    side = _SIDES.take(result | (_COLOUR_CLASS.take(block[:, width + 1]) << 4))
+    if (side == _INVALID).any():
         return None
-    colour_class = colour_text.lower().translate(_COLOUR_CLASS)
-    if colour_class.find(_INVALID) >= 0:
-        return None
-    side = _or(result, colour_class.translate(_TIMES_16)).translate(_SIDES)
-    if side.find(_INVALID) >= 0:
+    pabs = int(np.count_nonzero(result == fast.PAB))
+    if pabs > 1:
         return None
     # Each opponent lists the player back, on the other side of the same game (index 0 is the "opponent" of a
     # record without one: number 0, side 0): number and side (0 to 3) checked together as number * 4 + side.
-    listed = array("i", [0]) + lanes.unpack(packed * 4 + lanes.spread(side))
-    numbers = lanes.spread(nonzero.translate(_IS_NONZERO)) * 0xFFFFFFFF & _packed(lanes.numbers)
-    expected = lanes.unpack(numbers * 4 + lanes.spread(side.translate(_PARTNER_SIDE)))
-    if array("i", map(listed.__getitem__, opponent_numbers)) != expected:
+    listed = np.zeros(n + 1, dtype=np.int32)
+    listed[1:] = opponent * 4 + side
+    expected = np.where(with_opponent, numbers, 0) * 4 + _PARTNER_SIDE.take(side)
+    if not np.array_equal(listed.take(opponent), expected):
         return None
-    colour = side.translate(_GAME_COLOURS)
-    games = lanes.spread(colour.translate(_IS_GAME)) * 0xFFFFFFFF
-    # Players of a game get their opponent's index (number - 1), the others -1.
-    index = ((packed & games) + (lanes.ones & ~games) - lanes.ones) | (lanes.full & ~games)
-    paired = nonzero.count(0) < n or result.find(fast.PAB) >= 0
-    return array("l", lanes.unpack(index)), result, colour, paired
-
-
-def _packed(values: array[int]) -> int:
-    """An array of 32-bit integers as lanes."""
-    return int.from_bytes(values.tobytes(), sys.byteorder)
+    colour = _GAME_COLOURS.take(side)
+    index = np.where(colour != fast.NO_COLOUR, opponent - 1, np.int32(-1))
+    paired = bool(pabs or with_opponent.any())
+    return array("i", index.astype(np.int32, copy=False).tobytes()), result.tobytes(), colour.tobytes(), paired

@@ -58,15 +58,31 @@ def test_the_whole_command_table_compares_cpu_and_peak_memory_with_the_reference
     got = {
         "command": {"seconds": 2.0, "cpu": 1.5, "peak": 150.0},
         "model": {"seconds": 40.0, "cpu": 38.0, "peak": 700.0},
+        "before": {"seconds": 3.1, "cpu": 3.0, "peak": 130.0},
         "reference": {"seconds": 1.4, "cpu": 1.2, "peak": 180.0},
         "load": {"average": 3.5, "megabytes": 46.0},
     }
     text = bench.section([], {}, {}, {}, [(100000, 30, got)])
     assert (
-        "| 100,000 | 30 | 46 | 3.5 | 2.00 / **1.50** | 1.40 / 1.20 | **1.25** | 150 | 180 | **0.83** | 38.00 / 700 |"
-        in text
+        "| 100,000 | 30 | 46 | 3.5 | 2.00 / **1.50** | 1.40 / 1.20 | **1.25** | 150 | 180 | **0.83** | 38.00 / 700 "
+        "| 3.00 / 130 |" in text
     )
     assert "**not met** (100,000 x 30: CPU 1.25x, peak RSS 0.83x)" in text
+    assert (
+        "Against the earlier tree's command: 100,000 x 30: CPU 3.00 s then, 1.50 s now (2.0x less), "
+        "peak RSS 130 MiB then, 150 MiB now." in text
+    )
+
+
+def test_a_row_within_the_reference_is_marked_met() -> None:
+    got = {
+        "command": {"seconds": 1.0, "cpu": 0.9, "peak": 120.0},
+        "reference": {"seconds": 1.4, "cpu": 1.2, "peak": 180.0},
+        "load": {"average": 2.0, "megabytes": 46.0},
+    }
+    text = bench.section([], {}, {}, {}, [(100000, 30, got)])
+    assert "Target (issue #29: the whole command at most the reference's time and memory): met (100,000 x 30: " in text
+    assert "CPU 0.75x, peak RSS 0.67x (met))." in text
 
 
 def test_a_process_is_measured_from_the_launcher_not_from_the_benchmark() -> None:

@@ -97,3 +97,18 @@ def _outcome(tournament: Tournament) -> Pairing | str:
         return fast.pair(tournament)
     except NoValidPairing as exc:
         return str(exc)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(4, 60), rounds=st.integers(3, 8))
+def test_points_too_large_for_machine_integers_pair_as_their_scaled_down_event(
+    seed: int, players: int, rounds: int
+) -> None:
+    """Every point times 10**12 scales each tie-break alike (SB by its square), so the pairing is the same; the
+    engine then computes in Python's own integers, as the machine's would overflow."""
+    event = generator.generate(seed, players, rounds + 1, pair=fast.pair, stop_after=rounds, half_bye_rate=0.1)
+    big = 10**12
+    scaled = replace(
+        event, scoring=Scoring(win=Fraction(big), draw=Fraction(big, 2), pab=Fraction(big), half_bye=Fraction(big, 2))
+    )
+    assert _outcome(scaled) == _outcome(event)
