@@ -479,6 +479,37 @@ class _Engine:
                 mate[active[k]] = active[partner]
         self.mate = mate
 
+    def solve_tail(self, start: int) -> None:
+        """Re-solve only the players joined to the last group (a heaviest matching); everyone above keeps their pair.
+
+        No edge crosses an even group boundary that nobody floats across, and every player above such a boundary
+        is already perfectly matched (the groups were valid), so the part from the lowest such boundary under
+        `start` is a graph of its own: solving it alone keeps the matching above it as it was, as the reference's
+        incremental matcher does (it only works from the free players, all of them in this part).
+        """
+        weights, mate = self.weights, self.mate
+
+        def reach(v: int) -> int:
+            """The lowest player joined to v by an edge or by its current pair (an edge just removed)."""
+            low = min(weights[v]) if weights[v] else v
+            return low if mate[v] < 0 else min(low, mate[v])
+
+        low = start
+        lowest = min(reach(v) for v in range(start, self.n))
+        while lowest < low:
+            low -= 1
+            lowest = min(lowest, reach(low))
+        active = [v for v in range(low, self.n) if weights[v]]
+        local = {v: k for k, v in enumerate(active)}
+        plain = [(local[x], local[y], w) for x in active for y, w in sorted(weights[x].items()) if y > x]
+        found = max_weight_perfect_matching(len(active), plain)
+        got = found if found is not None else max_weight_matching(len(active), plain)
+        for v in range(low, self.n):
+            mate[v] = -1
+        for k, partner in enumerate(got):
+            if partner >= 0:
+                mate[active[k]] = active[partner]
+
     def valid(self, groups: Sequence[int]) -> bool:
         """Everyone above the last group matched, and at most one floater per group (two if its end is odd)."""
         it = 0
@@ -519,7 +550,7 @@ class _Engine:
                 if sg[-1] & 1 and sg[-1] < n:
                     for u in range(sg[-2], sg[-1]):
                         self.set(sg[-1], u, _COMPAT)
-                self.solve(perfect=True)
+                self.solve_tail(sg[-2])
                 valid = self.valid(sg)
                 if sg[-1] >= n or valid:
                     break
@@ -532,7 +563,7 @@ class _Engine:
             for o in range(sg[-1], boundary):
                 for i in range(boundary, n):
                     self.set(o, i, self.edge(o, i, o >= begin, False))
-            self.solve(perfect=True)
+            self.solve_tail(sg[-1])
             sg += [begin, n]
             valid = self.valid(sg)
         if not valid:
