@@ -64,6 +64,7 @@ from pairing.matching import (
     Duals,
     Edge,
     matching_with_duals,
+    max_cardinality_matching,
     max_weight_matching,
     max_weight_perfect_matching,
     perfect_matching_with_duals,
@@ -479,7 +480,7 @@ class _Engine:
                 mate[active[k]] = active[partner]
         self.mate = mate
 
-    def solve_tail(self, start: int) -> None:
+    def solve_tail(self, start: int, sg: Sequence[int]) -> None:
         """Re-solve only the players joined to the last group (a heaviest matching); everyone above keeps their pair.
 
         No edge crosses an even group boundary that nobody floats across, and every player above such a boundary
@@ -499,16 +500,63 @@ class _Engine:
         while lowest < low:
             low -= 1
             lowest = min(lowest, reach(low))
+        for v in range(low, self.n):
+            mate[v] = -1
+        witness = self._witness(low, sg)
+        if witness is not None:
+            for v, m in witness.items():
+                mate[v] = m
+            return
         active = [v for v in range(low, self.n) if weights[v]]
         local = {v: k for k, v in enumerate(active)}
         plain = [(local[x], local[y], w) for x in active for y, w in sorted(weights[x].items()) if y > x]
         found = max_weight_perfect_matching(len(active), plain)
         got = found if found is not None else max_weight_matching(len(active), plain)
-        for v in range(low, self.n):
-            mate[v] = -1
         for k, partner in enumerate(got):
             if partner >= 0:
                 mate[active[k]] = active[partner]
+
+    def _witness(self, low: int, sg: Sequence[int]) -> dict[int, int] | None:
+        """A perfect matching of the players from `low` with one pair across each group boundary, or None.
+
+        From a group boundary `low` whose groups below all end an odd count of players after it, any perfect
+        matching pairs across each of their boundaries at least once: this one is then a heaviest matching of the
+        part (the most pairs, then the most inside groups). The merging reads only whether a heaviest matching is
+        valid, and either every one is or none is (each pairs exactly once across every boundary), so this one
+        answers as the engine's would. None where it is not found (the caller then solves the part exactly).
+        """
+        weights = self.weights
+        end = sg[-1]
+        if low not in sg:
+            return None
+        bounds = sorted({b for b in sg if low < b < end})
+        if any((b - low) % 2 == 0 for b in bounds):
+            return None
+        parts = [range(a, b) for a, b in itertools.pairwise([low, *bounds, end])]
+        # The next group's first player stands in for it while a group's end is odd (every edge to the group).
+        if end < self.n and weights[end]:
+            parts.append(range(end, end + 1))
+        if sum(len(part) for part in parts) % 2:
+            return None
+        pairs: dict[int, int] = {}
+        for upper, lower in itertools.pairwise(parts):
+            across = next(
+                ((a, b) for a in reversed(upper) if a not in pairs for b in weights[a] if b in lower and b not in pairs),
+                None,
+            )
+            if across is None:
+                return None
+            a, b = across
+            pairs[a], pairs[b] = b, a
+        for part in parts:
+            members = [v for v in part if v not in pairs]
+            local = {v: k for k, v in enumerate(members)}
+            got = max_cardinality_matching([[local[u] for u in weights[v] if u in local] for v in members])
+            if -1 in got:
+                return None
+            for k, m in enumerate(got):
+                pairs[members[k]] = members[m]
+        return pairs
 
     def valid(self, groups: Sequence[int]) -> bool:
         """Everyone above the last group matched, and at most one floater per group (two if its end is odd)."""
@@ -550,7 +598,7 @@ class _Engine:
                 if sg[-1] & 1 and sg[-1] < n:
                     for u in range(sg[-2], sg[-1]):
                         self.set(sg[-1], u, _COMPAT)
-                self.solve_tail(sg[-2])
+                self.solve_tail(sg[-2], sg)
                 valid = self.valid(sg)
                 if sg[-1] >= n or valid:
                     break
@@ -563,8 +611,8 @@ class _Engine:
             for o in range(sg[-1], boundary):
                 for i in range(boundary, n):
                     self.set(o, i, self.edge(o, i, o >= begin, False))
-            self.solve_tail(sg[-1])
             sg += [begin, n]
+            self.solve_tail(sg[-3], sg)
             valid = self.valid(sg)
         if not valid:
             raise NoValidPairing("the players cannot all be paired without breaking the absolute criteria")
