@@ -540,10 +540,8 @@ class _Engine:
             return None
         pairs: dict[int, int] = {}
         for upper, lower in itertools.pairwise(parts):
-            across = next(
-                ((a, b) for a in reversed(upper) if a not in pairs for b in weights[a] if b in lower and b not in pairs),
-                None,
-            )
+            free = [a for a in reversed(upper) if a not in pairs]
+            across = next(((a, b) for a in free for b in weights[a] if b in lower and b not in pairs), None)
             if across is None:
                 return None
             a, b = across
