@@ -393,6 +393,8 @@ class _Engine:
         self.weights: list[dict[int, int]] = [{} for _ in range(self.n)]
         self.mate: list[int] = [-1] * self.n
         self.tag = 0
+        # Twice each engine weight met so far without its partner priority (`_small`): the weights take few values.
+        self.doubled = _Doubled(self.n + 1)
 
     def edge(self, x: int, y: int, same: bool, colour: bool) -> int:
         """The engine's edge weight between two players, without the partner priority."""
@@ -555,6 +557,10 @@ class _Engine:
             for k, m in enumerate(got):
                 pairs[members[k]] = members[m]
         return pairs
+
+    def small(self, weight: int) -> int:
+        """An engine weight without its partner priority, its levels as digits of base n + 1."""
+        return self.doubled[weight] >> 1
 
     def valid(self, groups: Sequence[int]) -> bool:
         """Everyone above the last group matched, and at most one floater per group (two if its end is odd)."""
@@ -725,20 +731,24 @@ class _Engine:
         mate = dict(whole.mate)
 
         def weight(x: int, y: int) -> int:
-            return _small(self.weights[x][y], scale)
+            return self.small(self.weights[x][y])
 
         best = sum(weight(x, y) for x, y in mate.items() if x < y)
         vertex, chains, blossom = whole.vertex, whole.chains, whole.blossom
         near: dict[int, list[int]] = {}
+        doubled = self.doubled
 
         def tight(x: int) -> list[int]:
             found = near.get(x)
             if found is None:
-                found = near[x] = []
                 dx, cx = vertex[x], chains[x]
-                square = scale * scale
+                if not cx:
+                    # In no blossom: tight exactly where the two vertex duals make up the edge's weight.
+                    found = near[x] = [y for y, w in self.weights[x].items() if dx + vertex[y] == doubled[w]]
+                    return found
+                found = near[x] = []
                 for y, w in self.weights[x].items():
-                    total = dx + vertex[y] - 2 * ((w >> 96) * square + ((w >> 64) & 1) * scale + ((w >> 32) & 1))
+                    total = dx + vertex[y] - doubled[w]
                     # Blossom duals only add to the slack (never negative): a positive one stays positive.
                     if total > 0:
                         continue
@@ -816,10 +826,10 @@ class _Engine:
 
     def _part(self, members: Sequence[int]) -> _Part | None:
         """A heaviest perfect matching of `members` alone (engine weights, no priorities), with its duals."""
-        scale = self.n + 1
+        doubled = self.doubled
         inside = {v: k for k, v in enumerate(members)}
         edges = [
-            (k, inside[y], _small(w, scale))
+            (k, inside[y], doubled[w] >> 1)
             for k, x in enumerate(members)
             for y, w in self.weights[x].items()
             if x < y and y in inside
@@ -839,13 +849,13 @@ class _Engine:
 
     def _covers(self, part: _Part, members: Collection[int], rest: _Part) -> bool:
         """Whether the two parts' vertex duals cover every edge between them (no blossom holds both)."""
-        scale = self.n + 1
+        doubled = self.doubled
         for x in members:
             dx = part.vertex[x]
             for y, w in self.weights[x].items():
                 if y not in members:
                     dy = rest.vertex.get(y)
-                    if dy is None or dx + dy < 2 * _small(w, scale):
+                    if dy is None or dx + dy < doubled[w]:
                         return False
         return True
 
@@ -877,7 +887,7 @@ class _Engine:
         rest = [v for v in active if v not in gone]
         index = {v: k for k, v in enumerate(rest)}
         edges = [
-            (index[x], index[y], _small(w, scale))
+            (index[x], index[y], self.small(w))
             for x in rest
             for y, w in self.weights[x].items()
             if x < y and y not in gone
@@ -973,6 +983,18 @@ def _augmenting_path(
     if even is not None:
         even |= used
     return None
+
+
+class _Doubled(dict[int, int]):
+    """Twice `_small` of each engine weight, computed at its first use."""
+
+    def __init__(self, scale: int) -> None:
+        super().__init__()
+        self.scale = scale
+
+    def __missing__(self, weight: int) -> int:
+        value = self[weight] = 2 * _small(weight, self.scale)
+        return value
 
 
 def _small(weight: int, scale: int) -> int:
