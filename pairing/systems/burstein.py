@@ -131,13 +131,14 @@ class _Metrics:
 @dataclass(frozen=True)
 class _Part:
     """A heaviest perfect matching of some players (engine weights on small integers) and its optimal duals, by
-    player: vertex duals, each player's chain of blossoms (outermost first, numbered apart from other parts') and
-    the blossom duals."""
+    player: vertex duals, each player's chain of blossoms (outermost first, numbered apart from other parts'), the
+    blossom duals, and the number of the matching that gave each player these duals (one per solve)."""
 
     mate: dict[int, int]
     vertex: dict[int, int]
     chains: dict[int, tuple[int, ...]]
     blossom: dict[int, int]
+    solve: dict[int, int]
 
     def joined(self, other: _Part) -> _Part:
         """Both parts as one (their duals together are optimal where they cover every edge between them)."""
@@ -146,6 +147,7 @@ class _Part:
             other.vertex | self.vertex,
             other.chains | self.chains,
             other.blossom | self.blossom,
+            other.solve | self.solve,
         )
 
 
@@ -393,6 +395,9 @@ class _Engine:
         self.weights: list[dict[int, int]] = [{} for _ in range(self.n)]
         self.mate: list[int] = [-1] * self.n
         self.tag = 0
+        # By player: the solve its duals came from, its tight edges to players of that solve, its other edges. The
+        # groups below the one being paired keep their solves from group to group (`_suffix`), and their edges.
+        self.tight_memo: dict[int, tuple[int, list[int], list[int]]] = {}
         # Twice each engine weight met so far without its partner priority (`_small`): the weights take few values.
         self.doubled = _Doubled(self.n + 1)
 
@@ -734,30 +739,22 @@ class _Engine:
             return self.small(self.weights[x][y])
 
         best = sum(weight(x, y) for x, y in mate.items() if x < y)
-        vertex, chains, blossom = whole.vertex, whole.chains, whole.blossom
+        vertex = whole.vertex
         near: dict[int, list[int]] = {}
-        doubled = self.doubled
+        doubled, memo, solves = self.doubled, self.tight_memo, whole.solve
 
         def tight(x: int) -> list[int]:
             found = near.get(x)
-            if found is None:
-                dx, cx = vertex[x], chains[x]
-                if not cx:
-                    # In no blossom: tight exactly where the two vertex duals make up the edge's weight.
-                    found = near[x] = [y for y, w in self.weights[x].items() if dx + vertex[y] == doubled[w]]
-                    return found
-                found = near[x] = []
-                for y, w in self.weights[x].items():
-                    total = dx + vertex[y] - doubled[w]
-                    # Blossom duals only add to the slack (never negative): a positive one stays positive.
-                    if total > 0:
-                        continue
-                    for ba, bb in zip(cx, chains[y], strict=False):
-                        if ba != bb:
-                            break
-                        total += 2 * blossom[ba]
-                    if total == 0:
-                        found.append(y)
+            if found is not None:
+                return found
+            edges, dx, solve = self.weights[x], vertex[x], solves[x]
+            known = memo.get(x)
+            if known is None or known[0] != solve:
+                known = memo[x] = (solve, *_tight_split(x, edges, whole, doubled))
+            # Edges to the same solve do not change while it is kept (only go, with the players paired); edges to
+            # another solve hold no blossom of both, so are tight where the two vertex duals make up the weight.
+            found = near[x] = [y for y in known[1] if y in edges]
+            found += [y for y in known[2] if y in edges and dx + vertex[y] == doubled[edges[y]]]
             return found
 
         def swap(v: int, u: int, gone: set[int]) -> dict[int, int] | None:
@@ -845,6 +842,7 @@ class _Engine:
             {x: duals.vertex[k] for k, x in enumerate(members)},
             {x: tuple(b + shift for b in duals.chains[k]) for k, x in enumerate(members)},
             {b + shift: z for b, z in duals.blossom.items()},
+            dict.fromkeys(members, self.tag),
         )
 
     def _covers(self, part: _Part, members: Collection[int], rest: _Part) -> bool:
@@ -866,7 +864,7 @@ class _Engine:
         where the duals cover every edge between them; these groups keep their weights until their turn.
         """
         if index >= len(ranges):
-            return _Part({}, {}, {}, {})
+            return _Part({}, {}, {}, {}, {})
         if index not in below:
             below[index] = None
             if (ranges[-1][1] - ranges[index][0]) % 2:
@@ -903,6 +901,29 @@ class _Engine:
         for x in (v, m):
             for y in list(self.weights[x]):
                 self.set(x, y, 0)
+
+
+def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, int]) -> tuple[list[int], list[int]]:
+    """x's tight edges to players of its own solve in `part`, and its edges to players of other solves."""
+    vertex, chains, blossom, solves = part.vertex, part.chains, part.blossom, part.solve
+    dx, cx, solve = vertex[x], chains[x], solves[x]
+    own: list[int] = []
+    other: list[int] = []
+    for y, w in edges.items():
+        if solves[y] != solve:
+            other.append(y)
+            continue
+        total = dx + vertex[y] - doubled[w]
+        # Blossom duals only add to the slack (never negative): a positive one stays positive.
+        if total > 0:
+            continue
+        for ba, bb in zip(cx, chains[y], strict=False):
+            if ba != bb:
+                break
+            total += 2 * blossom[ba]
+        if total == 0:
+            own.append(y)
+    return own, other
 
 
 def _augmenting_path(
