@@ -905,23 +905,35 @@ class _Engine:
 
 def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, int]) -> tuple[list[int], list[int]]:
     """x's tight edges to players of its own solve in `part`, and its edges to players of other solves."""
-    vertex, chains, blossom, solves = part.vertex, part.chains, part.blossom, part.solve
+    vertex, chains, solves = part.vertex, part.chains, part.solve
     dx, cx, solve = vertex[x], chains[x], solves[x]
     own: list[int] = []
     other: list[int] = []
+    # Twice the duals of x's blossoms down to each (outermost first): an edge's slack gains that of the innermost
+    # blossom holding both ends, the last of the other end's blossoms that is also one of x's (its chain's blossoms
+    # that hold x come first, so they are found by bisection).
+    below: dict[int, int] = {}
+    total = 0
+    for b in cx:
+        total += 2 * part.blossom[b]
+        below[b] = total
     for y, w in edges.items():
         if solves[y] != solve:
             other.append(y)
             continue
-        total = dx + vertex[y] - doubled[w]
+        slack = dx + vertex[y] - doubled[w]
         # Blossom duals only add to the slack (never negative): a positive one stays positive.
-        if total > 0:
+        if slack > 0:
             continue
-        for ba, bb in zip(cx, chains[y], strict=False):
-            if ba != bb:
-                break
-            total += 2 * blossom[ba]
-        if total == 0:
+        cy = chains[y]
+        low, high = 0, min(len(cx), len(cy))
+        while low < high:
+            middle = (low + high) // 2
+            if cy[middle] in below:
+                low = middle + 1
+            else:
+                high = middle
+        if slack + (below[cy[low - 1]] if low else 0) == 0:
             own.append(y)
     return own, other
 
