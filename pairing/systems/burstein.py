@@ -984,8 +984,9 @@ def _augmenting_path(
 
     for x in queue:
         own = mate.get(x) if x != root else None
+        top_x = base.get(x, x)
         for y in neighbours(x):
-            if y in gone or y == own or base.get(x, x) == base.get(y, y):
+            if y in gone or y == own or top_x == base.get(y, y):
                 continue
             if y == root or (y != goal and mate[y] in parent):
                 top = lca(x, y)
@@ -998,6 +999,7 @@ def _augmenting_path(
                         if z not in used:
                             used.add(z)
                             queue.append(z)
+                top_x = base.get(x, x)
             elif y not in parent:
                 parent[y] = x
                 tree.append(y)
