@@ -394,6 +394,18 @@ class _Engine:
         self.n = len(order)
         self.weights: list[dict[int, int]] = [{} for _ in range(self.n)]
         self.mate: list[int] = [-1] * self.n
+        # By position: the positions it must not meet (played or forbidden), its absolute colour preference and its
+        # colour preference (None: none); two players with the same absolute preference cannot meet either.
+        position = {p.number: k for k, p in enumerate(order)}
+        self.blocked: list[set[int]] = [{position[o] for o in p.opponents if o in position} for p in order]
+        for group in views.tournament.forbidden:
+            inside = [position[number] for number in group if number in position]
+            for k in inside:
+                self.blocked[k].update(j for j in inside if j != k)
+        self.preference = [p.colour.preference for p in order]
+        self.absolute = [
+            p.colour.preference if p.colour.strength is PreferenceStrength.ABSOLUTE else None for p in order
+        ]
         self.tag = 0
         # By player: the solve its duals came from, its tight edges to players of that solve, its other edges. The
         # groups below the one being paired keep their solves from group to group (`_suffix`), and their edges.
@@ -403,22 +415,18 @@ class _Engine:
 
     def edge(self, x: int, y: int, same: bool, colour: bool) -> int:
         """The engine's edge weight between two players, without the partner priority."""
-        a, b = self.order[x], self.order[y]
-        if b.number in a.opponents or self.views.tournament.is_forbidden(a.number, b.number):
+        if y in self.blocked[x]:
             return 0
-        ca, cb = a.colour, b.colour
-        if (
-            ca.strength is PreferenceStrength.ABSOLUTE
-            and cb.strength is PreferenceStrength.ABSOLUTE
-            and ca.preference is cb.preference
-        ):
+        absolute = self.absolute[x]
+        if absolute is not None and absolute is self.absolute[y]:
             return 0
-        weight = _COMPAT
-        if same:
-            weight += _SAME
-            if colour and _compatible(ca.preference, cb.preference):
-                weight += _COLOUR
-        return weight
+        if not same:
+            return _COMPAT
+        if colour:
+            pa, pb = self.preference[x], self.preference[y]
+            if pa is None or pb is None or pa is not pb:
+                return _COMPAT + _SAME + _COLOUR
+        return _COMPAT + _SAME
 
     def set(self, x: int, y: int, weight: int) -> None:
         """Set (or, with 0, remove) the edge x-y."""
