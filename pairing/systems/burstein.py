@@ -607,8 +607,14 @@ class _Engine:
                 start = sg[-1]
                 while True:
                     v = sg[-1]
+                    own, begin = self.weights[v], sg[-2]
                     for u in range(sg[-3], v):
-                        self.set(v, u, self.edge(u, v, u >= sg[-2], False))
+                        # As `set`, inline: this runs for every pair of a score group and the one above.
+                        weight = self.edge(u, v, u >= begin, False)
+                        if weight:
+                            own[u] = self.weights[u][v] = weight
+                        elif u in own:
+                            del own[u], self.weights[u][v]
                     sg[-1] += 1
                     if sg[-1] >= n or order[start].score != order[sg[-1]].score:
                         break
@@ -907,8 +913,9 @@ class _Engine:
     def _finalize(self, v: int, m: int) -> None:
         """Fix the pair v-m. The engine keeps only their own edge; an isolated pair changes nothing, so it goes."""
         for x in (v, m):
-            for y in list(self.weights[x]):
-                self.set(x, y, 0)
+            for y in self.weights[x]:
+                del self.weights[y][x]
+            self.weights[x].clear()
 
 
 def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, int]) -> tuple[list[int], list[int]]:
