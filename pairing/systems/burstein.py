@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -111,7 +112,7 @@ class _Player:
 
     number: int
     rank_index: int
-    score: Points
+    score: int
     colour: ColourState
     opponents: frozenset[int]
     metrics: _Metrics
@@ -119,12 +120,16 @@ class _Player:
 
 @dataclass(frozen=True)
 class _Metrics:
-    """Sonneborn-Berger, Buchholz and Median over adjusted scores, with the pairing score and rank index."""
+    """Sonneborn-Berger, Buchholz and Median over adjusted scores, with the pairing score and rank index.
 
-    score: Points
-    sb: Points
-    bh: Points
-    median: Points
+    In whole units of one common fraction of a point (a square one for Sonneborn-Berger, a product of points):
+    every comparison reads the same order as in points, without fraction arithmetic.
+    """
+
+    score: int
+    sb: int
+    bh: int
+    median: int
     rank_index: int
 
 
@@ -302,34 +307,41 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
     ]
     rank_index = {number: k for k, number in enumerate(valid)}
     acc = _acceleration(views)
-    zero = Fraction(0)
-    adjusted: dict[int, Points] = {}
-    for number in valid:
-        records = tournament.player(number).records(views.round)
-        adjusted[number] = acc.get(number, zero) + sum(
-            (scoring.points(r) if r.is_played else scoring.draw for r in records), zero
-        )
+    records = {number: tournament.player(number).records(views.round) for number in valid}
+    scored = {number: [scoring.points(r) for r in rows] for number, rows in records.items()}
+    scores = {number: views.score(number) for number in numbers}
+    # Every value in whole units of one common denominator (sums and products of these values only).
+    values = {scoring.win, scoring.draw, scoring.forfeit_loss, *acc.values(), *scores.values()}
+    values.update(points for row in scored.values() for points in row)
+    denominator = math.lcm(*(Fraction(value).denominator for value in values))
+    unit = {value: int(value * denominator) for value in values}
+    draw = unit[scoring.draw]
+    own = {number: unit[value] for number, value in acc.items()}
+    adjusted = {
+        number: own.get(number, 0)
+        + sum(unit[points] if r.is_played else draw for r, points in zip(rows, scored[number], strict=True))
+        for number, rows in records.items()
+    }
     states = {s.number: s for s in colour_states(views, numbers)}
     out = []
     for number in numbers:
-        records = tournament.player(number).records(views.round)
-        own = acc.get(number, zero)
-        virtual = own + (played - 1) * scoring.draw
-        sb = bh = zero
+        accelerated = own.get(number, 0)
+        virtual = accelerated + (played - 1) * draw
+        sb = bh = 0
         contributions = []
-        for rec in records:
-            points = scoring.points(rec)
+        for rec, fraction in zip(records[number], scored[number], strict=True):
+            points = unit[fraction]
             if rec.is_played:
                 assert rec.opponent is not None
-                value = adjusted.get(rec.opponent, zero)
+                value = adjusted.get(rec.opponent, 0)
             else:
-                value = virtual + _virtual_opponent(rec, scoring)
+                value = virtual + unit[_virtual_opponent(rec, scoring)]
             sb += points * value
             bh += value
             contributions.append(value)
-            virtual += points - scoring.draw
-        median = bh - min(contributions) - max(contributions) if played > 2 else zero
-        score = views.score(number) + own
+            virtual += points - draw
+        median = bh - min(contributions) - max(contributions) if played > 2 else 0
+        score = unit[scores[number]] + accelerated
         metrics = _Metrics(score, sb, bh, median, rank_index[number])
         out.append(_Player(number, rank_index[number], score, states[number], views.opponents(number), metrics))
     return out
