@@ -944,6 +944,7 @@ def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, 
     for b in cx:
         total += 2 * part.blossom[b]
         below[b] = total
+    depth = len(cx)
     for y, w in edges.items():
         if solves[y] != solve:
             other.append(y)
@@ -953,7 +954,10 @@ def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, 
         if slack > 0:
             continue
         cy = chains[y]
-        low, high = 0, min(len(cx), len(cy))
+        high = len(cy)
+        if high > depth:
+            high = depth
+        low = high if high and cy[high - 1] in below else 0
         while low < high:
             middle = (low + high) // 2
             if cy[middle] in below:
