@@ -867,11 +867,13 @@ class _Engine:
         got, duals = solved
         self.tag += 1
         shift = self.tag * (2 * self.n + 2)
+        # Only blossoms with a positive dual change a slack (most have none): the others are left out of the chains.
+        positive = {b for b, z in duals.blossom.items() if z}
         return _Part(
             {x: members[got[k]] for k, x in enumerate(members)},
             {x: duals.vertex[k] for k, x in enumerate(members)},
-            {x: tuple(b + shift for b in duals.chains[k]) for k, x in enumerate(members)},
-            {b + shift: z for b, z in duals.blossom.items()},
+            {x: tuple(b + shift for b in duals.chains[k] if b in positive) for k, x in enumerate(members)},
+            {b + shift: duals.blossom[b] for b in positive},
             dict.fromkeys(members, self.tag),
         )
 
@@ -940,6 +942,14 @@ def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, 
     dx, cx, solve = vertex[x], chains[x], solves[x]
     own: list[int] = []
     other: list[int] = []
+    if not cx:
+        # In no blossom: tight exactly where the two vertex duals make up the edge's weight.
+        for y, w in edges.items():
+            if solves[y] != solve:
+                other.append(y)
+            elif dx + vertex[y] == doubled[w]:
+                own.append(y)
+        return own, other
     # Twice the duals of x's blossoms down to each (outermost first): an edge's slack gains that of the innermost
     # blossom holding both ends, the last of the other end's blossoms that is also one of x's (its chain's blossoms
     # that hold x come first, so they are found by bisection).
