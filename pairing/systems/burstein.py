@@ -793,7 +793,7 @@ class _Engine:
             if goal in tight(root):
                 path = [root, goal]
             else:
-                found = _augmenting_path(root, goal, mate, tight, gone)
+                found = _augmenting_path(root, goal, mate, tight, gone, self.n)
                 if found is None:
                     return None
                 path = found
@@ -824,7 +824,7 @@ class _Engine:
                         # The partners v can take with the others still perfectly matched on tight edges: the
                         # even vertices of one search from v's partner (v and the pairs made left out).
                         reachable = set()
-                        _augmenting_path(mate[v], None, mate, tight, taken | {v}, reachable)
+                        _augmenting_path(mate[v], None, mate, tight, taken | {v}, self.n, reachable)
                         if u not in reachable:
                             continue
                     if changes is not None:
@@ -989,17 +989,18 @@ def _augmenting_path(
     mate: dict[int, int],
     neighbours: Callable[[int], list[int]],
     gone: Collection[int],
+    size: int,
     even: set[int] | None = None,
 ) -> list[int] | None:
     """An augmenting path from `root` to `goal`, the only unmatched vertices (Edmonds' search with blossoms).
 
-    `mate` pairs every other vertex not in `gone` (root's and goal's entries are ignored); the path is returned
-    as its vertices, root first, an edge of the new matching between each even position and the next; None when
-    no perfect matching of the vertices exists. With no goal (root the only unmatched vertex) the search runs to
-    its end and `even` receives its even vertices: those whose removal leaves a perfect matching.
+    Vertices are 0..size-1; `mate` pairs every other vertex not in `gone` (root's and goal's entries are ignored);
+    the path is returned as its vertices, root first, an edge of the new matching between each even position and
+    the next; None when no perfect matching of the vertices exists. With no goal (root the only unmatched vertex)
+    the search runs to its end and `even` receives its even vertices: those whose removal leaves a perfect matching.
     """
-    base: dict[int, int] = {}
-    parent: dict[int, int] = {}
+    base = list(range(size))
+    parent = [-1] * size
     used = {root}
     tree = [root]
     queue = [root]
@@ -1007,45 +1008,45 @@ def _augmenting_path(
     def lca(a: int, b: int) -> int:
         seen: set[int] = set()
         while True:
-            a = base.get(a, a)
+            a = base[a]
             seen.add(a)
             if a == root:
                 break
             a = parent[mate[a]]
         while True:
-            b = base.get(b, b)
+            b = base[b]
             if b in seen:
                 return b
             b = parent[mate[b]]
 
     def mark(x: int, top: int, child: int, inside: set[int]) -> None:
-        while base.get(x, x) != top:
+        while base[x] != top:
             partner = mate[x]
-            inside.add(base.get(x, x))
-            inside.add(base.get(partner, partner))
+            inside.add(base[x])
+            inside.add(base[partner])
             parent[x] = child
             child = partner
             x = parent[partner]
 
     for x in queue:
         own = mate.get(x) if x != root else None
-        top_x = base.get(x, x)
+        top_x = base[x]
         for y in neighbours(x):
-            if y in gone or y == own or top_x == base.get(y, y):
+            if y in gone or y == own or top_x == base[y]:
                 continue
-            if y == root or (y != goal and mate[y] in parent):
+            if y == root or (y != goal and parent[mate[y]] >= 0):
                 top = lca(x, y)
                 inside: set[int] = set()
                 mark(x, top, y, inside)
                 mark(y, top, x, inside)
                 for z in tree:
-                    if base.get(z, z) in inside:
+                    if base[z] in inside:
                         base[z] = top
                         if z not in used:
                             used.add(z)
                             queue.append(z)
-                top_x = base.get(x, x)
-            elif y not in parent:
+                top_x = base[x]
+            elif parent[y] < 0:
                 parent[y] = x
                 tree.append(y)
                 if y == goal:
