@@ -35,8 +35,8 @@ The group forming reads only whether the heaviest matching is valid, and that do
 several equal optima the matcher returns (every one pairs exactly once across each odd boundary or none is
 valid, `_Engine._witness`), so it re-solves only the players joined to the last group and takes any such
 matching. The engine reproduces every corpus case and agrees with a build of the reference engine on the
-generated rounds compared (4 496 rounds of 6-60 players, 599 of 60-250 and 66 of 300-1 600 for issue #26, all
-identical but two where the reference stops and the bye goes to the next eligible player, see above; earlier
+generated rounds compared (5 589 rounds of 6-60 players, 758 of 60-250 and 66 of 300-1 600 for issue #26, all
+identical but four where the reference stops and the bye goes to the next eligible player, see above; earlier
 1 881 of 7-40 players, `tests/pairing/test_burstein_properties.scenario`; checked outside the tests: the binary
 is not part of the repository).
 Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only
