@@ -548,3 +548,83 @@ def _solve_all(
         blossoms = {b: dualvar[b] for b in range(n, 2 * n) if blossombase[b] >= 0}
         duals.append(Duals(dualvar[:n], chains, blossoms))
     return [endpoint[m] if m != -1 else -1 for m in mate]
+
+
+def max_cardinality_matching(adjacency: Sequence[Sequence[int]]) -> list[int]:
+    """A maximum-cardinality matching (Edmonds' blossom search from each free vertex after a greedy start) as `mate`.
+
+    `adjacency[v]` lists v's neighbours (both directions); mate[v] is v's partner or -1.
+    """
+    n = len(adjacency)
+    mate = [-1] * n
+    for v in range(n):
+        if mate[v] < 0:
+            for u in adjacency[v]:
+                if mate[u] < 0 and u != v:
+                    mate[v] = u
+                    mate[u] = v
+                    break
+    for root in range(n):
+        if mate[root] < 0:
+            _augment_from(root, adjacency, mate)
+    return mate
+
+
+def _augment_from(root: int, adjacency: Sequence[Sequence[int]], mate: list[int]) -> bool:
+    """Augment `mate` along a shortest-found augmenting path from the free vertex `root`; False when none exists."""
+    n = len(mate)
+    parent = [-1] * n
+    base = list(range(n))
+    used = [False] * n
+    used[root] = True
+    queue = [root]
+
+    def lca(a: int, b: int) -> int:
+        seen = [False] * n
+        while True:
+            a = base[a]
+            seen[a] = True
+            if mate[a] < 0:
+                break
+            a = parent[mate[a]]
+        while True:
+            b = base[b]
+            if seen[b]:
+                return b
+            b = parent[mate[b]]
+
+    def mark(v: int, top: int, child: int, inside: list[bool]) -> None:
+        while base[v] != top:
+            inside[base[v]] = inside[base[mate[v]]] = True
+            parent[v] = child
+            child = mate[v]
+            v = parent[mate[v]]
+
+    for v in queue:
+        for u in adjacency[v]:
+            if base[v] == base[u] or mate[v] == u:
+                continue
+            if u == root or (mate[u] >= 0 and parent[mate[u]] >= 0):
+                top = lca(v, u)
+                inside = [False] * n
+                mark(v, top, u, inside)
+                mark(u, top, v, inside)
+                for i in range(n):
+                    if inside[base[i]]:
+                        base[i] = top
+                        if not used[i]:
+                            used[i] = True
+                            queue.append(i)
+            elif parent[u] < 0:
+                parent[u] = v
+                if mate[u] < 0:
+                    while u >= 0:
+                        previous = parent[u]
+                        after = mate[previous]
+                        mate[u] = previous
+                        mate[previous] = u
+                        u = after
+                    return True
+                used[mate[u]] = True
+                queue.append(mate[u])
+    return False

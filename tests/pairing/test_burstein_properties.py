@@ -240,3 +240,48 @@ def test_steps_read_from_the_duals_pair_as_the_solved_steps_do(monkeypatch: pyte
             assert burstein_pair(state) == read, f"seed {seed} round {r}"
             rounds += 1
     assert rounds >= 25 and used > 0
+
+
+@pytest.mark.slow
+def test_group_forming_merges_as_a_whole_graph_solved_from_scratch_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The group forming re-solves only the players joined to the last group, and takes any perfect matching that
+    pairs once across each boundary for a heaviest one (every heaviest matching is then valid): the groups are
+    those of a heaviest matching of the whole graph solved from scratch at every step, on 120 generated events."""
+    solve_tail = burstein._Engine.solve_tail
+    witnessed = 0
+
+    def from_scratch(self: burstein._Engine, start: int, sg: list[int]) -> None:
+        monkeypatch.setattr(self, "_witness", lambda *_: None)
+        self.mate = [-1] * self.n
+        solve_tail(self, 0, sg)
+
+    def counted(self: burstein._Engine, low: int, sg: list[int]) -> dict[int, int] | None:
+        nonlocal witnessed
+        found = witness(self, low, sg)
+        witnessed += found is not None
+        return found
+
+    def groups(state: Tournament) -> list[int] | None:
+        views = state.views()
+        order, _ = burstein._order_and_bye(views)
+        try:
+            return burstein._Engine(views, order).groups()
+        except NoValidPairing:
+            return None
+
+    witness = burstein._Engine._witness
+    rounds = 0
+    for seed in range(500, 620):
+        options = scenario(seed)
+        players, count = options.pop("players"), options.pop("rounds")
+        assert isinstance(players, int) and isinstance(count, int)
+        event = generator.generate(seed, players, count, pair=burstein_pair, **options)  # type: ignore[arg-type]
+        for r in range(1, event.rounds_completed + 1):
+            state = checker.round_input(event, r)
+            monkeypatch.setattr(burstein._Engine, "_witness", counted)
+            monkeypatch.setattr(burstein._Engine, "solve_tail", solve_tail)
+            fast = groups(state)
+            monkeypatch.setattr(burstein._Engine, "solve_tail", from_scratch)
+            assert groups(state) == fast, f"seed {seed} round {r}"
+            rounds += 1
+    assert rounds > 400 and witnessed > rounds

@@ -9,6 +9,7 @@ import pytest
 from pairing.matching import (
     Edge,
     matching_with_duals,
+    max_cardinality_matching,
     max_weight_matching,
     max_weight_perfect_matching,
     perfect_matching_with_duals,
@@ -118,3 +119,23 @@ def test_perfect_duals_certify_left_out_edges() -> None:
             assert best is not None and _value(mate, kept)[1] == best[1]
             certified += 1
     assert certified > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_max_cardinality_matching_is_maximum(seed: int) -> None:
+    """Greedy start then Edmonds' search from each free vertex: as many pairs as exhaustive search finds."""
+    rng = random.Random(300 + seed)
+    for _ in range(150):
+        n = rng.randint(1, 9)
+        density = rng.random()
+        edges = [(a, b, 1) for a in range(n) for b in range(a + 1, n) if rng.random() < density]
+        adjacency: list[list[int]] = [[] for _ in range(n)]
+        for a, b, _ in edges:
+            adjacency[a].append(b)
+            adjacency[b].append(a)
+        for neighbours in adjacency:
+            rng.shuffle(neighbours)
+        mate = max_cardinality_matching(adjacency)
+        pairs, _ = _value(mate, edges)
+        best = _best(n, edges, cardinality_first=True, perfect=False)
+        assert best is not None and pairs == best[0]
