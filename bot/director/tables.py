@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -28,7 +29,7 @@ from pairing.standings.crosstable import CrosstableCell, player_cells
 from pairing.standings.ranking import compute_standings
 from storage import events as storage_events
 from storage.db import Database
-from storage.history import History, results_tournament
+from storage.history import History, get_history, read_history_file, results_tournament
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +118,20 @@ class EventTables:
 Derive = Callable[[History, EventTables], Any]
 
 
-def compute_views(history: History, after_round: int | None, derive: Mapping[str, Derive] | None = None) -> EventTables:
-    """`compute_tables`, with each of `derive` applied to the event's current state (not to "after round N")."""
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event in a database file, whose history the worker reads itself (`storage.history.read_history_file`)."""
+
+    path: str
+    event_id: int
+
+
+def compute_views(
+    source: History | StoredEvent, after_round: int | None, derive: Mapping[str, Derive] | None = None
+) -> EventTables:
+    """`compute_tables` of a history (given, or read from the database file), with each of `derive` applied to the
+    event's current state (not to "after round N")."""
+    history = source if isinstance(source, History) else read_history_file(source.path, source.event_id)
     tables = compute_tables(history, after_round)
     if after_round is None and derive:
         tables = replace(tables, derived={name: view(history, tables) for name, view in derive.items()})
@@ -177,12 +190,12 @@ class TablesCache:
     latest: dict[TablesKey, tuple[int, asyncio.Future[EventTables]]] = field(default_factory=dict)
     computed: int = 0  # how many times the tables were computed (tests observe the reuse)
 
-    async def get(self, key: TablesKey, version: int, load: Callable[[], Awaitable[History]]) -> EventTables:
-        """The tables of `key` at `version`: cached, or loaded and computed by a worker (a task of its own, so a
-        reader that goes away cancels nobody else's answer)."""
+    async def get(self, key: TablesKey, version: int, db: Database) -> EventTables:
+        """The tables of `key` at `version`: cached, or read from `db` and computed by a worker (a task of its own,
+        so a reader that goes away cancels nobody else's answer)."""
         known = self.latest.get(key)
         if known is None or known[0] != version:
-            known = (version, asyncio.ensure_future(self._compute(key[1], load)))
+            known = (version, asyncio.ensure_future(self._compute(key, db)))
             if key[1] is not None:  # one "after round N" view an event (the round just announced) is kept
                 for other in [k for k in self.latest if k[0] == key[0] and k[1] is not None and k != key]:
                     del self.latest[other]
@@ -194,9 +207,12 @@ class TablesCache:
                 del self.latest[key]  # a failure is not kept: the next reader tries again
             raise
 
-    async def _compute(self, after_round: int | None, load: Callable[[], Awaitable[History]]) -> EventTables:
-        history = await load()
-        tables = await self.workers.run(compute_views, history, after_round, dict(self.derive))
+    async def _compute(self, key: TablesKey, db: Database) -> EventTables:
+        event_id, after_round = key
+        # The worker reads the history from the file itself (the read and its objects off this process, no pickle
+        # of it); a database with no file (in memory) is read here.
+        source = StoredEvent(db.path, event_id) if os.path.isfile(db.path) else await get_history(db, event_id)
+        tables = await self.workers.run(compute_views, source, after_round, dict(self.derive))
         self.computed += 1
         return tables
 
