@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
@@ -152,14 +153,20 @@ def baku_virtual_points(total_rounds: int, scoring: Scoring) -> tuple[Points, ..
 def _records(summary: RoundSummary, by_id: Mapping[int, int]) -> dict[int, RoundRecord]:
     records: dict[int, RoundRecord] = {}
     for board in summary.boards:
-        if board.result is None:
-            continue
-        records.update(board.result.records(board.white_number, board.black_number))
+        if board.result is not None:
+            records.update(_board_records(board.result, board.white_number, board.black_number))
     for player_id, kind in summary.byes.items():
         number = by_id.get(player_id)
         if number is not None:
             records[number] = RoundRecord(kind)
     return records
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _board_records(result: Result, white: int, black: int) -> tuple[tuple[int, RoundRecord], ...]:
+    """A decided board's two records (immutable, so made once a process: a worker that computes an event's tables
+    at every change makes only the new boards' records)."""
+    return tuple(result.records(white, black).items())
 
 
 @dataclass(frozen=True)
