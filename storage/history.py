@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from domain.entry import Entry, accelerated_group_size, numbered_entries
 from domain.event import STARTED, Event, EventStatus
@@ -42,6 +43,7 @@ _LEAN_BOARD_SQL = (
     " b.decided_at, w.number AS white_number, k.number AS black_number" + _BOARD_PLAYERS
 )
 _RESULTS = {result.value: result for result in Result}
+T = TypeVar("T")
 
 
 def board_from_row(row: Row) -> BoardRow:
@@ -105,10 +107,15 @@ _HISTORY_SQL = _history_sql(BOARD_SQL)
 _LEAN_HISTORY_SQL = _history_sql(_LEAN_BOARD_SQL)
 
 
-def _rounds_from_rows(rounds: Sequence[Row], boards: Sequence[Row], byes: Sequence[Row]) -> list[RoundSummary]:
+def _rounds_from_rows(
+    rounds: Sequence[Row],
+    boards: Sequence[Row],
+    byes: Sequence[Row],
+    board_of: Callable[[Row], BoardRow] = board_from_row,
+) -> list[RoundSummary]:
     by_round: dict[int, list[BoardRow]] = {}
     for row in boards:
-        board = board_from_row(row)
+        board = board_of(row)
         by_round.setdefault(board.round, []).append(board)
     by_player: dict[int, dict[int, RecordKind]] = {}
     for row in byes:
@@ -254,20 +261,52 @@ def _read_history(conn: sqlite3.Connection, event_id: int) -> History:
             conn.execute("ROLLBACK")
     except sqlite3.Error as exc:
         raise classify(exc) from exc
-    return _history_from_rows(event_id, rows)
+    return _history_from_rows(event_id, rows, _KEPT_ENTRIES.made, _KEPT_BOARDS.made)
 
 
-def _history_from_rows(event_id: int, rows: Sequence[Sequence[Row]]) -> History:
+class _Kept(Generic[T]):
+    """Objects made from rows, kept by the rows' values (a thread's, each immutable): a worker that reads an event
+    at every change makes only the changed rows' objects again."""
+
+    def __init__(self, make: Callable[[Row], T], limit: int = 1 << 16) -> None:
+        self._make = make
+        self._limit = limit
+        self._local = threading.local()
+
+    def made(self, row: Row) -> T:
+        """The object of a row, made once."""
+        kept: dict[tuple[object, ...], T] | None = getattr(self._local, "kept", None)
+        if kept is None:
+            kept = self._local.kept = {}
+        key = tuple(row)
+        found = kept.get(key)
+        if found is None:
+            if len(kept) >= self._limit:
+                kept.clear()
+            found = kept[key] = self._make(row)
+        return found
+
+
+_KEPT_ENTRIES = _Kept(entry_from_row)
+_KEPT_BOARDS = _Kept(board_from_row)
+
+
+def _history_from_rows(
+    event_id: int,
+    rows: Sequence[Sequence[Row]],
+    entry_of: Callable[[Row], Entry] = entry_from_row,
+    board_of: Callable[[Row], BoardRow] = board_from_row,
+) -> History:
     """A history from the rows of `_HISTORY_SQL`'s queries."""
     events, entry_rows, rounds, boards, byes, requested, forbidden = rows
     if not events:
         raise NotFound(f"there is no event {event_id}")
     event = event_from_row(events[0])
-    entries = [entry_from_row(r) for r in entry_rows]
+    entries = [entry_of(r) for r in entry_rows]
     return History(
         event=event,
         numbered=numbered_entries(event, entries),
-        rounds=_rounds_from_rows(rounds, boards, byes),
+        rounds=_rounds_from_rows(rounds, boards, byes, board_of),
         requested=_requested_from_rows(requested),
         forbidden=[(int(r[0]), int(r[1])) for r in forbidden],
         entries=entries,
