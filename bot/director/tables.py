@@ -151,17 +151,17 @@ def compute_tables(history: History, after_round: int | None = None) -> EventTab
     by_number = history.numbered
     disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
     ranked = compute_standings(tournament, settings.tiebreaks, exclude=disqualified, lichess_sb=settings.lichess_sb)
+    refs = {number: player_ref(entry) for number, entry in by_number.items()}
     standings = [
-        StandingRow(r.rank, player_ref(by_number[r.number]), r.points, dict(r.tiebreaks), by_number[r.number].status)
-        for r in ranked
+        StandingRow(r.rank, refs[r.number], r.points, dict(r.tiebreaks), by_number[r.number].status) for r in ranked
     ]
     rounds = len(history.rounds)
     records = {p.number: player_cells(tournament, p.number, rounds) for p in tournament.players}
     scores = {n: exact_sum(cell.points for cell in cells) for n, cells in records.items()}
     for n in sorted(disqualified):
-        standings.append(StandingRow(None, player_ref(by_number[n]), scores[n], {}, EntryStatus.DISQUALIFIED))
+        standings.append(StandingRow(None, refs[n], scores[n], {}, EntryStatus.DISQUALIFIED))
     crosstable = tuple(
-        (player_ref(by_number[p.number]), tuple(cell.text for cell in records[p.number]), scores[p.number])
+        (refs[p.number], tuple(cell.text for cell in records[p.number]), scores[p.number])
         for p in tournament.players
     )
     return EventTables(tuple(standings), Cells(records), Crosstable(settings.rounds, crosstable))

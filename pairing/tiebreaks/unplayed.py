@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import enum
-import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -152,10 +151,10 @@ def score_sheet(tournament: Tournament, rounds: int, edition: Edition = "2026") 
     cats: dict[int, tuple[UnplayedCategory | None, ...]] = {}
     scores: dict[int, Points] = {}
     adjusted: dict[int, Points] = {}
-    worth = _points_by_result(scoring)
+    worth = _round_points(scoring)
     for player in tournament.players:
         recs = player.records(rounds + 1)
-        got = tuple([worth[r.kind, r.outcome] for r in recs])
+        got = tuple(map(worth, recs))
         kinds = categories(recs)
         records[player.number] = recs
         points[player.number] = got
@@ -170,11 +169,16 @@ def score_sheet(tournament: Tournament, rounds: int, edition: Edition = "2026") 
     return ScoreSheet(tournament, rounds, edition, records, points, cats, scores, adjusted)
 
 
-@functools.cache
-def _points_by_result(scoring: Scoring) -> dict[tuple[RecordKind, Outcome | None], Points]:
-    """`scoring.points` of every kind of record and outcome, looked up instead of worked out each round."""
-    return {
-        (kind, outcome): scoring.points(RoundRecord(kind, outcome=outcome))
-        for kind in RecordKind
-        for outcome in (None, *Outcome)
-    }
+def _round_points(scoring: Scoring) -> Callable[[RoundRecord], Points]:
+    """`scoring.points`, with a game's points chosen by identity and the other kinds' looked up (a record's enums
+    are hashed in Python, which over every round of every player is most of the work)."""
+    win, draw, loss = scoring.win, scoring.draw, scoring.loss
+    other = {kind: scoring.points(RoundRecord(kind)) for kind in RecordKind if kind is not _PLAYED}
+
+    def points(record: RoundRecord) -> Points:
+        if record.kind is _PLAYED:
+            outcome = record.outcome
+            return win if outcome is Outcome.WIN else draw if outcome is Outcome.DRAW else loss
+        return other[record.kind]
+
+    return points

@@ -108,7 +108,7 @@ def standings_rows(
         number = row["number"]
         player = players.get(number)
         name = anchors[number] if player else escape(row["name"])
-        values = "".join(f"<td>{escape(value)}</td>" for value in row["tiebreaks"])
+        values = "".join(f"<td>{value}</td>" for value in row["tiebreaks"])  # formatted numbers: nothing to escape
         account = (
             f'<a href="{site}/@/{escape(player.lichess_id)}" rel="noopener">@{escape(player.name)}</a>'
             if player
