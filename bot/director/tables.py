@@ -42,19 +42,20 @@ _OUTCOMES = (None, *Outcome)
 # A cell as it crosses between processes: round, kind, opponent, colour, outcome (indexes into the tuples above;
 # 0 for none) and the points' numerator and denominator.
 PlainCell = tuple[int, int, int | None, int, int, int, int]
-_KIND_INDEX = {kind: i for i, kind in enumerate(_KINDS)}
-_COLOUR_INDEX = {colour: i for i, colour in enumerate(_COLOURS)}
-_OUTCOME_INDEX = {outcome: i for i, outcome in enumerate(_OUTCOMES)}
+# Indexes by the members' values (strings: an enum member hashes in Python, its value in C).
+_KIND_INDEX = {kind.value: i for i, kind in enumerate(_KINDS)}
+_COLOUR_INDEX = {colour.value: i for i, colour in enumerate(_COLOURS) if colour is not None}
+_OUTCOME_INDEX = {outcome.value: i for i, outcome in enumerate(_OUTCOMES) if outcome is not None}
 
 
 def _plain(cell: CrosstableCell) -> PlainCell:
-    points = cell.points
+    points, colour, outcome = cell.points, cell.colour, cell.outcome
     return (
         cell.round,
-        _KIND_INDEX[cell.kind],
+        _KIND_INDEX[cell.kind._value_],
         cell.opponent,
-        _COLOUR_INDEX[cell.colour],
-        _OUTCOME_INDEX[cell.outcome],
+        0 if colour is None else _COLOUR_INDEX[colour._value_],
+        0 if outcome is None else _OUTCOME_INDEX[outcome._value_],
         points.numerator,
         points.denominator,
     )
