@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import multiprocessing
 import os
 import platform
@@ -157,6 +158,7 @@ async def bench_app(db: Database, services: Services, threads: bool) -> tuple[we
     config = Config(database=Path(db.path), director=DirectorSettings(worker_processes=0 if threads else 1))
     director = (await build(config, ManualClock(), services, scheduled=False)).director
     director.ctx.workers.start()
+    gc.freeze()  # as `App.start` does once the application is built
     club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
     return make_pages_app(director, [club]), director.ctx.workers
 
