@@ -54,7 +54,7 @@ import aiohttp
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from bench.loop_lag import idle_loop_lag, loop_lag
+from bench.loop_lag import LoopLag, gc_pauses, idle_loop_lag, loop_lag
 from bot.assembly import Services, build
 from bot.config import ClubConfig, Config
 from bot.director.models import Actor
@@ -281,7 +281,9 @@ class Load:
     seconds: float
     changes: int
     stall: float
+    own_stall: float  # the longest part of a stall the loop's thread spent running (`LoopLag.longest_own`)
     idle_stall: float  # an idle loop's longest stall in another process meanwhile: the machine's share
+    full_gc: float  # this process's longest full garbage collection meanwhile
 
 
 async def concurrent(
@@ -306,25 +308,22 @@ async def concurrent(
             paths += [f"/events/{event_id}/players/{n}" for n in random.Random(seed).sample(range(1, players + 1), 7)]
             rating_of = {e.number: e.rating for e in await list_entries(db, event_id)}
             pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-            loop = asyncio.get_running_loop()
-            async with idle_loop_lag() as idle, loop_lag() as lag:
-                readers = loop.run_in_executor(pool, read_pages, url, paths, clients, seconds)
-                await asyncio.sleep(1.0)  # the clients' process starts
-                started = time.perf_counter()
-                rng = random.Random(seed)
-                writer = asyncio.create_task(play_round(db, event_id, rounds, rng, rating_of, every))
-                answers = await readers
-                ended = time.perf_counter()
-                writer.cancel()
-                with suppress(asyncio.CancelledError):
-                    await writer
+            with gc_pauses() as collections:
+                answers, started, ended, idle, lag = await _under_load(
+                    pool, url, paths, clients, seconds, db, event_id, rounds, seed, rating_of, every
+                )
             pool.shutdown()
             changes = sum(1 for b in (await get_round(db, event_id, rounds)).boards if b.result is not None)
             measured = [(s, t, status) for s, t, status in answers if s >= started]  # once the results flow
             times = [t for _, t, status in measured if status == 200]
             failed = sum(1 for *_, status in measured if status != 200)
-            stall, floor = lag.longest(started, ended), idle.longest(started, ended)
-            return Load(times, failed, ended - started, changes, stall, floor)
+            stall, own, floor = (
+                lag.longest(started, ended),
+                lag.longest_own(started, ended),
+                idle.longest(started, ended),
+            )
+            full_gc = collections.longest(started, ended)
+            return Load(times, failed, ended - started, changes, stall, own, floor, full_gc)
         finally:
             if runner is not None:
                 await runner.cleanup()
@@ -332,6 +331,36 @@ async def concurrent(
                 await workers.close()
             await gateway.close()
             await db.close()
+
+
+async def _under_load(
+    pool: ProcessPoolExecutor,
+    url: str,
+    paths: list[str],
+    clients: int,
+    seconds: float,
+    db: Database,
+    event_id: int,
+    rounds: int,
+    seed: int,
+    rating_of: dict[int | None, int],
+    every: float,
+) -> tuple[list[tuple[float, float, int]], float, float, LoopLag, LoopLag]:
+    """The clients' requests while the round's results are recorded, the window they were measured in, and the
+    probes' samples (an idle loop in another process, this loop)."""
+    loop = asyncio.get_running_loop()
+    async with idle_loop_lag() as idle, loop_lag() as lag:
+        readers = loop.run_in_executor(pool, read_pages, url, paths, clients, seconds)
+        await asyncio.sleep(1.0)  # the clients' process starts
+        started = time.perf_counter()
+        rng = random.Random(seed)
+        writer = asyncio.create_task(play_round(db, event_id, rounds, rng, rating_of, every))
+        answers = await readers
+        ended = time.perf_counter()
+        writer.cancel()
+        with suppress(asyncio.CancelledError):
+            await writer
+    return answers, started, ended, idle, lag
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -381,13 +410,14 @@ def main(argv: list[str] | None = None) -> int:
             f" ({load.changes} results recorded, one every {args.change_every:g} s):\n"
         )
         print(
-            "| requests | per second | failed | p50 (ms) | p95 (ms) | slowest (ms) | loop stall (ms) | idle loop (ms)"
-            " | target |"
+            "| requests | per second | failed | p50 (ms) | p95 (ms) | slowest (ms) | loop stall (ms)"
+            " | of it the loop running (ms) | idle loop (ms) | longest full GC (ms) | target |"
         )
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         print(
             f"| {len(times)} | {len(times) / load.seconds:.0f} | {load.failed} | {p50:.0f} | **{p95:.0f}**"
-            f" | {times[-1] * 1000:.0f} | {load.stall * 1000:.0f} | {load.idle_stall * 1000:.0f}"
+            f" | {times[-1] * 1000:.0f} | {load.stall * 1000:.0f} | {load.own_stall * 1000:.0f}"
+            f" | {load.idle_stall * 1000:.0f} | {load.full_gc * 1000:.0f}"
             f" | p95 < {P95_TARGET * 1000:.0f} ms,"
             f" stall < {STALL_TARGET * 1000:.0f} ms {verdict} |"
         )
