@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, overload
 
 from bot.director.lookups import active_entries
 from bot.director.models import Crosstable, PlayerRef, StandingRow
@@ -104,11 +104,84 @@ class Cells(Mapping[int, tuple[CrosstableCell, ...]]):
         return Cells, (None, {n: plain[n] if n in plain else tuple(map(_plain, self._made[n])) for n in self._keys})
 
 
+# A standings row as it crosses between processes: rank, number, name, Discord id, rating, the points' numerator
+# and denominator, each tie-break's (code, numerator, denominator), the status's value.
+PlainRow = tuple[int | None, int, str, int | None, int, int, int, tuple[tuple[str, int, int], ...], str]
+
+
+def _plain_row(row: StandingRow) -> PlainRow:
+    player, points = row.player, row.points
+    tiebreaks = tuple((code, value.numerator, value.denominator) for code, value in row.tiebreaks.items())
+    return (
+        row.rank,
+        player.number,
+        player.name,
+        player.discord_id,
+        player.rating,
+        points.numerator,
+        points.denominator,
+        tiebreaks,
+        row.status.value,
+    )
+
+
+def _row(plain: PlainRow) -> StandingRow:
+    rank, number, name, discord_id, rating, top, bottom, tiebreaks, status = plain
+    values = {code: Fraction(a, b) for code, a, b in tiebreaks}
+    return StandingRow(
+        rank, PlayerRef(number, name, discord_id, rating), Fraction(top, bottom), values, EntryStatus(status)
+    )
+
+
+class Standings(Sequence[StandingRow]):
+    """The standings rows; pickled as plain tuples (a fifth of the time of the rows' objects both ways) and made
+    again, all at once, when first read in the other process (the event and crosstable pages never read them
+    there: their rows cross as HTML)."""
+
+    __slots__ = ("_made", "_plain")
+
+    def __init__(self, made: Sequence[StandingRow] | None = None, plain: Sequence[PlainRow] | None = None) -> None:
+        self._made: tuple[StandingRow, ...] | None = tuple(made) if made is not None else None
+        self._plain: tuple[PlainRow, ...] = tuple(plain or ())
+
+    def _rows(self) -> tuple[StandingRow, ...]:
+        if self._made is None:
+            self._made = tuple(map(_row, self._plain))
+        return self._made
+
+    @overload
+    def __getitem__(self, index: int) -> StandingRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[StandingRow, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> StandingRow | tuple[StandingRow, ...]:
+        return self._rows()[index]
+
+    def __len__(self) -> int:
+        return len(self._made) if self._made is not None else len(self._plain)
+
+    def __iter__(self) -> Iterator[StandingRow]:
+        return iter(self._rows())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # like the rows' tuple (its rows hold dicts): unhashable
+
+    def __repr__(self) -> str:
+        return f"Standings({self._rows()!r})"
+
+    def __reduce__(self) -> tuple[type[Standings], tuple[None, tuple[PlainRow, ...]]]:
+        plain = self._plain if self._made is None else tuple(map(_plain_row, self._made))
+        return Standings, (None, plain)
+
+
 @dataclass(frozen=True)
 class EventTables:
     """One state of an event as the front ends show it: standings rows, cells by player, the crosstable."""
 
-    standings: tuple[StandingRow, ...]
+    standings: Sequence[StandingRow]
     records: Mapping[int, tuple[CrosstableCell, ...]]
     crosstable: Crosstable
     derived: Mapping[str, Any] = field(default_factory=dict)  # what `TablesCache.derive` made of this state
@@ -146,8 +219,8 @@ def compute_tables(history: History, after_round: int | None = None) -> EventTab
         history = replace(history, rounds=[r for r in history.rounds if r.round.number <= after_round])
     settings = history.event.settings
     if not started(history):
-        rows = tuple(StandingRow(None, player_ref(e), Fraction(0)) for e in active_entries(history.entries))
-        return EventTables(rows, Cells(), Crosstable(settings.rounds, ()))
+        rows = [StandingRow(None, player_ref(e), Fraction(0)) for e in active_entries(history.entries)]
+        return EventTables(Standings(rows), Cells(), Crosstable(settings.rounds, ()))
     tournament = results_tournament(history)
     by_number = history.numbered
     disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
@@ -162,10 +235,9 @@ def compute_tables(history: History, after_round: int | None = None) -> EventTab
     for n in sorted(disqualified):
         standings.append(StandingRow(None, refs[n], scores[n], {}, EntryStatus.DISQUALIFIED))
     crosstable = tuple(
-        (refs[p.number], tuple(cell.text for cell in records[p.number]), scores[p.number])
-        for p in tournament.players
+        (refs[p.number], tuple(cell.text for cell in records[p.number]), scores[p.number]) for p in tournament.players
     )
-    return EventTables(tuple(standings), Cells(records), Crosstable(settings.rounds, crosstable))
+    return EventTables(Standings(standings), Cells(records), Crosstable(settings.rounds, crosstable))
 
 
 def started(history: History) -> bool:
