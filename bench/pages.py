@@ -8,10 +8,12 @@ The event is built in a temporary SQLite database through storage's repository f
 the director uses): players entered, the event started, every round paired by the Dutch engine and its
 results drawn by rating (seeded), stored and finished, but the last round, which is paired and playing. The
 pages application (`bot.web.pages.site`) then runs in-process on an aiohttp test server with the real director
-and its worker process started (`bot.workers`, as `App.start` does; `--threads`: none, the work in threads).
-Each page is requested `repeats` times after one warm-up request: *cold*, with the page cache and the director's
-tables cache (`bot.director.tables`) emptied before each request (as after a restart: the database read, the
-standings with every tie-break and the pages' pieces computed in the worker, the template), with the CPU time it
+and its worker process started (`bot.workers`, as `App.start` does, and `gc.freeze()` after, as it does too;
+`--threads`: no worker process, the work in threads). Each page is requested `repeats` times after one warm-up
+request (so the worker has computed the event once, as a running bot's worker has): *cold*, with the page cache
+and the director's tables cache (`bot.director.tables`) emptied before each request (what the first reader of an
+event nobody read since its last change waits for: the history read from the database and the standings with
+every tie-break and the pages' pieces computed in the worker, the template), with the CPU time it
 took (this process and its worker processes, from /proc, summed over the requests: a mean a request, which other
 work on the machine inflates much less than the wall time); *after a restart*, both caches emptied and then the
 running events' tables made as `App.start` makes them (`tables.warm_start`, its time reported) before the request
@@ -25,10 +27,11 @@ loopback (`time.perf_counter`), median with the fastest and slowest.
 Under load (`concurrent`): the same event, served by the bot's web endpoint (`aiohttp` on a TCP port) in this
 process's event loop, which also records one of the round's results every `change-every` seconds through
 storage (as another process would: each a new version of the event, its standings and pages computed again)
-and runs the loop-lag probe (`bench/loop_lag.py`; the same probe on an idle loop in another process gives the
-machine's own share). `clients` concurrent clients in another process read the event as the live pages do (the
-event page, the crosstable, the round, player pages; whole pages and the live script's fragments), each asking
-again as soon as it has its answer, for `seconds` seconds. Prints Markdown tables.
+and runs the loop-lag probe (`bench/loop_lag.py`: the longest stall, and the longest part of a stall the loop's
+thread spent running, its own work; the same probe on an idle loop in another process gives the machine's share;
+and the longest full garbage collection of this process). `clients` concurrent clients in another process read
+the event as the live pages do (the event page, the crosstable, the round, player pages; whole pages and the live
+script's fragments), each asking again as soon as it has its answer, for `seconds` seconds. Prints Markdown tables.
 """
 
 from __future__ import annotations
