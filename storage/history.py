@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -218,24 +219,32 @@ def read_history_file(path: str, event_id: int) -> History:
     process reads it itself: nothing crosses between processes), in one read transaction, each board without its
     game's data (`game_data` None): what the standings, the crosstable and the pages read."""
     readers = _READERS.by_path
-    conn = readers.get(path)
-    if conn is None:
-        while len(readers) >= _READERS_KEPT:
-            readers.pop(next(iter(readers))).close()
-        conn = readers[path] = _open_reader(path)
+    try:
+        file = os.stat(path)
+    except OSError as exc:
+        raise DatabaseError(f"cannot read the database {path}: {exc}") from exc
+    identity = (file.st_dev, file.st_ino)
+    known = readers.pop(path, None)
+    if known is not None and known[1] != identity:  # another file at that path now: read that one
+        known[0].close()
+        known = None
+    while len(readers) >= _READERS_KEPT:
+        readers.pop(next(iter(readers)))[0].close()
+    conn = known[0] if known is not None else _open_reader(path)
+    readers[path] = (conn, identity)
     try:
         return _read_history(conn, event_id)
     except DatabaseError:
-        readers.pop(path, None)  # a connection that failed (the file replaced, locked too long) is not kept
+        readers.pop(path, None)  # a connection that failed (locked too long, the file gone) is not kept
         conn.close()
         raise
 
 
 class _Readers(threading.local):
-    """Each thread's read-only connections, by database file."""
+    """Each thread's read-only connections, by database file (with the file's device and inode when opened)."""
 
     def __init__(self) -> None:
-        self.by_path: dict[str, sqlite3.Connection] = {}
+        self.by_path: dict[str, tuple[sqlite3.Connection, tuple[int, int]]] = {}
 
 
 _READERS = _Readers()

@@ -3,7 +3,9 @@ board without its game's data."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from domain.result import Result
 from pairing.model import Board, Pairing
 from storage.entries import add_forbidden_pair, request_bye
-from storage.errors import DatabaseLocked, NotFound
+from storage.errors import DatabaseError, DatabaseLocked, NotFound
 from storage.history import get_history, read_history_file
 from storage.results import record_result
 from storage.rounds import get_round, store_pairing
@@ -49,6 +51,26 @@ async def test_the_file_read_is_the_history_without_the_games_data(tmp_path: Pat
             read_history_file(db.path, event_id + 1)
     finally:
         await db.close()
+
+
+async def test_a_file_put_in_the_database_s_place_is_read_not_the_one_before(tmp_path: Path) -> None:
+    first = await open_db(tmp_path, "first.db")
+    second = await open_db(tmp_path, "second.db")
+    try:
+        event_id = await started(first, 4)
+        assert await started(second, 6) == event_id
+    finally:
+        await first.close()
+        await second.close()
+    path = str(tmp_path / "live.db")
+    shutil.copy(tmp_path / "first.db", path)
+    assert len(read_history_file(path, event_id).numbered) == 4
+    shutil.copy(tmp_path / "second.db", tmp_path / "new.db")
+    os.replace(tmp_path / "new.db", path)  # a restored backup, say
+    assert len(read_history_file(path, event_id).numbered) == 6
+    os.remove(path)
+    with pytest.raises(DatabaseError):
+        read_history_file(path, event_id)
 
 
 def test_a_database_trouble_crosses_from_a_worker_process_as_its_kind() -> None:
