@@ -24,8 +24,8 @@ from bot.director.models import Crosstable, PlayerRef, StandingRow
 from bot.workers import Workers
 from domain.entry import Entry, EntryStatus
 from domain.event import EventStatus
-from pairing.model import Colour, Outcome, RecordKind, exact_sum
-from pairing.standings.crosstable import CrosstableCell, player_cells
+from pairing.model import Colour, Outcome, RecordKind, Scoring, Tournament, exact_sum
+from pairing.standings.crosstable import CrosstableCell
 from pairing.standings.ranking import compute_standings
 from storage import events as storage_events
 from storage.db import Database
@@ -229,15 +229,53 @@ def compute_tables(history: History, after_round: int | None = None) -> EventTab
     standings = [
         StandingRow(r.rank, refs[r.number], r.points, dict(r.tiebreaks), by_number[r.number].status) for r in ranked
     ]
-    rounds = len(history.rounds)
-    records = {p.number: player_cells(tournament, p.number, rounds) for p in tournament.players}
+    records, plain, texts = _cells(tournament, len(history.rounds))
     scores = {n: exact_sum(cell.points for cell in cells) for n, cells in records.items()}
     for n in sorted(disqualified):
         standings.append(StandingRow(None, refs[n], scores[n], {}, EntryStatus.DISQUALIFIED))
-    crosstable = tuple(
-        (refs[p.number], tuple(cell.text for cell in records[p.number]), scores[p.number]) for p in tournament.players
-    )
-    return EventTables(Standings(standings), Cells(records), Crosstable(settings.rounds, crosstable))
+    crosstable = tuple((refs[p.number], texts[p.number], scores[p.number]) for p in tournament.players)
+    return EventTables(Standings(standings), Cells(records, plain), Crosstable(settings.rounds, crosstable))
+
+
+# A cell as what it holds: round, kind, opponent, colour and outcome (the members' values).
+CellKey = tuple[int, str, int | None, str | None, str | None]
+_KEPT_CELLS: dict[Scoring, dict[CellKey, tuple[CrosstableCell, PlainCell, str]]] = {}
+_KEPT_CELLS_LIMIT = 1 << 16
+
+
+def _cells(
+    tournament: Tournament, rounds: int
+) -> tuple[dict[int, tuple[CrosstableCell, ...]], dict[int, tuple[PlainCell, ...]], dict[int, tuple[str, ...]]]:
+    """Each player's cells for rounds 1..`rounds` (`player_cells`), with their plain and short forms; each cell is
+    made once a process by what it holds (immutable: a worker that computes an event's tables at every change makes
+    only the new results' cells)."""
+    scoring = tournament.scoring
+    kept = _KEPT_CELLS.setdefault(scoring, {})
+    if len(kept) > _KEPT_CELLS_LIMIT:
+        kept.clear()
+    records: dict[int, tuple[CrosstableCell, ...]] = {}
+    plain: dict[int, tuple[PlainCell, ...]] = {}
+    texts: dict[int, tuple[str, ...]] = {}
+    for player in tournament.players:
+        made = []
+        for number, record in enumerate(player.records(rounds + 1), start=1):
+            colour, outcome = record.colour, record.outcome
+            key = (
+                number,
+                record.kind._value_,
+                record.opponent,
+                None if colour is None else colour._value_,
+                None if outcome is None else outcome._value_,
+            )
+            found = kept.get(key)
+            if found is None:
+                cell = CrosstableCell(number, record.kind, record.opponent, colour, outcome, scoring.points(record))
+                found = kept[key] = (cell, _plain(cell), cell.text)
+            made.append(found)
+        records[player.number] = tuple(cell for cell, _, _ in made)
+        plain[player.number] = tuple(form for _, form, _ in made)
+        texts[player.number] = tuple(text for _, _, text in made)
+    return records, plain, texts
 
 
 def started(history: History) -> bool:
