@@ -170,7 +170,7 @@ def _records(summary: RoundSummary, by_id: Mapping[int, int]) -> dict[int, Round
     return records
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 15)
 def _board_records(result: Result, white: int, black: int) -> tuple[tuple[int, RoundRecord], ...]:
     """A decided board's two records (immutable, so made once a process: a worker that computes an event's tables
     at every change makes only the new boards' records)."""
@@ -274,30 +274,28 @@ def _read_history(conn: sqlite3.Connection, event_id: int) -> History:
 
 
 class _Kept(Generic[T]):
-    """Objects made from rows, kept by the rows' values (a thread's, each immutable): a worker that reads an event
-    at every change makes only the changed rows' objects again."""
+    """Objects made from rows, kept by the rows' values (each immutable, so shared by the histories that hold
+    them): a worker that reads an event at every change makes only the changed rows' objects again. At most
+    `limit` are kept (then it starts again: a 2,000-player, 11-round event has 11,000 boards)."""
 
-    def __init__(self, make: Callable[[Row], T], limit: int = 1 << 16) -> None:
+    def __init__(self, make: Callable[[Row], T], limit: int) -> None:
         self._make = make
         self._limit = limit
-        self._local = threading.local()
+        self._kept: dict[tuple[object, ...], T] = {}
 
     def made(self, row: Row) -> T:
         """The object of a row, made once."""
-        kept: dict[tuple[object, ...], T] | None = getattr(self._local, "kept", None)
-        if kept is None:
-            kept = self._local.kept = {}
         key = tuple(row)
-        found = kept.get(key)
+        found = self._kept.get(key)
         if found is None:
-            if len(kept) >= self._limit:
-                kept.clear()
-            found = kept[key] = self._make(row)
+            if len(self._kept) >= self._limit:
+                self._kept.clear()
+            found = self._kept[key] = self._make(row)
         return found
 
 
-_KEPT_ENTRIES = _Kept(entry_from_row)
-_KEPT_BOARDS = _Kept(board_from_row)
+_KEPT_ENTRIES = _Kept(entry_from_row, 1 << 13)
+_KEPT_BOARDS = _Kept(board_from_row, 1 << 15)
 
 
 def _history_from_rows(

@@ -240,7 +240,7 @@ def compute_tables(history: History, after_round: int | None = None) -> EventTab
 # A cell as what it holds: round, kind, opponent, colour and outcome (the members' values).
 CellKey = tuple[int, str, int | None, str | None, str | None]
 _KEPT_CELLS: dict[Scoring, dict[CellKey, tuple[CrosstableCell, PlainCell, str]]] = {}
-_KEPT_CELLS_LIMIT = 1 << 16
+_KEPT_CELLS_LIMIT = 1 << 15
 
 
 def _cells(
