@@ -2,8 +2,9 @@
 
 `compute_tables` is pure (a history in, the tables out) and runs in a worker process (`bot.workers`; a thread where
 the application has no pool), never on the event loop. What a front end derives from one state once (the pages' HTML
-of the standings and the crosstable: `TablesCache.derive`) is computed there in the same call, so the history crosses
-to the worker once and only the results come back. `TablesCache` keeps the latest tables of each event (and of each
+of the standings and the crosstable: `TablesCache.derive`) is computed there in the same call, from the history the
+worker reads from the database file itself (`StoredEvent`), so only the results cross between processes, as plain
+data (`Standings`, `Cells`). `TablesCache` keeps the latest tables of each event (and of each
 "after round N" view) under the version they were computed for: the id of the event's latest audit line, which moves
 with every write that changes what the tables show (entries, rounds and byes, results and corrections, settings, the
 start). Posts, `/standings`, `/crosstable`, the pages and the exports read it through `bot.director.queries`.
@@ -246,9 +247,9 @@ _KEPT_CELLS_LIMIT = 1 << 15
 def _cells(
     tournament: Tournament, rounds: int
 ) -> tuple[dict[int, tuple[CrosstableCell, ...]], dict[int, tuple[PlainCell, ...]], dict[int, tuple[str, ...]]]:
-    """Each player's cells for rounds 1..`rounds` (`player_cells`), with their plain and short forms; each cell is
-    made once a process by what it holds (immutable: a worker that computes an event's tables at every change makes
-    only the new results' cells)."""
+    """Each player's cells for rounds 1..`rounds` (as `player_cells` makes them), with their plain and short forms;
+    each cell is made once a process by what it holds (immutable: a worker that computes an event's tables at every
+    change makes only the new results' cells)."""
     scoring = tournament.scoring
     kept = _KEPT_CELLS.setdefault(scoring, {})
     if len(kept) > _KEPT_CELLS_LIMIT:
@@ -258,10 +259,10 @@ def _cells(
     texts: dict[int, tuple[str, ...]] = {}
     for player in tournament.players:
         made = []
-        for number, record in enumerate(player.records(rounds + 1), start=1):
+        for round_number, record in enumerate(player.records(rounds + 1), start=1):
             colour, outcome = record.colour, record.outcome
             key = (
-                number,
+                round_number,
                 record.kind._value_,
                 record.opponent,
                 None if colour is None else colour._value_,
@@ -269,7 +270,8 @@ def _cells(
             )
             found = kept.get(key)
             if found is None:
-                cell = CrosstableCell(number, record.kind, record.opponent, colour, outcome, scoring.points(record))
+                points = scoring.points(record)
+                cell = CrosstableCell(round_number, record.kind, record.opponent, colour, outcome, points)
                 found = kept[key] = (cell, _plain(cell), cell.text)
             made.append(found)
         records[player.number] = tuple(cell for cell, _, _ in made)
