@@ -214,10 +214,18 @@ async def load_history(conn: Connection, event_id: int) -> History:
     return _history_from_rows(event_id, [await fetchall(conn, sql, (event_id,)) for sql in _HISTORY_SQL])
 
 
-def read_history_file(path: str, event_id: int) -> History:
+def read_history_file(path: str, event_id: int, *, keep: bool = True) -> History:
     """An event's history read through this thread's own read-only connection to the database file (a worker
     process reads it itself: nothing crosses between processes), in one read transaction, each board without its
-    game's data (`game_data` None): what the standings, the crosstable and the pages read."""
+    game's data (`game_data` None): what the standings, the crosstable and the pages read. `keep`: the thread keeps
+    the connection for its next read (a worker process's); else it is closed after this one (a thread of the bot's
+    own process: the bot's `Database` stays the last connection to the file, which checkpoints it when it closes)."""
+    if not keep:
+        conn = _open_reader(path)
+        try:
+            return _read_history(conn, event_id)
+        finally:
+            conn.close()
     readers = _READERS.by_path
     try:
         file = os.stat(path)

@@ -195,10 +195,12 @@ Derive = Callable[[History, EventTables], Any]
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """An event in a database file, whose history the worker reads itself (`storage.history.read_history_file`)."""
+    """An event in a database file, whose history the worker reads itself (`storage.history.read_history_file`;
+    `keep`: a worker process keeps its connection, a thread of the bot's process does not)."""
 
     path: str
     event_id: int
+    keep: bool = True
 
 
 def compute_views(
@@ -206,7 +208,9 @@ def compute_views(
 ) -> EventTables:
     """`compute_tables` of a history (given, or read from the database file), with each of `derive` applied to the
     event's current state (not to "after round N")."""
-    history = source if isinstance(source, History) else read_history_file(source.path, source.event_id)
+    history = (
+        source if isinstance(source, History) else read_history_file(source.path, source.event_id, keep=source.keep)
+    )
     tables = compute_tables(history, after_round)
     if after_round is None and derive:
         tables = replace(tables, derived={name: view(history, tables) for name, view in derive.items()})
@@ -324,7 +328,8 @@ class TablesCache:
         event_id, after_round = key
         # The worker reads the history from the file itself (the read and its objects off this process, no pickle
         # of it); a database with no file (in memory) is read here.
-        source = StoredEvent(db.path, event_id) if os.path.isfile(db.path) else await get_history(db, event_id)
+        stored = StoredEvent(db.path, event_id, keep=self.workers.running)
+        source = stored if os.path.isfile(db.path) else await get_history(db, event_id)
         tables = await self.workers.run(compute_views, source, after_round, dict(self.derive))
         self.computed += 1
         return tables

@@ -3,6 +3,7 @@ board without its game's data."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pickle
 import shutil
@@ -76,3 +77,14 @@ async def test_a_file_put_in_the_database_s_place_is_read_not_the_one_before(tmp
 def test_a_database_trouble_crosses_from_a_worker_process_as_its_kind() -> None:
     back = pickle.loads(pickle.dumps(DatabaseLocked()))
     assert type(back) is DatabaseLocked and str(back) == str(DatabaseLocked())
+
+
+@pytest.mark.parametrize("keep", [False, True])
+async def test_a_thread_that_keeps_no_connection_leaves_the_database_to_checkpoint_as_it_closes(
+    tmp_path: Path, keep: bool
+) -> None:
+    db = await open_db(tmp_path)
+    event_id = await started(db, 4)
+    assert len((await asyncio.to_thread(read_history_file, db.path, event_id, keep=keep)).numbered) == 4
+    await db.close()
+    assert Path(db.path + "-wal").exists() is keep  # a connection kept open elsewhere: the last close does not
