@@ -28,22 +28,32 @@ INTERVAL = 0.01
 
 @dataclass
 class LoopLag:
-    """Each wake-up of the probe: when it woke (`time.perf_counter`) and how late, in seconds."""
+    """Each wake-up of the probe: when it woke (`time.perf_counter`) and how late, in seconds; and how much of that
+    lateness the loop's own thread spent running (`own`: its CPU time in the sleep beyond the interval, at most the
+    lateness), the rest being time the thread was not running at all (the machine's other processes, or another
+    thread of the process holding the GIL)."""
 
     interval: float = INTERVAL
     samples: list[tuple[float, float]] = field(default_factory=list)
+    own: list[tuple[float, float]] = field(default_factory=list)
 
     async def run(self) -> None:
         """Sleep `interval` and record the overshoot, until cancelled."""
         while True:
-            asked = time.perf_counter()
+            asked, ran = time.perf_counter(), time.thread_time()
             await asyncio.sleep(self.interval)
-            woke = time.perf_counter()
-            self.samples.append((woke, max(0.0, woke - asked - self.interval)))
+            woke, used = time.perf_counter(), time.thread_time() - ran
+            late = max(0.0, woke - asked - self.interval)
+            self.samples.append((woke, late))
+            self.own.append((woke, min(late, max(0.0, used - self.interval))))
 
     def longest(self, since: float = float("-inf"), until: float = float("inf")) -> float:
         """The longest stall (seconds) among the wake-ups in [since, until]: the delay a sleeping task saw."""
         return max((late for woke, late in self.samples if since <= woke <= until), default=0.0)
+
+    def longest_own(self, since: float = float("-inf"), until: float = float("inf")) -> float:
+        """The longest part of a stall in [since, until] that the loop's thread spent running (its own work)."""
+        return max((late for woke, late in self.own if since <= woke <= until), default=0.0)
 
 
 @dataclass

@@ -8,10 +8,12 @@ The event is built in a temporary SQLite database through storage's repository f
 the director uses): players entered, the event started, every round paired by the Dutch engine and its
 results drawn by rating (seeded), stored and finished, but the last round, which is paired and playing. The
 pages application (`bot.web.pages.site`) then runs in-process on an aiohttp test server with the real director
-and its worker process started (`bot.workers`, as `App.start` does; `--threads`: none, the work in threads).
-Each page is requested `repeats` times after one warm-up request: *cold*, with the page cache and the director's
-tables cache (`bot.director.tables`) emptied before each request (as after a restart: the database read, the
-standings with every tie-break and the pages' pieces computed in the worker, the template), with the CPU time it
+and its worker process started (`bot.workers`, as `App.start` does, and `gc.freeze()` after, as it does too;
+`--threads`: no worker process, the work in threads). Each page is requested `repeats` times after one warm-up
+request (so the worker has computed the event once, as a running bot's worker has): *cold*, with the page cache
+and the director's tables cache (`bot.director.tables`) emptied before each request (what the first reader of an
+event nobody read since its last change waits for: the history read from the database and the standings with
+every tie-break and the pages' pieces computed in the worker, the template), with the CPU time it
 took (this process and its worker processes, from /proc, summed over the requests: a mean a request, which other
 work on the machine inflates much less than the wall time); *after a restart*, both caches emptied and then the
 running events' tables made as `App.start` makes them (`tables.warm_start`, its time reported) before the request
@@ -25,16 +27,18 @@ loopback (`time.perf_counter`), median with the fastest and slowest.
 Under load (`concurrent`): the same event, served by the bot's web endpoint (`aiohttp` on a TCP port) in this
 process's event loop, which also records one of the round's results every `change-every` seconds through
 storage (as another process would: each a new version of the event, its standings and pages computed again)
-and runs the loop-lag probe (`bench/loop_lag.py`; the same probe on an idle loop in another process gives the
-machine's own share). `clients` concurrent clients in another process read the event as the live pages do (the
-event page, the crosstable, the round, player pages; whole pages and the live script's fragments), each asking
-again as soon as it has its answer, for `seconds` seconds. Prints Markdown tables.
+and runs the loop-lag probe (`bench/loop_lag.py`: the longest stall, and the longest part of a stall the loop's
+thread spent running, its own work; the same probe on an idle loop in another process gives the machine's share;
+and the longest full garbage collection of this process). `clients` concurrent clients in another process read
+the event as the live pages do (the event page, the crosstable, the round, player pages; whole pages and the live
+script's fragments), each asking again as soon as it has its answer, for `seconds` seconds. Prints Markdown tables.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import multiprocessing
 import os
 import platform
@@ -53,7 +57,7 @@ import aiohttp
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from bench.loop_lag import idle_loop_lag, loop_lag
+from bench.loop_lag import LoopLag, gc_pauses, idle_loop_lag, loop_lag
 from bot.assembly import Services, build
 from bot.config import ClubConfig, Config
 from bot.director.models import Actor
@@ -157,6 +161,7 @@ async def bench_app(db: Database, services: Services, threads: bool) -> tuple[we
     config = Config(database=Path(db.path), director=DirectorSettings(worker_processes=0 if threads else 1))
     director = (await build(config, ManualClock(), services, scheduled=False)).director
     director.ctx.workers.start()
+    gc.freeze()  # as `App.start` does once the application is built
     club = ClubConfig(GUILD, "TD", CHANNEL, name="Bench club", public=True)
     return make_pages_app(director, [club]), director.ctx.workers
 
@@ -279,7 +284,9 @@ class Load:
     seconds: float
     changes: int
     stall: float
+    own_stall: float  # the longest part of a stall the loop's thread spent running (`LoopLag.longest_own`)
     idle_stall: float  # an idle loop's longest stall in another process meanwhile: the machine's share
+    full_gc: float  # this process's longest full garbage collection meanwhile
 
 
 async def concurrent(
@@ -304,25 +311,22 @@ async def concurrent(
             paths += [f"/events/{event_id}/players/{n}" for n in random.Random(seed).sample(range(1, players + 1), 7)]
             rating_of = {e.number: e.rating for e in await list_entries(db, event_id)}
             pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-            loop = asyncio.get_running_loop()
-            async with idle_loop_lag() as idle, loop_lag() as lag:
-                readers = loop.run_in_executor(pool, read_pages, url, paths, clients, seconds)
-                await asyncio.sleep(1.0)  # the clients' process starts
-                started = time.perf_counter()
-                rng = random.Random(seed)
-                writer = asyncio.create_task(play_round(db, event_id, rounds, rng, rating_of, every))
-                answers = await readers
-                ended = time.perf_counter()
-                writer.cancel()
-                with suppress(asyncio.CancelledError):
-                    await writer
+            with gc_pauses() as collections:
+                answers, started, ended, idle, lag = await _under_load(
+                    pool, url, paths, clients, seconds, db, event_id, rounds, seed, rating_of, every
+                )
             pool.shutdown()
             changes = sum(1 for b in (await get_round(db, event_id, rounds)).boards if b.result is not None)
             measured = [(s, t, status) for s, t, status in answers if s >= started]  # once the results flow
             times = [t for _, t, status in measured if status == 200]
             failed = sum(1 for *_, status in measured if status != 200)
-            stall, floor = lag.longest(started, ended), idle.longest(started, ended)
-            return Load(times, failed, ended - started, changes, stall, floor)
+            stall, own, floor = (
+                lag.longest(started, ended),
+                lag.longest_own(started, ended),
+                idle.longest(started, ended),
+            )
+            full_gc = collections.longest(started, ended)
+            return Load(times, failed, ended - started, changes, stall, own, floor, full_gc)
         finally:
             if runner is not None:
                 await runner.cleanup()
@@ -330,6 +334,36 @@ async def concurrent(
                 await workers.close()
             await gateway.close()
             await db.close()
+
+
+async def _under_load(
+    pool: ProcessPoolExecutor,
+    url: str,
+    paths: list[str],
+    clients: int,
+    seconds: float,
+    db: Database,
+    event_id: int,
+    rounds: int,
+    seed: int,
+    rating_of: dict[int | None, int],
+    every: float,
+) -> tuple[list[tuple[float, float, int]], float, float, LoopLag, LoopLag]:
+    """The clients' requests while the round's results are recorded, the window they were measured in, and the
+    probes' samples (an idle loop in another process, this loop)."""
+    loop = asyncio.get_running_loop()
+    async with idle_loop_lag() as idle, loop_lag() as lag:
+        readers = loop.run_in_executor(pool, read_pages, url, paths, clients, seconds)
+        await asyncio.sleep(1.0)  # the clients' process starts
+        started = time.perf_counter()
+        rng = random.Random(seed)
+        writer = asyncio.create_task(play_round(db, event_id, rounds, rng, rating_of, every))
+        answers = await readers
+        ended = time.perf_counter()
+        writer.cancel()
+        with suppress(asyncio.CancelledError):
+            await writer
+    return answers, started, ended, idle, lag
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -379,13 +413,14 @@ def main(argv: list[str] | None = None) -> int:
             f" ({load.changes} results recorded, one every {args.change_every:g} s):\n"
         )
         print(
-            "| requests | per second | failed | p50 (ms) | p95 (ms) | slowest (ms) | loop stall (ms) | idle loop (ms)"
-            " | target |"
+            "| requests | per second | failed | p50 (ms) | p95 (ms) | slowest (ms) | loop stall (ms)"
+            " | of it the loop running (ms) | idle loop (ms) | longest full GC (ms) | target |"
         )
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         print(
             f"| {len(times)} | {len(times) / load.seconds:.0f} | {load.failed} | {p50:.0f} | **{p95:.0f}**"
-            f" | {times[-1] * 1000:.0f} | {load.stall * 1000:.0f} | {load.idle_stall * 1000:.0f}"
+            f" | {times[-1] * 1000:.0f} | {load.stall * 1000:.0f} | {load.own_stall * 1000:.0f}"
+            f" | {load.idle_stall * 1000:.0f} | {load.full_gc * 1000:.0f}"
             f" | p95 < {P95_TARGET * 1000:.0f} ms,"
             f" stall < {STALL_TARGET * 1000:.0f} ms {verdict} |"
         )

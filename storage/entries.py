@@ -76,14 +76,13 @@ def entry_json(entry: Entry) -> dict[str, object]:
     }
 
 
+# Every entry of an event (`?`: its id), numbered ones first by number, then by join order.
+EVENT_ENTRIES_SQL = _ENTRY_SQL + " WHERE e.event_id = ? ORDER BY e.number IS NULL, e.number, e.joined_at, e.player_id"
+
+
 async def load_entries(conn: Connection, event_id: int) -> list[Entry]:
     """Every entry of an event, numbered ones first by number, then by join order."""
-    rows = await fetchall(
-        conn,
-        _ENTRY_SQL + " WHERE e.event_id = ? ORDER BY e.number IS NULL, e.number, e.joined_at, e.player_id",
-        (event_id,),
-    )
-    return [entry_from_row(r) for r in rows]
+    return [entry_from_row(r) for r in await fetchall(conn, EVENT_ENTRIES_SQL, (event_id,))]
 
 
 async def load_entry(conn: Connection, event_id: int, player_id: int) -> Entry:

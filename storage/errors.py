@@ -29,6 +29,10 @@ class DatabaseError(StorageError):
 class DatabaseTrouble(DatabaseError):
     """A database failure with a known cause and remedy (locked, full, read-only); nothing was changed."""
 
+    def __reduce__(self) -> tuple[type[DatabaseTrouble], tuple[()]]:
+        # Each kind says its own sentence: it crosses from a worker process (a pickle) as its type alone.
+        return type(self), ()
+
 
 class DatabaseLocked(DatabaseTrouble):
     """Another process holds the database longer than the busy timeout."""

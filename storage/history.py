@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
 
 from domain.entry import Entry, accelerated_group_size, numbered_entries
 from domain.event import STARTED, Event, EventStatus
@@ -21,18 +27,29 @@ from domain.rounds import (
 from pairing import acceleration
 from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
 from storage.db import Connection, Database, Row, fetchall, need_time, parse_time
-from storage.entries import load_entries
-from storage.events import load_event
+from storage.entries import EVENT_ENTRIES_SQL, entry_from_row
+from storage.errors import DatabaseError, NotFound, classify
+from storage.events import EVENT_SQL, event_from_row
 
-BOARD_SQL = (
-    "SELECT b.*, w.number AS white_number, k.number AS black_number FROM boards b"
+_BOARD_PLAYERS = (
+    " FROM boards b"
     " JOIN entries w ON w.event_id = b.event_id AND w.player_id = b.white_id"
     " JOIN entries k ON k.event_id = b.event_id AND k.player_id = b.black_id"
 )
+BOARD_SQL = "SELECT b.*, w.number AS white_number, k.number AS black_number" + _BOARD_PLAYERS
+# The same without each decided game's Lichess export (`game_data` NULL): the standings and pages never read it,
+# and it is most of a history's bytes.
+_LEAN_BOARD_SQL = (
+    "SELECT b.id, b.event_id, b.round, b.board_no, b.white_id, b.black_id, b.result, NULL AS game_data, b.game_id,"
+    " b.decided_at, w.number AS white_number, k.number AS black_number" + _BOARD_PLAYERS
+)
+_RESULTS = {result.value: result for result in Result}
+T = TypeVar("T")
 
 
 def board_from_row(row: Row) -> BoardRow:
     """A boards row (joined with both starting numbers) as a BoardRow."""
+    result = row["result"]
     return BoardRow(
         id=int(row["id"]),
         event_id=int(row["event_id"]),
@@ -42,7 +59,7 @@ def board_from_row(row: Row) -> BoardRow:
         black_id=int(row["black_id"]),
         white_number=int(row["white_number"]),
         black_number=int(row["black_number"]),
-        result=None if row["result"] is None else Result(row["result"]),
+        result=None if result is None else _RESULTS[result],
         game_id=row["game_id"],
         game_data=row["game_data"],
         decided_at=parse_time(row["decided_at"]),
@@ -66,20 +83,60 @@ def round_from_row(row: Row) -> RoundRow:
     )
 
 
+# An event's stored rounds, boards and non-board records (`?`: the event's id).
+_ROUNDS_SQL = "SELECT * FROM rounds WHERE event_id = ? ORDER BY number"
+_BOARDS_SQL = " WHERE b.event_id = ? ORDER BY b.round, b.board_no"
+_BYES_SQL = "SELECT round, player_id, kind FROM round_byes WHERE event_id = ?"
+_REQUESTED_SQL = "SELECT player_id, round FROM bye_requests WHERE event_id = ?"
+_FORBIDDEN_SQL = "SELECT player_a, player_b FROM forbidden_pairs WHERE event_id = ? ORDER BY player_a, player_b"
+
+
+def _history_sql(board_sql: str) -> tuple[str, ...]:
+    """A history's queries, each taking the event's id, in the order `_history_from_rows` reads their rows."""
+    return (
+        EVENT_SQL + " WHERE e.id = ?",
+        EVENT_ENTRIES_SQL,
+        _ROUNDS_SQL,
+        board_sql + _BOARDS_SQL,
+        _BYES_SQL,
+        _REQUESTED_SQL,
+        _FORBIDDEN_SQL,
+    )
+
+
+_HISTORY_SQL = _history_sql(BOARD_SQL)
+_LEAN_HISTORY_SQL = _history_sql(_LEAN_BOARD_SQL)
+
+
+def _rounds_from_rows(
+    rounds: Sequence[Row],
+    boards: Sequence[Row],
+    byes: Sequence[Row],
+    board_of: Callable[[Row], BoardRow] = board_from_row,
+) -> list[RoundSummary]:
+    by_round: dict[int, list[BoardRow]] = {}
+    for row in boards:
+        board = board_of(row)
+        by_round.setdefault(board.round, []).append(board)
+    by_player: dict[int, dict[int, RecordKind]] = {}
+    for row in byes:
+        by_player.setdefault(int(row["round"]), {})[int(row["player_id"])] = RecordKind(row["kind"])
+    made = [round_from_row(r) for r in rounds]
+    return [RoundSummary(r, tuple(by_round.get(r.number, ())), by_player.get(r.number, {})) for r in made]
+
+
+def _requested_from_rows(rows: Sequence[Row]) -> dict[int, frozenset[int]]:
+    found: dict[int, set[int]] = {}
+    for row in rows:
+        found.setdefault(int(row["player_id"]), set()).add(int(row["round"]))
+    return {pid: frozenset(rounds) for pid, rounds in found.items()}
+
+
 async def load_rounds(conn: Connection, event_id: int) -> list[RoundSummary]:
     """Every stored round of an event with its boards and non-board records, in round order."""
-    rounds = [
-        round_from_row(r)
-        for r in await fetchall(conn, "SELECT * FROM rounds WHERE event_id = ? ORDER BY number", (event_id,))
-    ]
-    boards: dict[int, list[BoardRow]] = {}
-    for row in await fetchall(conn, BOARD_SQL + " WHERE b.event_id = ? ORDER BY b.round, b.board_no", (event_id,)):
-        board = board_from_row(row)
-        boards.setdefault(board.round, []).append(board)
-    byes: dict[int, dict[int, RecordKind]] = {}
-    for row in await fetchall(conn, "SELECT round, player_id, kind FROM round_byes WHERE event_id = ?", (event_id,)):
-        byes.setdefault(int(row["round"]), {})[int(row["player_id"])] = RecordKind(row["kind"])
-    return [RoundSummary(r, tuple(boards.get(r.number, ())), byes.get(r.number, {})) for r in rounds]
+    rounds = await fetchall(conn, _ROUNDS_SQL, (event_id,))
+    boards = await fetchall(conn, BOARD_SQL + _BOARDS_SQL, (event_id,))
+    return _rounds_from_rows(rounds, boards, await fetchall(conn, _BYES_SQL, (event_id,)))
 
 
 def fixed_records(history: History, round_number: int) -> dict[int, RecordKind]:
@@ -92,10 +149,7 @@ def fixed_records(history: History, round_number: int) -> dict[int, RecordKind]:
 
 async def load_requested(conn: Connection, event_id: int) -> dict[int, frozenset[int]]:
     """Requested bye rounds by player id."""
-    found: dict[int, set[int]] = {}
-    for row in await fetchall(conn, "SELECT player_id, round FROM bye_requests WHERE event_id = ?", (event_id,)):
-        found.setdefault(int(row["player_id"]), set()).add(int(row["round"]))
-    return {pid: frozenset(rounds) for pid, rounds in found.items()}
+    return _requested_from_rows(await fetchall(conn, _REQUESTED_SQL, (event_id,)))
 
 
 def baku_virtual_points(total_rounds: int, scoring: Scoring) -> tuple[Points, ...]:
@@ -107,14 +161,20 @@ def baku_virtual_points(total_rounds: int, scoring: Scoring) -> tuple[Points, ..
 def _records(summary: RoundSummary, by_id: Mapping[int, int]) -> dict[int, RoundRecord]:
     records: dict[int, RoundRecord] = {}
     for board in summary.boards:
-        if board.result is None:
-            continue
-        records.update(board.result.records(board.white_number, board.black_number))
+        if board.result is not None:
+            records.update(_board_records(board.result, board.white_number, board.black_number))
     for player_id, kind in summary.byes.items():
         number = by_id.get(player_id)
         if number is not None:
             records[number] = RoundRecord(kind)
     return records
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _board_records(result: Result, white: int, black: int) -> tuple[tuple[int, RoundRecord], ...]:
+    """A decided board's two records (immutable, so made once a process: a worker that computes an event's tables
+    at every change makes only the new boards' records)."""
+    return tuple(result.records(white, black).items())
 
 
 @dataclass(frozen=True)
@@ -151,19 +211,119 @@ class History:
 
 async def load_history(conn: Connection, event_id: int) -> History:
     """Read an event's history inside an open transaction."""
-    event = await load_event(conn, event_id)
-    entries = await load_entries(conn, event_id)
-    rows = await fetchall(
-        conn,
-        "SELECT player_a, player_b FROM forbidden_pairs WHERE event_id = ? ORDER BY player_a, player_b",
-        (event_id,),
-    )
+    return _history_from_rows(event_id, [await fetchall(conn, sql, (event_id,)) for sql in _HISTORY_SQL])
+
+
+def read_history_file(path: str, event_id: int, *, keep: bool = True) -> History:
+    """An event's history read through this thread's own read-only connection to the database file (a worker
+    process reads it itself: nothing crosses between processes), in one read transaction, each board without its
+    game's data (`game_data` None): what the standings, the crosstable and the pages read. `keep`: the thread keeps
+    the connection for its next read (a worker process's); else it is closed after this one (a thread of the bot's
+    own process: the bot's `Database` stays the last connection to the file, which checkpoints it when it closes)."""
+    if not keep:
+        conn = _open_reader(path)
+        try:
+            return _read_history(conn, event_id)
+        finally:
+            conn.close()
+    readers = _READERS.by_path
+    try:
+        file = os.stat(path)
+    except OSError as exc:
+        raise DatabaseError(f"cannot read the database {path}: {exc}") from exc
+    identity = (file.st_dev, file.st_ino)
+    known = readers.pop(path, None)
+    if known is not None and known[1] != identity:  # another file at that path now: read that one
+        known[0].close()
+        known = None
+    while len(readers) >= _READERS_KEPT:
+        readers.pop(next(iter(readers)))[0].close()
+    conn = known[0] if known is not None else _open_reader(path)
+    readers[path] = (conn, identity)
+    try:
+        return _read_history(conn, event_id)
+    except DatabaseError:
+        readers.pop(path, None)  # a connection that failed (locked too long, the file gone) is not kept
+        conn.close()
+        raise
+
+
+class _Readers(threading.local):
+    """Each thread's read-only connections, by database file (with the file's device and inode when opened)."""
+
+    def __init__(self) -> None:
+        self.by_path: dict[str, tuple[sqlite3.Connection, tuple[int, int]]] = {}
+
+
+_READERS = _Readers()
+_READERS_KEPT = 4
+
+
+def _open_reader(path: str) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 5000")
+    except sqlite3.Error as exc:
+        raise classify(exc) from exc
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def _read_history(conn: sqlite3.Connection, event_id: int) -> History:
+    try:
+        conn.execute("BEGIN")
+        try:
+            rows = [conn.execute(sql, (event_id,)).fetchall() for sql in _LEAN_HISTORY_SQL]
+        finally:
+            conn.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        raise classify(exc) from exc
+    return _history_from_rows(event_id, rows, _KEPT_ENTRIES.made, _KEPT_BOARDS.made)
+
+
+class _Kept(Generic[T]):
+    """Objects made from rows, kept by the rows' values (each immutable, so shared by the histories that hold
+    them): a worker that reads an event at every change makes only the changed rows' objects again. At most
+    `limit` are kept (then it starts again: a 2,000-player, 11-round event has 11,000 boards)."""
+
+    def __init__(self, make: Callable[[Row], T], limit: int) -> None:
+        self._make = make
+        self._limit = limit
+        self._kept: dict[tuple[object, ...], T] = {}
+
+    def made(self, row: Row) -> T:
+        """The object of a row, made once."""
+        key = tuple(row)
+        found = self._kept.get(key)
+        if found is None:
+            if len(self._kept) >= self._limit:
+                self._kept.clear()
+            found = self._kept[key] = self._make(row)
+        return found
+
+
+_KEPT_ENTRIES = _Kept(entry_from_row, 1 << 13)
+_KEPT_BOARDS = _Kept(board_from_row, 1 << 15)
+
+
+def _history_from_rows(
+    event_id: int,
+    rows: Sequence[Sequence[Row]],
+    entry_of: Callable[[Row], Entry] = entry_from_row,
+    board_of: Callable[[Row], BoardRow] = board_from_row,
+) -> History:
+    """A history from the rows of `_HISTORY_SQL`'s queries."""
+    events, entry_rows, rounds, boards, byes, requested, forbidden = rows
+    if not events:
+        raise NotFound(f"there is no event {event_id}")
+    event = event_from_row(events[0])
+    entries = [entry_of(r) for r in entry_rows]
     return History(
         event=event,
         numbered=numbered_entries(event, entries),
-        rounds=await load_rounds(conn, event_id),
-        requested=await load_requested(conn, event_id),
-        forbidden=[(int(r[0]), int(r[1])) for r in rows],
+        rounds=_rounds_from_rows(rounds, boards, byes, board_of),
+        requested=_requested_from_rows(requested),
+        forbidden=[(int(r[0]), int(r[1])) for r in forbidden],
         entries=entries,
     )
 

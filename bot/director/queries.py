@@ -32,7 +32,6 @@ from storage import games as storage_games
 from storage import rounds as storage_rounds
 from storage import versions
 from storage.audit import audit_log
-from storage.history import History, get_history
 
 
 async def list_events(ctx: Context, guild_id: int, statuses: Sequence[EventStatus] | None) -> list[Event]:
@@ -57,9 +56,12 @@ async def standings(ctx: Context, event_id: int, after_round: int | None = None)
 
 async def event_tables(ctx: Context, event_id: int, after_round: int | None = None) -> EventTables:
     """The event's standings, cells and crosstable at its current version: from the director's cache, or read
-    and computed in a worker thread (the version is read first, so a write in between only costs a recompute)."""
+    and computed in a worker (the version is read first, so a write in between only costs a recompute)."""
     version = await last_change(ctx, event_id)
-    return await ctx.tables.get((event_id, after_round), version, lambda: _history(ctx, event_id))
+    try:
+        return await ctx.tables.get((event_id, after_round), version, ctx.db)
+    except storage_errors.NotFound:
+        raise EventNotFound(f"There is no event #{event_id}.") from None
 
 
 async def pairings(ctx: Context, event_id: int, round_number: int | None) -> RoundView:
@@ -170,10 +172,3 @@ async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, B
             game = latest_games(await storage_games.games_of_board(ctx.db, board.id)).get(board.id)
             found[board.round] = _board_view(ctx, board, people, game)
         return found
-
-
-async def _history(ctx: Context, event_id: int) -> History:
-    try:
-        return await get_history(ctx.db, event_id)
-    except storage_errors.NotFound:
-        raise EventNotFound(f"There is no event #{event_id}.") from None

@@ -2,8 +2,9 @@
 
 `compute_tables` is pure (a history in, the tables out) and runs in a worker process (`bot.workers`; a thread where
 the application has no pool), never on the event loop. What a front end derives from one state once (the pages' HTML
-of the standings and the crosstable: `TablesCache.derive`) is computed there in the same call, so the history crosses
-to the worker once and only the results come back. `TablesCache` keeps the latest tables of each event (and of each
+of the standings and the crosstable: `TablesCache.derive`) is computed there in the same call, from the history the
+worker reads from the database file itself (`StoredEvent`), so only the results cross between processes, as plain
+data (`Standings`, `Cells`). `TablesCache` keeps the latest tables of each event (and of each
 "after round N" view) under the version they were computed for: the id of the event's latest audit line, which moves
 with every write that changes what the tables show (entries, rounds and byes, results and corrections, settings, the
 start). Posts, `/standings`, `/crosstable`, the pages and the exports read it through `bot.director.queries`.
@@ -13,22 +14,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+import os
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, overload
 
 from bot.director.lookups import active_entries
 from bot.director.models import Crosstable, PlayerRef, StandingRow
 from bot.workers import Workers
 from domain.entry import Entry, EntryStatus
 from domain.event import EventStatus
-from pairing.model import Colour, Outcome, RecordKind, exact_sum
-from pairing.standings.crosstable import CrosstableCell, player_cells
+from pairing.model import Colour, Outcome, RecordKind, Scoring, Tournament, exact_sum
+from pairing.standings.crosstable import CrosstableCell
 from pairing.standings.ranking import compute_standings
 from storage import events as storage_events
 from storage.db import Database
-from storage.history import History, results_tournament
+from storage.history import History, get_history, read_history_file, results_tournament
 
 log = logging.getLogger(__name__)
 
@@ -41,19 +43,20 @@ _OUTCOMES = (None, *Outcome)
 # A cell as it crosses between processes: round, kind, opponent, colour, outcome (indexes into the tuples above;
 # 0 for none) and the points' numerator and denominator.
 PlainCell = tuple[int, int, int | None, int, int, int, int]
-_KIND_INDEX = {kind: i for i, kind in enumerate(_KINDS)}
-_COLOUR_INDEX = {colour: i for i, colour in enumerate(_COLOURS)}
-_OUTCOME_INDEX = {outcome: i for i, outcome in enumerate(_OUTCOMES)}
+# Indexes by the members' values (strings: an enum member hashes in Python, its value in C).
+_KIND_INDEX = {kind.value: i for i, kind in enumerate(_KINDS)}
+_COLOUR_INDEX = {colour.value: i for i, colour in enumerate(_COLOURS) if colour is not None}
+_OUTCOME_INDEX = {outcome.value: i for i, outcome in enumerate(_OUTCOMES) if outcome is not None}
 
 
 def _plain(cell: CrosstableCell) -> PlainCell:
-    points = cell.points
+    points, colour, outcome = cell.points, cell.colour, cell.outcome
     return (
         cell.round,
-        _KIND_INDEX[cell.kind],
+        _KIND_INDEX[cell.kind._value_],
         cell.opponent,
-        _COLOUR_INDEX[cell.colour],
-        _OUTCOME_INDEX[cell.outcome],
+        0 if colour is None else _COLOUR_INDEX[colour._value_],
+        0 if outcome is None else _OUTCOME_INDEX[outcome._value_],
         points.numerator,
         points.denominator,
     )
@@ -102,11 +105,84 @@ class Cells(Mapping[int, tuple[CrosstableCell, ...]]):
         return Cells, (None, {n: plain[n] if n in plain else tuple(map(_plain, self._made[n])) for n in self._keys})
 
 
+# A standings row as it crosses between processes: rank, number, name, Discord id, rating, the points' numerator
+# and denominator, each tie-break's (code, numerator, denominator), the status's value.
+PlainRow = tuple[int | None, int, str, int | None, int, int, int, tuple[tuple[str, int, int], ...], str]
+
+
+def _plain_row(row: StandingRow) -> PlainRow:
+    player, points = row.player, row.points
+    tiebreaks = tuple((code, value.numerator, value.denominator) for code, value in row.tiebreaks.items())
+    return (
+        row.rank,
+        player.number,
+        player.name,
+        player.discord_id,
+        player.rating,
+        points.numerator,
+        points.denominator,
+        tiebreaks,
+        row.status.value,
+    )
+
+
+def _row(plain: PlainRow) -> StandingRow:
+    rank, number, name, discord_id, rating, top, bottom, tiebreaks, status = plain
+    values = {code: Fraction(a, b) for code, a, b in tiebreaks}
+    return StandingRow(
+        rank, PlayerRef(number, name, discord_id, rating), Fraction(top, bottom), values, EntryStatus(status)
+    )
+
+
+class Standings(Sequence[StandingRow]):
+    """The standings rows; pickled as plain tuples (a fifth of the time of the rows' objects both ways) and made
+    again, all at once, when first read in the other process (the event and crosstable pages never read them
+    there: their rows cross as HTML)."""
+
+    __slots__ = ("_made", "_plain")
+
+    def __init__(self, made: Sequence[StandingRow] | None = None, plain: Sequence[PlainRow] | None = None) -> None:
+        self._made: tuple[StandingRow, ...] | None = tuple(made) if made is not None else None
+        self._plain: tuple[PlainRow, ...] = tuple(plain or ())
+
+    def _rows(self) -> tuple[StandingRow, ...]:
+        if self._made is None:
+            self._made = tuple(map(_row, self._plain))
+        return self._made
+
+    @overload
+    def __getitem__(self, index: int) -> StandingRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[StandingRow, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> StandingRow | tuple[StandingRow, ...]:
+        return self._rows()[index]
+
+    def __len__(self) -> int:
+        return len(self._made) if self._made is not None else len(self._plain)
+
+    def __iter__(self) -> Iterator[StandingRow]:
+        return iter(self._rows())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # like the rows' tuple (its rows hold dicts): unhashable
+
+    def __repr__(self) -> str:
+        return f"Standings({self._rows()!r})"
+
+    def __reduce__(self) -> tuple[type[Standings], tuple[None, tuple[PlainRow, ...]]]:
+        plain = self._plain if self._made is None else tuple(map(_plain_row, self._made))
+        return Standings, (None, plain)
+
+
 @dataclass(frozen=True)
 class EventTables:
     """One state of an event as the front ends show it: standings rows, cells by player, the crosstable."""
 
-    standings: tuple[StandingRow, ...]
+    standings: Sequence[StandingRow]
     records: Mapping[int, tuple[CrosstableCell, ...]]
     crosstable: Crosstable
     derived: Mapping[str, Any] = field(default_factory=dict)  # what `TablesCache.derive` made of this state
@@ -117,8 +193,24 @@ class EventTables:
 Derive = Callable[[History, EventTables], Any]
 
 
-def compute_views(history: History, after_round: int | None, derive: Mapping[str, Derive] | None = None) -> EventTables:
-    """`compute_tables`, with each of `derive` applied to the event's current state (not to "after round N")."""
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event in a database file, whose history the worker reads itself (`storage.history.read_history_file`;
+    `keep`: a worker process keeps its connection, a thread of the bot's process does not)."""
+
+    path: str
+    event_id: int
+    keep: bool = True
+
+
+def compute_views(
+    source: History | StoredEvent, after_round: int | None, derive: Mapping[str, Derive] | None = None
+) -> EventTables:
+    """`compute_tables` of a history (given, or read from the database file), with each of `derive` applied to the
+    event's current state (not to "after round N")."""
+    history = (
+        source if isinstance(source, History) else read_history_file(source.path, source.event_id, keep=source.keep)
+    )
     tables = compute_tables(history, after_round)
     if after_round is None and derive:
         tables = replace(tables, derived={name: view(history, tables) for name, view in derive.items()})
@@ -132,26 +224,64 @@ def compute_tables(history: History, after_round: int | None = None) -> EventTab
         history = replace(history, rounds=[r for r in history.rounds if r.round.number <= after_round])
     settings = history.event.settings
     if not started(history):
-        rows = tuple(StandingRow(None, player_ref(e), Fraction(0)) for e in active_entries(history.entries))
-        return EventTables(rows, Cells(), Crosstable(settings.rounds, ()))
+        rows = [StandingRow(None, player_ref(e), Fraction(0)) for e in active_entries(history.entries)]
+        return EventTables(Standings(rows), Cells(), Crosstable(settings.rounds, ()))
     tournament = results_tournament(history)
     by_number = history.numbered
     disqualified = [n for n, e in by_number.items() if e.status is EntryStatus.DISQUALIFIED]
     ranked = compute_standings(tournament, settings.tiebreaks, exclude=disqualified, lichess_sb=settings.lichess_sb)
+    refs = {number: player_ref(entry) for number, entry in by_number.items()}
     standings = [
-        StandingRow(r.rank, player_ref(by_number[r.number]), r.points, dict(r.tiebreaks), by_number[r.number].status)
-        for r in ranked
+        StandingRow(r.rank, refs[r.number], r.points, dict(r.tiebreaks), by_number[r.number].status) for r in ranked
     ]
-    rounds = len(history.rounds)
-    records = {p.number: player_cells(tournament, p.number, rounds) for p in tournament.players}
+    records, plain, texts = _cells(tournament, len(history.rounds))
     scores = {n: exact_sum(cell.points for cell in cells) for n, cells in records.items()}
     for n in sorted(disqualified):
-        standings.append(StandingRow(None, player_ref(by_number[n]), scores[n], {}, EntryStatus.DISQUALIFIED))
-    crosstable = tuple(
-        (player_ref(by_number[p.number]), tuple(cell.text for cell in records[p.number]), scores[p.number])
-        for p in tournament.players
-    )
-    return EventTables(tuple(standings), Cells(records), Crosstable(settings.rounds, crosstable))
+        standings.append(StandingRow(None, refs[n], scores[n], {}, EntryStatus.DISQUALIFIED))
+    crosstable = tuple((refs[p.number], texts[p.number], scores[p.number]) for p in tournament.players)
+    return EventTables(Standings(standings), Cells(records, plain), Crosstable(settings.rounds, crosstable))
+
+
+# A cell as what it holds: round, kind, opponent, colour and outcome (the members' values).
+CellKey = tuple[int, str, int | None, str | None, str | None]
+_KEPT_CELLS: dict[Scoring, dict[CellKey, tuple[CrosstableCell, PlainCell, str]]] = {}
+_KEPT_CELLS_LIMIT = 1 << 15
+
+
+def _cells(
+    tournament: Tournament, rounds: int
+) -> tuple[dict[int, tuple[CrosstableCell, ...]], dict[int, tuple[PlainCell, ...]], dict[int, tuple[str, ...]]]:
+    """Each player's cells for rounds 1..`rounds` (as `player_cells` makes them), with their plain and short forms;
+    each cell is made once a process by what it holds (immutable: a worker that computes an event's tables at every
+    change makes only the new results' cells)."""
+    scoring = tournament.scoring
+    kept = _KEPT_CELLS.setdefault(scoring, {})
+    if len(kept) > _KEPT_CELLS_LIMIT:
+        kept.clear()
+    records: dict[int, tuple[CrosstableCell, ...]] = {}
+    plain: dict[int, tuple[PlainCell, ...]] = {}
+    texts: dict[int, tuple[str, ...]] = {}
+    for player in tournament.players:
+        made = []
+        for round_number, record in enumerate(player.records(rounds + 1), start=1):
+            colour, outcome = record.colour, record.outcome
+            key = (
+                round_number,
+                record.kind._value_,
+                record.opponent,
+                None if colour is None else colour._value_,
+                None if outcome is None else outcome._value_,
+            )
+            found = kept.get(key)
+            if found is None:
+                points = scoring.points(record)
+                cell = CrosstableCell(round_number, record.kind, record.opponent, colour, outcome, points)
+                found = kept[key] = (cell, _plain(cell), cell.text)
+            made.append(found)
+        records[player.number] = tuple(cell for cell, _, _ in made)
+        plain[player.number] = tuple(form for _, form, _ in made)
+        texts[player.number] = tuple(text for _, _, text in made)
+    return records, plain, texts
 
 
 def started(history: History) -> bool:
@@ -177,12 +307,12 @@ class TablesCache:
     latest: dict[TablesKey, tuple[int, asyncio.Future[EventTables]]] = field(default_factory=dict)
     computed: int = 0  # how many times the tables were computed (tests observe the reuse)
 
-    async def get(self, key: TablesKey, version: int, load: Callable[[], Awaitable[History]]) -> EventTables:
-        """The tables of `key` at `version`: cached, or loaded and computed by a worker (a task of its own, so a
-        reader that goes away cancels nobody else's answer)."""
+    async def get(self, key: TablesKey, version: int, db: Database) -> EventTables:
+        """The tables of `key` at `version`: cached, or read from `db` and computed by a worker (a task of its own,
+        so a reader that goes away cancels nobody else's answer)."""
         known = self.latest.get(key)
         if known is None or known[0] != version:
-            known = (version, asyncio.ensure_future(self._compute(key[1], load)))
+            known = (version, asyncio.ensure_future(self._compute(key, db)))
             if key[1] is not None:  # one "after round N" view an event (the round just announced) is kept
                 for other in [k for k in self.latest if k[0] == key[0] and k[1] is not None and k != key]:
                     del self.latest[other]
@@ -194,9 +324,13 @@ class TablesCache:
                 del self.latest[key]  # a failure is not kept: the next reader tries again
             raise
 
-    async def _compute(self, after_round: int | None, load: Callable[[], Awaitable[History]]) -> EventTables:
-        history = await load()
-        tables = await self.workers.run(compute_views, history, after_round, dict(self.derive))
+    async def _compute(self, key: TablesKey, db: Database) -> EventTables:
+        event_id, after_round = key
+        # The worker reads the history from the file itself (the read and its objects off this process, no pickle
+        # of it); a database with no file (in memory) is read here.
+        stored = StoredEvent(db.path, event_id, keep=self.workers.running)
+        source = stored if os.path.isfile(db.path) else await get_history(db, event_id)
+        tables = await self.workers.run(compute_views, source, after_round, dict(self.derive))
         self.computed += 1
         return tables
 

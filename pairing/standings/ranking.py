@@ -111,8 +111,9 @@ def format_value(value: Points, decimals: int = 0) -> str:
 
 
 def _exact_decimal(value: Fraction) -> str | None:
-    sign = "-" if value < 0 else ""
-    numerator, denominator = abs(value.numerator), value.denominator
+    numerator, denominator = value.as_integer_ratio()
+    sign = "-" if numerator < 0 else ""
+    numerator = abs(numerator)
     for places in range(7):  # integer arithmetic: the standings pages format thousands of values
         scale = 10**places
         if scale % denominator == 0:

@@ -34,6 +34,7 @@ __all__ = [
     "tiebreak_values",
 ]
 
+_PLAYED = RecordKind.PLAYED
 _FORFEITS = frozenset({RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS})
 _NOT_ELECTED = frozenset({RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED, RecordKind.FORFEIT_LOSS})
 _GAME_POINTS = {Outcome.WIN: Fraction(1), Outcome.DRAW: Fraction(1, 2), Outcome.LOSS: Fraction(0)}
@@ -196,7 +197,8 @@ class TiebreakCalculator:
         adjusted, got = scaled.adjusted, scaled.points[number]
         out: list[_Entry[int]] = []
         for r, rec in enumerate(sheet.records[number][: self.rounds], start=1):
-            counts_as_game = rec.is_played or (forfeits_played and rec.kind in _FORFEITS)
+            kind = rec.kind
+            counts_as_game = kind is _PLAYED or (forfeits_played and kind in _FORFEITS)
             if rec.opponent is not None and counts_as_game:
                 base, voluntary = adjusted[rec.opponent], False
             else:
@@ -251,13 +253,17 @@ class TiebreakCalculator:
     def _records(self, number: int) -> tuple[RoundRecord, ...]:
         return self.sheet.records[number]
 
+    @cached_property
+    def _win_units(self) -> int | None:
+        """A win's points in the units of the sheet's `scaled` view (None: no round can score it)."""
+        units = self.sheet.scaled.unit * self.tournament.scoring.win
+        return int(units) if units.denominator == 1 else None
+
     def _wins(self, number: int) -> Points:
-        scaled = self.sheet.scaled
-        win = self.tournament.scoring.win
-        if (scaled.unit * win).denominator != 1:  # no round can score it
+        units = self._win_units
+        if units is None:
             return Fraction(0)
-        units = int(scaled.unit * win)
-        return Fraction(sum(1 for got in scaled.points[number] if got == units))
+        return Fraction(self.sheet.scaled.points[number].count(units))
 
     def _won(self, number: int) -> Points:
         return Fraction(sum(1 for rec in self._records(number) if rec.is_played and rec.outcome is Outcome.WIN))
@@ -270,7 +276,7 @@ class TiebreakCalculator:
             sum(
                 1
                 for rec in self._records(number)
-                if rec.is_played and rec.colour is Colour.BLACK and rec.outcome is Outcome.WIN
+                if rec.outcome is Outcome.WIN and rec.colour is Colour.BLACK and rec.kind is _PLAYED
             )
         )
 
@@ -305,12 +311,17 @@ class TiebreakCalculator:
     def _rated_games(self, number: int) -> list[tuple[int, Points]]:
         """(opponent rating, game points) of games played over the board against rated opponents."""
         out = []
+        ratings = self._ratings
         for rec in self._records(number):
-            if rec.is_played and rec.opponent is not None and rec.outcome is not None:
-                rating = self.tournament.player(rec.opponent).rating
+            if rec.kind is _PLAYED and rec.opponent is not None and rec.outcome is not None:
+                rating = ratings[rec.opponent]
                 if rating > 0:
                     out.append((rating, _GAME_POINTS[rec.outcome]))
         return out
+
+    @cached_property
+    def _ratings(self) -> dict[int, int]:
+        return {p.number: p.rating for p in self.tournament.players}
 
     def _performance(self, number: int) -> Points:
         games = self._rated_games(number)

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
-from pairing.model import Points, RecordKind, RoundRecord, Tournament, exact_sum
+from pairing.model import Outcome, Points, RecordKind, RoundRecord, Scoring, Tournament, exact_sum
 
 Edition = Literal["2026", "2024"]
 EDITIONS: tuple[Edition, ...] = ("2026", "2024")
 
+_PLAYED = RecordKind.PLAYED
 _REQUESTED_BYES = frozenset({RecordKind.HALF_BYE, RecordKind.ZERO_BYE, RecordKind.NOT_PAIRED})
 _VUR_KINDS = _REQUESTED_BYES | {RecordKind.FORFEIT_LOSS}
 
@@ -38,10 +39,12 @@ def is_voluntary(record: RoundRecord) -> bool:
 
 def categories(records: Sequence[RoundRecord]) -> tuple[UnplayedCategory | None, ...]:
     """The Article 16 category of each round (None for a game played over the board)."""
+    if all(rec.kind is _PLAYED for rec in records):
+        return (None,) * len(records)
     out: list[UnplayedCategory | None] = []
     for index, rec in enumerate(records):
         kind = rec.kind
-        if kind is RecordKind.PLAYED:
+        if kind is _PLAYED:
             out.append(None)
         elif kind in (RecordKind.PAB, RecordKind.FULL_BYE):
             out.append(UnplayedCategory.BYE_WIN)
@@ -148,15 +151,34 @@ def score_sheet(tournament: Tournament, rounds: int, edition: Edition = "2026") 
     cats: dict[int, tuple[UnplayedCategory | None, ...]] = {}
     scores: dict[int, Points] = {}
     adjusted: dict[int, Points] = {}
+    worth = _round_points(scoring)
     for player in tournament.players:
         recs = player.records(rounds + 1)
-        got = tuple(scoring.points(r) for r in recs)
+        got = tuple(map(worth, recs))
         kinds = categories(recs)
         records[player.number] = recs
         points[player.number] = got
         cats[player.number] = kinds
-        scores[player.number] = exact_sum(got)
-        adjusted[player.number] = exact_sum(
-            scoring.draw if c is UnplayedCategory.LATE_BYE else p for p, c in zip(got, kinds, strict=True)
+        scores[player.number] = score = exact_sum(got)
+        late = UnplayedCategory.LATE_BYE in kinds
+        adjusted[player.number] = (
+            exact_sum(scoring.draw if c is UnplayedCategory.LATE_BYE else p for p, c in zip(got, kinds, strict=True))
+            if late
+            else score
         )
     return ScoreSheet(tournament, rounds, edition, records, points, cats, scores, adjusted)
+
+
+def _round_points(scoring: Scoring) -> Callable[[RoundRecord], Points]:
+    """`scoring.points`, with a game's points chosen by identity and the other kinds' looked up (a record's enums
+    are hashed in Python, which over every round of every player is most of the work)."""
+    win, draw, loss = scoring.win, scoring.draw, scoring.loss
+    other = {kind: scoring.points(RoundRecord(kind)) for kind in RecordKind if kind is not _PLAYED}
+
+    def points(record: RoundRecord) -> Points:
+        if record.kind is _PLAYED:
+            outcome = record.outcome
+            return win if outcome is Outcome.WIN else draw if outcome is Outcome.DRAW else loss
+        return other[record.kind]
+
+    return points

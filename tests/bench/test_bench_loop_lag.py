@@ -26,3 +26,18 @@ async def test_the_idle_probe_runs_in_another_process_and_reports_after_the_bloc
     assert lag.longest() >= 0.2 - lag.interval
     first, last = lag.samples[0][0], lag.samples[-1][0]
     assert any(first <= woke <= last for woke, _ in idle.samples)  # the same clock: comparable windows
+
+
+async def test_the_loop_running_shows_as_its_own_stall_and_a_loop_not_running_does_not() -> None:
+    async with loop_lag() as lag:
+        await asyncio.sleep(0.03)
+        time.sleep(0.2)  # the loop's thread is not running: a stall, not of its own work
+        await asyncio.sleep(0.03)
+        ran = time.thread_time()
+        while time.thread_time() < ran + 0.2:  # the loop's thread runs for 0.2 s of CPU
+            pass
+        await asyncio.sleep(0.03)
+    assert lag.longest() >= 0.2 - lag.interval
+    assert lag.longest_own() >= 0.2 - 2 * lag.interval
+    own = dict(lag.own)
+    assert min(own[woke] for woke, late in lag.samples if late >= 0.15) < 0.05  # the time.sleep's stall

@@ -108,7 +108,7 @@ async def test_pairing_refusals(db: Database) -> None:
         await store_pairing(db, event.id, 2, ROUND1, at=at(6), actor="bot")
     with pytest.raises(InvalidPairing, match=r"leaves out \[2, 4\]"):
         await store_pairing(db, event.id, 1, Pairing((Board(1, 3),)), at=at(6), actor="bot")
-    with pytest.raises(InvalidPairing, match="more than once"):
+    with pytest.raises(InvalidPairing, match=r"player\(s\) \[3\] more than once"):
         await store_pairing(db, event.id, 1, Pairing((Board(1, 3), Board(3, 2)), bye=4), at=at(6), actor="bot")
     with pytest.raises(InvalidPairing, match=r"places \[9\]"):
         await store_pairing(db, event.id, 1, Pairing((Board(1, 3), Board(4, 2)), bye=9), at=at(6), actor="bot")

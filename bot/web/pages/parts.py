@@ -108,7 +108,7 @@ def standings_rows(
         number = row["number"]
         player = players.get(number)
         name = anchors[number] if player else escape(row["name"])
-        values = "".join(f"<td>{escape(value)}</td>" for value in row["tiebreaks"])
+        values = "".join(f"<td>{value}</td>" for value in row["tiebreaks"])  # formatted numbers: nothing to escape
         account = (
             f'<a href="{site}/@/{escape(player.lichess_id)}" rel="noopener">@{escape(player.name)}</a>'
             if player
@@ -148,11 +148,10 @@ def crosstable_rows(
         cells = []
         shorts = texts.get(number) if texts is not None else None
         for i, cell in enumerate(records.get(number, ())):
-            view = cell_view(cell, rank_of, shorts[i] if shorts is not None else None)
-            key = (view["text"], view["title"])
-            html = known.get(key)
-            if html is None:
-                html = known[key] = f'<td title="{escape(key[1])}">{escape(key[0])}</td>'
+            text, title = cell_text(cell, rank_of, shorts[i] if shorts is not None else None)
+            html = known.get((text, title))
+            if html is None:  # numbers, colour letters, results and fixed words: nothing to escape
+                html = known[text, title] = f'<td title="{title}">{text}</td>'
             cells.append(html)
         points = escape(format_points(row.points))
         out.append(f"\n  <tr><td>{rank}</td><td>{head}</td>\n  {''.join(cells)}<td>{points}</td></tr>\n")
@@ -209,17 +208,18 @@ def running_scores(cells: Sequence[CrosstableCell]) -> tuple[Fraction, ...]:
     return tuple(out)
 
 
-def cell_view(cell: CrosstableCell, rank_of: Mapping[int, int | None], text: str | None = None) -> dict[str, str]:
-    """A crosstable cell: the opponent's rank, colour and result, or the TRF bye letter, with a long title (`text`:
-    the cell's short form, if made already)."""
+def cell_text(cell: CrosstableCell, rank_of: Mapping[int, int | None], text: str | None = None) -> tuple[str, str]:
+    """A crosstable cell's text (the opponent's rank, colour and result, or the TRF bye letter) and its long title
+    (`text`: the cell's short form, if made already)."""
     text = cell.text if text is None else text
-    if cell.opponent is None:
-        return {"text": text, "title": KIND_TEXT.get(cell.kind, "")}
-    rank = rank_of.get(cell.opponent)
-    shown = f"{rank if rank is not None else cell.opponent}{text[len(str(cell.opponent)) :]}"
-    title = f"against no. {cell.opponent}"
-    if cell.kind is RecordKind.FORFEIT_WIN:
-        title += ", won by forfeit"
-    elif cell.kind is RecordKind.FORFEIT_LOSS:
-        title += ", lost by forfeit"
-    return {"text": shown, "title": title}
+    opponent = cell.opponent
+    if opponent is None:
+        return text, KIND_TEXT.get(cell.kind, "")
+    rank = rank_of.get(opponent)
+    shown = f"{rank if rank is not None else opponent}{text[len(str(opponent)) :]}"
+    kind = cell.kind
+    if kind is RecordKind.FORFEIT_WIN:
+        return shown, f"against no. {opponent}, won by forfeit"
+    if kind is RecordKind.FORFEIT_LOSS:
+        return shown, f"against no. {opponent}, lost by forfeit"
+    return shown, f"against no. {opponent}"

@@ -432,8 +432,8 @@ async def index(request: web.Request) -> View:
 async def event_page(request: web.Request, event: Event) -> View:
     """The event: settings, standings with every tie-break, the current round, the leaders' chart."""
     site = request.app[SITE]
-    parts = await _parts(site, event.id)
-    view = await site.director.pairings(event.id, event.current_round) if event.current_round else None
+    # The round is read here while a worker computes the tables (a cold page waits for the longer of the two).
+    parts, view = await asyncio.gather(_parts(site, event.id), _round_in_play(site, event))
     teams = await site.director.team_standings(event.id) if event.settings.pairing_system.team else []
     current = None
     if view is not None:
@@ -463,6 +463,10 @@ async def event_page(request: web.Request, event: Event) -> View:
         "live": event.status in LIVE,
     }
     return View("event.html", context)
+
+
+async def _round_in_play(site: Site, event: Event) -> RoundView | None:
+    return await site.director.pairings(event.id, event.current_round) if event.current_round else None
 
 
 async def round_page(request: web.Request, event: Event) -> View:
@@ -506,14 +510,14 @@ async def player_page(request: web.Request, event: Event) -> View:
     forfeits with their reasons, and the event's tie-break figures."""
     site = request.app[SITE]
     number = _number(request, "number")
-    tables = await site.director.tables(event.id)
+    # The player's boards are read here while a worker computes the tables.
+    tables, boards = await asyncio.gather(site.director.tables(event.id), site.director.player_boards(event.id, number))
     players = _parts_of(tables).players
     player = players.get(number)
     if player is None:
         raise web.HTTPNotFound()
     cells = tables.records.get(number, ())
     row = next((r for r in tables.standings if r.player.number == number), None)
-    boards = await site.director.player_boards(event.id, number)
     games = []
     for cell, score in zip(cells, running_scores(cells), strict=True):
         board = boards.get(cell.round)

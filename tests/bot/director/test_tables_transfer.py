@@ -1,11 +1,14 @@
-"""The tables cross from the worker process as plain data: each player's cells pickle as tuples of ints."""
+"""The tables cross from the worker process as plain data: each player's cells and the standings' rows pickle as
+tuples of ints and strings."""
 
 from __future__ import annotations
 
 import pickle
 from fractions import Fraction
 
-from bot.director.tables import Cells
+from bot.director.models import PlayerRef, StandingRow
+from bot.director.tables import Cells, Standings
+from domain.entry import EntryStatus
 from pairing.model import Colour, Outcome, RecordKind
 from pairing.standings.crosstable import CrosstableCell
 
@@ -32,3 +35,20 @@ def test_cells_pickle_as_plain_tuples_and_read_the_same() -> None:
     assert back[1] is back[1]  # made once
     assert pickle.loads(pickle.dumps(back)) == MADE  # read partly, pickled again
     assert Cells() == {}
+
+
+ROWS = (
+    StandingRow(1, PlayerRef(2, "Ann", 42, 1800), Fraction(5, 2), {"BH/C1": Fraction(7, 2), "SB": Fraction(17, 4)}),
+    StandingRow(2, PlayerRef(1, "Bob", None, 0), Fraction(1), {"BH/C1": Fraction(3), "SB": Fraction(0)}),
+    StandingRow(None, PlayerRef(3, "Cy <b>", None, 1500), Fraction(1, 3), {}, EntryStatus.DISQUALIFIED),
+)
+
+
+def test_standings_pickle_as_plain_tuples_and_read_the_same() -> None:
+    data = pickle.dumps(Standings(ROWS), pickle.HIGHEST_PROTOCOL)
+    assert b"StandingRow" not in data and b"PlayerRef" not in data and b"Fraction" not in data
+    back = pickle.loads(data)
+    assert len(back) == 3 and back == ROWS and list(back) == list(ROWS) and back[1:] == ROWS[1:]
+    assert back[0] is back[0] and back[2].status is EntryStatus.DISQUALIFIED
+    assert pickle.loads(pickle.dumps(back)) == ROWS  # read, pickled again
+    assert Standings() == () and Standings(ROWS) != ROWS[:2]
