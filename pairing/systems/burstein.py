@@ -617,6 +617,7 @@ class _Engine:
     def groups(self) -> list[int]:
         """Group boundaries (a repeated boundary: nobody floats across it), merging groups until valid."""
         n, order = self.n, self.order
+        weights, blocked, absolute = self.weights, self.blocked, self.absolute
         sg = [0, 0]
         valid = True
         while sg[-1] < n:
@@ -625,14 +626,14 @@ class _Engine:
                 start = sg[-1]
                 while True:
                     v = sg[-1]
-                    own, begin = self.weights[v], sg[-2]
+                    own, begin, absolute_v = weights[v], sg[-2], absolute[v]
                     for u in range(sg[-3], v):
-                        # As `set`, inline: this runs for every pair of a score group and the one above.
-                        weight = self.edge(u, v, u >= begin, False)
-                        if weight:
-                            own[u] = self.weights[u][v] = weight
-                        elif u in own:
-                            del own[u], self.weights[u][v]
+                        # As `edge` and `set`, inline: this runs for every pair of a score group and the one above.
+                        if v in blocked[u] or (absolute_v is not None and absolute[u] is absolute_v):
+                            if u in own:
+                                del own[u], weights[u][v]
+                        else:
+                            own[u] = weights[u][v] = _COMPAT + _SAME if u >= begin else _COMPAT
                     sg[-1] += 1
                     if sg[-1] >= n or order[start].score != order[sg[-1]].score:
                         break
@@ -680,9 +681,7 @@ class _Engine:
                 group.append(floater)
                 floater = None
             group = _sorted_group(group, order)
-            for k, v in enumerate(group):
-                for u in reversed(group[k + 1 :]):
-                    self.set(v, u, self.edge(v, u, True, True))
+            self._set_group(group)
             natural = self._natural(group, ranges, index, below) if NATURAL and not self._holding(holders) else None
             if natural is not None:
                 for v, m in natural[0]:
@@ -731,6 +730,24 @@ class _Engine:
         if not all(paired):
             raise NoValidPairing("the last group could not be completed")
         return pairs
+
+    def _set_group(self, group: Sequence[int]) -> None:
+        """Every edge inside the group, colours compared (as `edge` and `set` for each pair, inline: the same order)."""
+        weights, blocked, absolute, preference = self.weights, self.blocked, self.absolute, self.preference
+        for k, v in enumerate(group):
+            own, blocked_v, absolute_v, preference_v = weights[v], blocked[v], absolute[v], preference[v]
+            for u in reversed(group[k + 1 :]):
+                if u in blocked_v or (absolute_v is not None and absolute_v is absolute[u]):
+                    own.pop(u, None)
+                    weights[u].pop(v, None)
+                    continue
+                preference_u = preference[u]
+                if preference_v is None or preference_u is None or preference_v is not preference_u:
+                    weight = _COMPAT + _SAME + _COLOUR
+                else:
+                    weight = _COMPAT + _SAME
+                own[u] = weight
+                weights[u][v] = weight
 
     def _holding(self, holders: Sequence[int]) -> bool:
         """True when a floater still holds partner priorities in the graph."""
