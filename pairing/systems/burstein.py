@@ -42,11 +42,13 @@ is not part of the repository).
 Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only
 breaking ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so
 far) gives it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small
-integers (`_Engine._natural`): only a partner joined by a tight edge can be chosen, and each candidate, lowest
-first, is checked exactly by an augmenting path of tight edges between the two players' current partners (kept
-when the matching it makes weighs as much as the optimum), else by a matching solved without the two. Where that
-cannot be read (no perfect matching, more than one floater) each step is solved as the engine does, as one
-matching with the later players' priorities as tie-breaks below the weights; it is unique where it is read, so
+integers (`_Engine._natural`; a part with many edges first on those between players close in the order, kept where
+its duals cover every edge, `_sparse_perfect`; the groups below, one even group or two odd ones paired once across,
+get their optimal duals directly, `_Engine._direct`, without a weighted solve): only a partner joined by a tight
+edge can be chosen, and each candidate, lowest first, is checked exactly by an augmenting path of tight edges
+between the two players' current partners (kept when the matching it makes weighs as much as the optimum), else by
+a matching solved without the two. Where that cannot be read (no perfect matching, more than one floater) each
+step is solved as the engine does, as one matching with the later players' priorities as tie-breaks below the weights; it is unique where it is read, so
 how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the group's
 matching is solved apart from the players below it and kept where the two parts' duals cover every edge between
 them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners and every edge
@@ -105,6 +107,8 @@ SPARSE_WINDOW = 8
 # faster where the partner priorities are few, much slower where they are many (the greedy start then matches
 # almost nothing, every vertex's heaviest edge going to the first player).
 WARM_LATER_LIMIT = 128
+# A group's part (`_Engine._part`) with more edges than this is first solved on the edges between players at most
+# PART_WINDOW apart in its order, then with each vertex's most broken edge added until its duals cover every edge.
 PART_SPARSE_LIMIT = 2000
 PART_WINDOW = 16
 # Each group's steps are first read from one optimal dual of the engine's weights (`_Engine._natural`); off, every
