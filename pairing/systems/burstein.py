@@ -48,8 +48,8 @@ get their optimal duals directly, `_Engine._direct`, without a weighted solve): 
 edge can be chosen, and each candidate, lowest first, is checked exactly by an augmenting path of tight edges
 between the two players' current partners (kept when the matching it makes weighs as much as the optimum), else by
 a matching solved without the two. Where that cannot be read (no perfect matching, more than one floater) each
-step is solved as the engine does, as one matching with the later players' priorities as tie-breaks below the weights; it is unique where it is read, so
-how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the group's
+step is solved as the engine does, as one matching with the later players' priorities as tie-breaks below the
+weights; it is unique where it is read, so how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the group's
 matching is solved apart from the players below it and kept where the two parts' duals cover every edge between
 them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners and every edge
 with a partner priority, adding each vertex's most broken edge until the duals cover all (`_sparse_matching`);
