@@ -39,20 +39,20 @@ generated rounds compared (5 589 rounds of 6-60 players, 758 of 60-250 and 66 of
 identical but four where the reference stops and the bye goes to the next eligible player, see above; earlier
 1 881 of 7-40 players, `tests/pairing/test_burstein_properties.scenario`; checked outside the tests: the binary
 is not part of the repository).
-Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only
-breaking ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so
-far) gives it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small
-integers (`_Engine._natural`; a part with many edges first on those between players close in the order, kept where
-its duals cover every edge, `_sparse_perfect`; the groups below, one even group or two odd ones paired once across,
-get their optimal duals directly, `_Engine._direct`, without a weighted solve): only a partner joined by a tight
-edge can be chosen, and each candidate, lowest first, is checked exactly by an augmenting path of tight edges
-between the two players' current partners (kept when the matching it makes weighs as much as the optimum), else by
-a matching solved without the two. Where that cannot be read (no perfect matching, more than one floater) each
-step is solved as the engine does, as one matching with the later players' priorities as tie-breaks below the
-weights; it is unique where it is read, so how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the group's
-matching is solved apart from the players below it and kept where the two parts' duals cover every edge between
-them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners and every edge
-with a partner priority, adding each vertex's most broken edge until the duals cover all (`_sparse_matching`);
+Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only breaking
+ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so far) gives
+it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small integers
+(`_Engine._natural`; a part with many edges first on those between players close in the order, kept where its duals
+cover every edge, `_sparse_perfect`; the groups below, one even group or two odd ones paired once across, get their
+optimal duals directly, `_Engine._direct`, without a weighted solve): only a partner joined by a tight edge can be
+chosen, and each candidate, lowest first, is checked exactly by an augmenting path of tight edges between the two
+players' current partners (kept when the matching it makes weighs as much as the optimum), else by a matching solved
+without the two. Where that cannot be read (no perfect matching, more than one floater) each step is solved as the
+engine does, as one matching with the later players' priorities as tie-breaks below the weights; it is unique where
+it is read, so how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the
+group's matching is solved apart from the players below it and kept where the two parts' duals cover every edge
+between them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners and every
+edge with a partner priority, adding each vertex's most broken edge until the duals cover all (`_sparse_matching`);
 and it is warm-started as a perfect matching only while few players are still to choose (`WARM_LATER_LIMIT`).
 """
 
