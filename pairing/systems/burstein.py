@@ -39,18 +39,20 @@ generated rounds compared (5 589 rounds of 6-60 players, 758 of 60-250 and 66 of
 identical but four where the reference stops and the bye goes to the next eligible player, see above; earlier
 1 881 of 7-40 players, `tests/pairing/test_burstein_properties.scenario`; checked outside the tests: the binary
 is not part of the repository).
-Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only
-breaking ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so
-far) gives it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small
-integers (`_Engine._natural`): only a partner joined by a tight edge can be chosen, and each candidate, lowest
-first, is checked exactly by an augmenting path of tight edges between the two players' current partners (kept
-when the matching it makes weighs as much as the optimum), else by a matching solved without the two. Where that
-cannot be read (no perfect matching, more than one floater) each step is solved as the engine does, as one
-matching with the later players' priorities as tie-breaks below the weights; it is unique where it is read, so
-how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the group's
-matching is solved apart from the players below it and kept where the two parts' duals cover every edge between
-them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners and every edge
-with a partner priority, adding each vertex's most broken edge until the duals cover all (`_sparse_matching`);
+Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only breaking
+ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so far) gives
+it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small integers
+(`_Engine._natural`; a part with many edges first on those between players close in the order, kept where its duals
+cover every edge, `_sparse_perfect`; the groups below, one even group or two odd ones paired once across, get their
+optimal duals directly, `_Engine._direct`, without a weighted solve): only a partner joined by a tight edge can be
+chosen, and each candidate, lowest first, is checked exactly by an augmenting path of tight edges between the two
+players' current partners (kept when the matching it makes weighs as much as the optimum), else by a matching solved
+without the two. Where that cannot be read (no perfect matching, more than one floater) each step is solved as the
+engine does, as one matching with the later players' priorities as tie-breaks below the weights; it is unique where
+it is read, so how it is solved does not change the pairing. Three exact short cuts keep that fallback fast: the
+group's matching is solved apart from the players below it and kept where the two parts' duals cover every edge
+between them (`_split_matching`); a large graph is solved on the edges near the "1 versus last" partners and every
+edge with a partner priority, adding each vertex's most broken edge until the duals cover all (`_sparse_matching`);
 and it is warm-started as a perfect matching only while few players are still to choose (`WARM_LATER_LIMIT`).
 """
 
@@ -105,6 +107,10 @@ SPARSE_WINDOW = 8
 # faster where the partner priorities are few, much slower where they are many (the greedy start then matches
 # almost nothing, every vertex's heaviest edge going to the first player).
 WARM_LATER_LIMIT = 128
+# A group's part (`_Engine._part`) with more edges than this is first solved on the edges between players at most
+# PART_WINDOW apart in its order, then with each vertex's most broken edge added until its duals cover every edge.
+PART_SPARSE_LIMIT = 2000
+PART_WINDOW = 16
 # Each group's steps are first read from one optimal dual of the engine's weights (`_Engine._natural`); off, every
 # step is solved as a matching with the partner priorities (the tests compare the two).
 NATURAL = True
@@ -615,6 +621,7 @@ class _Engine:
     def groups(self) -> list[int]:
         """Group boundaries (a repeated boundary: nobody floats across it), merging groups until valid."""
         n, order = self.n, self.order
+        weights, blocked, absolute = self.weights, self.blocked, self.absolute
         sg = [0, 0]
         valid = True
         while sg[-1] < n:
@@ -623,14 +630,14 @@ class _Engine:
                 start = sg[-1]
                 while True:
                     v = sg[-1]
-                    own, begin = self.weights[v], sg[-2]
+                    own, begin, absolute_v = weights[v], sg[-2], absolute[v]
                     for u in range(sg[-3], v):
-                        # As `set`, inline: this runs for every pair of a score group and the one above.
-                        weight = self.edge(u, v, u >= begin, False)
-                        if weight:
-                            own[u] = self.weights[u][v] = weight
-                        elif u in own:
-                            del own[u], self.weights[u][v]
+                        # As `edge` and `set`, inline: this runs for every pair of a score group and the one above.
+                        if v in blocked[u] or (absolute_v is not None and absolute[u] is absolute_v):
+                            if u in own:
+                                del own[u], weights[u][v]
+                        else:
+                            own[u] = weights[u][v] = _COMPAT + _SAME if u >= begin else _COMPAT
                     sg[-1] += 1
                     if sg[-1] >= n or order[start].score != order[sg[-1]].score:
                         break
@@ -678,9 +685,7 @@ class _Engine:
                 group.append(floater)
                 floater = None
             group = _sorted_group(group, order)
-            for k, v in enumerate(group):
-                for u in reversed(group[k + 1 :]):
-                    self.set(v, u, self.edge(v, u, True, True))
+            self._set_group(group)
             natural = self._natural(group, ranges, index, below) if NATURAL and not self._holding(holders) else None
             if natural is not None:
                 for v, m in natural[0]:
@@ -729,6 +734,24 @@ class _Engine:
         if not all(paired):
             raise NoValidPairing("the last group could not be completed")
         return pairs
+
+    def _set_group(self, group: Sequence[int]) -> None:
+        """Every edge inside the group, colours compared (as `edge` and `set` for each pair, inline: the same order)."""
+        weights, blocked, absolute, preference = self.weights, self.blocked, self.absolute, self.preference
+        for k, v in enumerate(group):
+            own, blocked_v, absolute_v, preference_v = weights[v], blocked[v], absolute[v], preference[v]
+            for u in reversed(group[k + 1 :]):
+                if u in blocked_v or (absolute_v is not None and absolute_v is absolute[u]):
+                    own.pop(u, None)
+                    weights[u].pop(v, None)
+                    continue
+                preference_u = preference[u]
+                if preference_v is None or preference_u is None or preference_v is not preference_u:
+                    weight = _COMPAT + _SAME + _COLOUR
+                else:
+                    weight = _COMPAT + _SAME
+                own[u] = weight
+                weights[u][v] = weight
 
     def _holding(self, holders: Sequence[int]) -> bool:
         """True when a floater still holds partner priorities in the graph."""
@@ -861,7 +884,11 @@ class _Engine:
             for y, w in self.weights[x].items()
             if x < y and y in inside
         ]
-        solved = perfect_matching_with_duals(len(members), edges)
+        solved = None
+        if len(edges) > PART_SPARSE_LIMIT:
+            solved = _sparse_perfect(len(members), edges, [b - a <= PART_WINDOW for a, b, _ in edges])
+        if solved is None:
+            solved = perfect_matching_with_duals(len(members), edges)
         if solved is None:
             return None
         got, duals = solved
@@ -876,6 +903,74 @@ class _Engine:
             {b + shift: duals.blossom[b] for b in positive},
             dict.fromkeys(members, self.tag),
         )
+
+    def _direct(self, groups: Sequence[range]) -> _Part | None:
+        """A heaviest perfect matching of one even group, or of two odd ones paired once across, with optimal duals
+        built directly (no weighted solve); None where the weights or the matchings do not allow it.
+
+        Duals (twice the weights' halves, as `_part`'s): the upper group's players at its heaviest edge inside, the
+        lower group's at what makes its heaviest edge to the upper group tight, and the lower group (odd) a blossom
+        whose dual makes its heaviest edge inside tight. Every edge is then covered, and a perfect matching of tight
+        edges pairing once across meets every blossom's bound: it is optimal (LP duality).
+        """
+        if len(groups) == 1 and len(groups[0]) % 2 == 0:
+            upper, lower = groups[0], range(0)
+        elif len(groups) == 2 and len(groups[0]) % 2 and len(groups[1]) % 2:
+            upper, lower = groups
+        else:
+            return None
+        weights, doubled = self.weights, self.doubled
+
+        def heaviest(side: range, other: range) -> int:
+            return max((doubled[w] for x in side for y, w in weights[x].items() if y in other), default=0)
+
+        top, across, bottom = heaviest(upper, upper), heaviest(upper, lower), heaviest(lower, lower)
+        high = top if len(upper) > 1 else max(across, bottom)
+        if not high or (lower and not across):
+            return None
+        top_dual = high >> 1
+        low_dual = across - top_dual
+        blossom = ((bottom >> 1) - low_dual) if len(lower) > 1 else 0
+        if blossom < 0:
+            return None
+
+        def perfect(side: Sequence[int], weight: int) -> dict[int, int] | None:
+            """A perfect matching of `side` on its edges of (doubled) `weight`, or None."""
+            local = {v: k for k, v in enumerate(side)}
+            got = max_cardinality_matching(
+                [[local[u] for u, w in weights[v].items() if u in local and doubled[w] == weight] for v in side]
+            )
+            return None if -1 in got else {side[k]: side[m] for k, m in enumerate(got)}
+
+        mate: dict[int, int] | None = None
+        if not lower:
+            mate = perfect(upper, top)
+        else:
+            tries = 0
+            for u in reversed(upper):
+                for v, w in weights[u].items():
+                    if v not in lower or doubled[w] != across:
+                        continue
+                    tries += 1
+                    above = perfect([x for x in upper if x != u], top)
+                    below = perfect([x for x in lower if x != v], bottom) if above is not None else None
+                    if above is not None and below is not None:
+                        mate = above | below | {u: v, v: u}
+                    break
+                if mate is not None or tries >= 4:
+                    break
+        if mate is None:
+            return None
+        self.tag += 1
+        members = [*upper, *lower]
+        vertex = dict.fromkeys(upper, top_dual) | dict.fromkeys(lower, low_dual)
+        chains: dict[int, tuple[int, ...]] = dict.fromkeys(members, ())
+        blossoms: dict[int, int] = {}
+        if blossom:
+            name = self.tag * (2 * self.n + 2) + self.n
+            blossoms[name] = blossom
+            chains.update(dict.fromkeys(lower, (name,)))
+        return _Part(mate, vertex, chains, blossoms, dict.fromkeys(members, self.tag))
 
     def _covers(self, part: _Part, members: Collection[int], rest: _Part) -> bool:
         """Whether the two parts' vertex duals cover every edge between them (no blossom holds both)."""
@@ -906,7 +1001,9 @@ class _Engine:
                 if rest is None:
                     continue
                 members = [v for a, b in ranges[index:after] for v in range(a, b)]
-                part = self._part(members) if len(members) % 2 == 0 else None
+                part = None
+                if len(members) % 2 == 0:
+                    part = self._direct([range(a, b) for a, b in ranges[index:after]]) or self._part(members)
                 if part is not None and self._covers(part, set(members), rest):
                     below[index] = part.joined(rest)
                     break
@@ -940,16 +1037,11 @@ def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, 
     """x's tight edges to players of its own solve in `part`, and its edges to players of other solves."""
     vertex, chains, solves = part.vertex, part.chains, part.solve
     dx, cx, solve = vertex[x], chains[x], solves[x]
-    own: list[int] = []
-    other: list[int] = []
+    other = [y for y in edges if solves[y] != solve]
     if not cx:
         # In no blossom: tight exactly where the two vertex duals make up the edge's weight.
-        for y, w in edges.items():
-            if solves[y] != solve:
-                other.append(y)
-            elif dx + vertex[y] == doubled[w]:
-                own.append(y)
-        return own, other
+        return [y for y, w in edges.items() if dx + vertex[y] == doubled[w] and solves[y] == solve], other
+    own: list[int] = []
     # Twice the duals of x's blossoms down to each (outermost first): an edge's slack gains that of the innermost
     # blossom holding both ends, the last of the other end's blossoms that is also one of x's (its chain's blossoms
     # that hold x come first, so they are found by bisection).
@@ -961,7 +1053,6 @@ def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, 
     depth = len(cx)
     for y, w in edges.items():
         if solves[y] != solve:
-            other.append(y)
             continue
         slack = dx + vertex[y] - doubled[w]
         # Blossom duals only add to the slack (never negative): a positive one stays positive.
@@ -1115,10 +1206,21 @@ def _add_violated(edges: Sequence[Edge], chosen: list[bool], duals: Duals) -> bo
     vertex and solving again converges with far fewer edges than adding them all.
     """
     worst: dict[int, tuple[int, int]] = {}
+    vertex, blossom = duals.vertex, duals.blossom
+    # Only the blossoms with a positive dual add to a slack: each vertex's chain of those (outermost first).
+    chains = [tuple(b for b in chain if blossom[b]) for chain in duals.chains]
     for k, (a, b, w) in enumerate(edges):
-        if chosen[k] or duals.covers(a, b, w):
+        excess = 2 * w - vertex[a] - vertex[b]
+        # Covered by the vertex duals alone (blossom duals only add): most edges stop here.
+        if excess <= 0 or chosen[k]:
             continue
-        excess = 2 * w - duals.vertex[a] - duals.vertex[b]
+        broken = excess
+        for x, y in zip(chains[a], chains[b], strict=False):
+            if x != y:
+                break
+            broken -= 2 * blossom[x]
+        if broken <= 0:
+            continue
         for v in (a, b):
             if v not in worst or excess > worst[v][0]:
                 worst[v] = (excess, k)

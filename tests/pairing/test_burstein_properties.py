@@ -211,6 +211,51 @@ def test_groups_solved_apart_from_the_rest_pair_as_the_whole_graph_does(monkeypa
 
 
 @pytest.mark.slow
+def test_parts_solved_sparsely_or_built_directly_pair_as_parts_solved_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group's part solved on a window of edges (kept where its duals cover every edge) and the lower groups'
+    duals built directly (`_Engine._direct`) change nothing: every round agrees with each part solved whole, and each
+    part built directly weighs as much as the heaviest perfect matching of its players, with duals that prove it."""
+    direct = burstein._Engine._direct
+    built = 0
+
+    def checked(self: burstein._Engine, groups: list[range]) -> Any:
+        nonlocal built
+        got = direct(self, groups)
+        if got is not None:
+            built += 1
+            members = [v for group in groups for v in group]
+            solved = self._part(members)
+            assert solved is not None
+            assert weight(self, got.mate) == weight(self, solved.mate)
+            # Its duals are optimal: every edge covered, every pair of the matching tight.
+            inside = set(members)
+            for x in members:
+                for y, w in self.weights[x].items():
+                    if y in inside:
+                        common = sum(2 * got.blossom[b] for b in set(got.chains[x]) & set(got.chains[y]))
+                        slack = got.vertex[x] + got.vertex[y] + common - self.doubled[w]
+                        assert slack >= 0 and (slack == 0 or got.mate[x] != y)
+        return got
+
+    def weight(engine: burstein._Engine, mate: dict[int, int]) -> int:
+        return sum(engine.small(engine.weights[x][y]) for x, y in mate.items() if x < y)
+
+    rounds = 0
+    for seed, players in ((21, 40), (22, 90), (23, 150)):
+        event = generator.generate(seed, players, 7, pair=burstein_pair, forfeit_rate=0.04, half_bye_rate=0.03)
+        for r in range(1, event.rounds_completed + 1):
+            state = checker.round_input(event, r)
+            monkeypatch.setattr(burstein, "PART_SPARSE_LIMIT", 10**9)
+            monkeypatch.setattr(burstein._Engine, "_direct", lambda *_: None)
+            whole = burstein_pair(state)
+            monkeypatch.setattr(burstein, "PART_SPARSE_LIMIT", 0)
+            monkeypatch.setattr(burstein._Engine, "_direct", checked)
+            assert burstein_pair(state) == whole, f"seed {seed} round {r}"
+            rounds += 1
+    assert rounds >= 18 and built > 0
+
+
+@pytest.mark.slow
 def test_steps_read_from_the_duals_pair_as_the_solved_steps_do(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reading each group's steps from one optimal dual (`_natural`) changes nothing: every round agrees with the
     engine solving every step as a matching, on events of 9 to 120 players with byes, forfeits and acceleration."""
