@@ -119,6 +119,12 @@ class Database:
         self._writing = False
 
     @property
+    def in_current_task(self) -> bool:
+        """Whether the running task is inside one of this database's transactions (it reads its own writes)."""
+        task = asyncio.current_task()
+        return task is not None and self._owner is task
+
+    @property
     def connection(self) -> Connection:
         """The underlying aiosqlite connection (for tests and diagnostics)."""
         return self._conn

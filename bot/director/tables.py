@@ -310,6 +310,10 @@ class TablesCache:
     async def get(self, key: TablesKey, version: int, db: Database) -> EventTables:
         """The tables of `key` at `version`: cached, or read from `db` and computed by a worker (a task of its own,
         so a reader that goes away cancels nobody else's answer)."""
+        if db.in_current_task:
+            # Inside its transaction the caller reads its own writes, which the worker (reading the file) would not
+            # see and a rollback may undo: computed from this connection, and not kept under a version.
+            return await self.workers.run(compute_views, await get_history(db, key[0]), key[1], dict(self.derive))
         known = self.latest.get(key)
         if known is None or known[0] != version:
             known = (version, asyncio.ensure_future(self._compute(key, db)))

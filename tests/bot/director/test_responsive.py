@@ -127,3 +127,26 @@ async def test_at_start_the_running_events_tables_are_made_so_the_first_reader_a
     assert tables.computed == computed + 1 and {key[0] for key in tables.latest} == {running}
     await w.director.standings(running)
     assert tables.computed == computed + 1  # the first reader finds them made
+
+
+async def test_standings_read_inside_a_transaction_see_its_writes_and_outlive_its_rollback(quiet_world: World) -> None:
+    w = quiet_world
+    event_id, _ = await w.event(players=4, rounds=2)
+    await w.start(event_id)
+    await w.play_all(event_id, "white")
+    w.clock.advance(30)
+    await w.scheduler.run_due()
+    before = {row.player.number: row.points for row in await w.director.standings(event_id)}
+    board = (await w.director.pairings(event_id, 1)).boards[0]
+
+    class Undone(Exception):
+        """Rolls the transaction back."""
+
+    inside: dict[int, object] = {}
+    with pytest.raises(Undone):
+        async with w.director.ctx.db.transaction():
+            await w.director.set_result(ORGANISER, event_id, 1, board.number, "0-1", "arbiter's decision")
+            inside = {row.player.number: row.points for row in await w.director.standings(event_id)}
+            raise Undone
+    assert inside[board.white.number] == before[board.white.number] - 1  # its own write, not the file's state
+    assert {row.player.number: row.points for row in await w.director.standings(event_id)} == before
