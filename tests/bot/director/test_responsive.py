@@ -20,13 +20,19 @@ from pairing.systems import dutch
 from tests.bot.director.director_world import ORGANISER, World
 
 
-async def test_standings_are_computed_once_per_change_and_a_correction_shows_at_once(quiet_world: World) -> None:
-    w = quiet_world
+async def _round_one_played(w: World) -> int:
+    """A 4-player, 2-round event whose first round is played and finished; its id."""
     event_id, _ = await w.event(players=4, rounds=2)
     await w.start(event_id)
     await w.play_all(event_id, "white")
     w.clock.advance(30)
     await w.scheduler.run_due()
+    return event_id
+
+
+async def test_standings_are_computed_once_per_change_and_a_correction_shows_at_once(quiet_world: World) -> None:
+    w = quiet_world
+    event_id = await _round_one_played(w)
     tables = w.director.ctx.tables
     first = await w.director.standings(event_id)
     computed = tables.computed
@@ -131,11 +137,7 @@ async def test_at_start_the_running_events_tables_are_made_so_the_first_reader_a
 
 async def test_standings_read_inside_a_transaction_see_its_writes_and_outlive_its_rollback(quiet_world: World) -> None:
     w = quiet_world
-    event_id, _ = await w.event(players=4, rounds=2)
-    await w.start(event_id)
-    await w.play_all(event_id, "white")
-    w.clock.advance(30)
-    await w.scheduler.run_due()
+    event_id = await _round_one_played(w)
     before = {row.player.number: row.points for row in await w.director.standings(event_id)}
     board = (await w.director.pairings(event_id, 1)).boards[0]
 
