@@ -81,16 +81,8 @@ class ScoreSheet:
         return self.points[number][round_number - 1]
 
     def dummy_score(self, number: int, round_number: int) -> Points:
-        """The score of the dummy opponent standing in for an own unplayed round (16.4)."""
-        own = self.scores[number]
-        if self.edition == "2024":
-            return own
-        rec = self.record(number, round_number)
-        if rec.kind in (RecordKind.FORFEIT_WIN, RecordKind.FORFEIT_LOSS) and rec.opponent is not None:
-            cap = self.adjusted[rec.opponent]
-        else:
-            cap = self.tournament.scoring.draw * self.rounds
-        return min(own, cap)
+        """The score of the dummy opponent standing in for an own unplayed round (16.4; `scaled_dummy`)."""
+        return Points(self.scaled_dummy(number, round_number), self.scaled.unit)
 
     @cached_property
     def scaled(self) -> ScaledSheet:
@@ -112,7 +104,9 @@ class ScoreSheet:
         )
 
     def scaled_dummy(self, number: int, round_number: int) -> int:
-        """`dummy_score` in the units of `scaled`."""
+        """The score of the dummy opponent standing in for an own unplayed round (16.4), in the units of `scaled`:
+        the player's own score, capped (2023 edition) by a forfeiting opponent's adjusted score or draws in every
+        round."""
         scaled = self.scaled
         own = scaled.scores[number]
         if self.edition == "2024":
