@@ -6,7 +6,7 @@ lost (what identifies it), and the error a refusal becomes.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.lichess.errors import LichessAuthError, LichessBadRequest, LichessError, LichessTokensRefused
@@ -142,6 +142,29 @@ def is_attempt_challenge(
     if rated is not None and bool(shown.get("rated")) != rated:
         return False
     return rules is None or "rules" not in shown or set(shown.get("rules") or ()) == set(rules)
+
+
+async def attempt_among(
+    candidates: Sequence[str],
+    show: Callable[[str], Awaitable[Mapping[str, Any] | None]],
+    white: str,
+    black: str,
+    *,
+    base_url: str,
+    name: str,
+    clock: tuple[int, int] | None,
+    rated: bool | None,
+    rules: Collection[str] | None,
+) -> Challenge | None:
+    """The first candidate game (`candidate_games`, at most `SHOWN_CANDIDATES` asked about) whose challenge, as
+    `show` answers it, is the attempt's (`is_attempt_challenge`)."""
+    for game_id in candidates[:SHOWN_CANDIDATES]:
+        shown = await show(game_id)
+        if shown is not None and is_attempt_challenge(
+            shown, white, black, name=name, clock=clock, rated=rated, rules=rules
+        ):
+            return Challenge(game_id, f"{base_url}/{game_id}", white, black, name)
+    return None
 
 
 def _clock_of(game: Mapping[str, Any]) -> tuple[int, int] | None:

@@ -31,11 +31,10 @@ from bot.lichess.errors import (
     LichessUserNotFound,
 )
 from bot.lichess.forms import (
-    SHOWN_CANDIDATES,
+    attempt_among,
     bulk_form,
     candidate_games,
     challenge_from,
-    is_attempt_challenge,
     open_challenge_form,
     pending_challenge,
     refusal,
@@ -253,13 +252,17 @@ class MemoryLichess:
         candidates = candidate_games(
             recent, white, black, since_ms=since_ms, until_ms=until_ms, clock=clock, exclude=exclude
         )
-        for game_id in candidates[:SHOWN_CANDIDATES]:
-            shown = await self.show_challenge(game_id)
-            if shown is not None and is_attempt_challenge(
-                shown, white, black, name=name, clock=clock, rated=rated, rules=rules
-            ):
-                return Challenge(game_id, f"{self.base_url}/{game_id}", white, black, name)
-        return None
+        return await attempt_among(
+            candidates,
+            self.show_challenge,
+            white,
+            black,
+            base_url=self.base_url,
+            name=name,
+            clock=clock,
+            rated=rated,
+            rules=rules,
+        )
 
     async def show_challenge(self, challenge_id: str) -> dict[str, Any] | None:
         """`GET /api/challenge/{id}/show`: a challenge, pending or accepted less than 3 hours ago; else None."""
