@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -41,6 +42,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a subcommand and return its exit code."""
+    # numpy (the Fast engine's columns) does no linear algebra here: OpenBLAS's thread pool would cost each process
+    # that imports it (the command, every worker) about 40 ms of CPU and a thread a core.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in args_list if not arg.startswith("-")), None)
     args = build_parser(command).parse_args(args_list)
