@@ -26,6 +26,7 @@ from storage import audit
 from storage.db import (
     Connection,
     Database,
+    Kept,
     Params,
     Row,
     execute,
@@ -76,13 +77,16 @@ def entry_json(entry: Entry) -> dict[str, object]:
     }
 
 
+KEPT_ENTRIES = Kept(entry_from_row, 1 << 13)  # each entry made once a process while its row stays the same
+
+
 # Every entry of an event (`?`: its id), numbered ones first by number, then by join order.
 EVENT_ENTRIES_SQL = _ENTRY_SQL + " WHERE e.event_id = ? ORDER BY e.number IS NULL, e.number, e.joined_at, e.player_id"
 
 
 async def load_entries(conn: Connection, event_id: int) -> list[Entry]:
     """Every entry of an event, numbered ones first by number, then by join order."""
-    return [entry_from_row(r) for r in await fetchall(conn, EVENT_ENTRIES_SQL, (event_id,))]
+    return [KEPT_ENTRIES.made(r) for r in await fetchall(conn, EVENT_ENTRIES_SQL, (event_id,))]
 
 
 async def load_entry(conn: Connection, event_id: int, player_id: int) -> Entry:
