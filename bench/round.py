@@ -14,8 +14,9 @@ the storage and pairing functions the director calls, the gateway's calls, the s
 announcer (the pairing: `bot.director.round_pairing.pair_round`, in a worker process unless `--threads`, named
 after the engine each round used, which `auto` picks by size); the
 Lichess requests come from the sandbox's request log. A loop-lag probe (`bench/loop_lag.py`) on the bot's event
-loop gives each round change's longest stall (target < 100 ms), beside the same probe on an idle loop in another
-process (the machine's own delays), and the longest full garbage collection of the bot's process (`gc.callbacks`),
+loop gives each round change's longest stall (target < 100 ms) and the longest part of a stall that the loop's own
+thread spent running (in the whole change and in the start job alone), beside the same probe on an idle loop in
+another process (the machine's own delays), and the longest full garbage collection of the bot's process (`gc.callbacks`),
 which holds the loop for its whole walk. The table goes to docs/benchmarks.md under '## A round end to end' (other
 sections are kept).
 """
