@@ -16,9 +16,9 @@ after the engine each round used, which `auto` picks by size); the
 Lichess requests come from the sandbox's request log. A loop-lag probe (`bench/loop_lag.py`) on the bot's event
 loop gives each round change's longest stall (target < 100 ms) and the longest part of a stall that the loop's own
 thread spent running (in the whole change and in the start job alone), beside the same probe on an idle loop in
-another process (the machine's own delays), and the longest full garbage collection of the bot's process (`gc.callbacks`),
-which holds the loop for its whole walk. The table goes to docs/benchmarks.md under '## A round end to end' (other
-sections are kept).
+another process (the machine's own delays), and the longest full garbage collection of the bot's process
+(`gc.callbacks`), which holds the loop for its whole walk. The table goes to docs/benchmarks.md under '## A round end
+to end' (other sections are kept).
 """
 
 from __future__ import annotations
