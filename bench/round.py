@@ -14,10 +14,11 @@ the storage and pairing functions the director calls, the gateway's calls, the s
 announcer (the pairing: `bot.director.round_pairing.pair_round`, in a worker process unless `--threads`, named
 after the engine each round used, which `auto` picks by size); the
 Lichess requests come from the sandbox's request log. A loop-lag probe (`bench/loop_lag.py`) on the bot's event
-loop gives each round change's longest stall (target < 100 ms), beside the same probe on an idle loop in another
-process (the machine's own delays), and the longest full garbage collection of the bot's process (`gc.callbacks`),
-which holds the loop for its whole walk. The table goes to docs/benchmarks.md under '## A round end to end' (other
-sections are kept).
+loop gives each round change's longest stall (target < 100 ms) and the longest part of a stall that the loop's own
+thread spent running (in the whole change and in the start job alone), beside the same probe on an idle loop in
+another process (the machine's own delays), and the longest full garbage collection of the bot's process
+(`gc.callbacks`), which holds the loop for its whole walk. The table goes to docs/benchmarks.md under '## A round end
+to end' (other sections are kept).
 """
 
 from __future__ import annotations
@@ -278,6 +279,8 @@ class Sample:
     stretches: list[tuple[float, float]]
     idle_stall: float = 0.0  # an idle loop's longest stall in another process meanwhile: the machine's share
     gc_pause: float = 0.0  # the longest full garbage collection of the bot's process in the stretch, seconds
+    own_stall: float = 0.0  # the longest part of a stall the loop's thread spent running (`LoopLag.longest_own`)
+    own_start: float = 0.0  # the same within the start job alone
 
     @property
     def total(self) -> float:
@@ -436,6 +439,9 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
             before = len(await control.requests())
             stretches = await measure_round(scheduler, clock, announcer, number)
             stall = max(lag.longest(start, end + 2 * lag.interval) for start, end in stretches)
+            own = max(lag.longest_own(start, end + 2 * lag.interval) for start, end in stretches)
+            started = timeline.within("job start_round", stretches[0][0], stretches[-1][1])
+            own_start = max((lag.longest_own(start, end + 2 * lag.interval) for start, end in started), default=0.0)
             pause = max(pauses.longest(start, end) for start, end in stretches)
             engines = timeline.named(ENGINE, stretches[0][0], stretches[-1][1])
             log = (await control.requests())[before:]
@@ -446,12 +452,24 @@ async def run_event(args: argparse.Namespace, seed: int, timeline: Timeline) -> 
             engine = ", ".join(sorted({e.removeprefix(ENGINE) for e in engines})) or "none"
             samples.append(
                 Sample(
-                    number, len(view.boards), phases(timeline, stretches), calls, engine, stall, stretches, 0.0, pause
+                    number,
+                    len(view.boards),
+                    phases(timeline, stretches),
+                    calls,
+                    engine,
+                    stall,
+                    stretches,
+                    0.0,
+                    pause,
+                    own,
+                    own_start,
                 )
             )
             print(
                 f"  round {number}: {len(view.boards)} boards, {engine}, {samples[-1].total:.2f} s,"
-                f" longest loop stall {stall * 1000:.0f} ms, longest full GC {pause * 1000:.0f} ms",
+                f" longest loop stall {stall * 1000:.0f} ms (the loop running {own * 1000:.0f} ms,"
+                f" in the start job {own_start * 1000:.0f} ms),"
+                f" longest full GC {pause * 1000:.0f} ms",
                 flush=True,
             )
     return [
@@ -482,6 +500,8 @@ class RoundRow:
     stall: float
     idle_stall: float
     gc_pause: float
+    own_stall: float
+    own_start: float
 
 
 def median_by_round(runs: list[list[Sample]]) -> list[RoundRow]:
@@ -494,7 +514,12 @@ def median_by_round(runs: list[list[Sample]]) -> list[RoundRow]:
         totals = [s.total for s in same]
         stall, idle = max(s.stall for s in same), max(s.idle_stall for s in same)
         pause = max(s.gc_pause for s in same)
-        rows.append(RoundRow(first.round, first.boards, engines, med, min(totals), max(totals), stall, idle, pause))
+        own, own_start = max(s.own_stall for s in same), max(s.own_start for s in same)
+        rows.append(
+            RoundRow(
+                first.round, first.boards, engines, med, min(totals), max(totals), stall, idle, pause, own, own_start
+            )
+        )
     return rows
 
 
@@ -539,6 +564,10 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
         f" {STALL_TARGET * 1000:.0f} ms (the loop then answers Discord's interactions and the pages meanwhile)."
         " *Idle loop* is the same probe meanwhile in another process whose loop does nothing else: on a shared"
         " machine the operating system delays whole processes too, and that share is the machine's, not the bot's."
+        " *Of it the loop running*: the longest part of a stall that the loop's own thread spent running"
+        " (`LoopLag.longest_own`: its CPU time beyond the probe's sleep), in the whole stretch and in the start job"
+        " alone; the rest of a stall is the thread waiting (the machine's other processes, or another thread of"
+        " the process holding the GIL)."
         " *Longest full GC*: the longest full garbage collection of the bot's process in the stretch"
         " (`gc.callbacks`), which holds the loop for its whole walk of the process's objects.",
         "",
@@ -552,15 +581,17 @@ def report(args: argparse.Namespace, runs: list[list[Sample]], patched: dict[str
     lines += [
         "| round | boards | engine | "
         + " | ".join(PHASES)
-        + " | total (min to max) | longest loop stall (ms) | idle loop (ms) | longest full GC (ms) |",
-        "|---|---:|---|" + "---:|" * len(PHASES) + "---:|---:|---:|---:|",
+        + " | total (min to max) | longest loop stall (ms) | of it the loop running (ms) | in the start job (ms)"
+        " | idle loop (ms) | longest full GC (ms) |",
+        "|---|---:|---|" + "---:|" * len(PHASES) + "---:|---:|---:|---:|---:|---:|",
     ]
     for row in median_by_round(runs):
         cells = " | ".join(f"{row.med[name]:.3f}" for name in PHASES)
         verdict = "✓" if row.stall < STALL_TARGET else "✗"
         lines.append(
             f"| {label(row.round)} | {row.boards} | {row.engine} | {cells} | **{row.med['total']:.2f}**"
-            f" ({row.low:.2f} to {row.high:.2f}) | {row.stall * 1000:.0f} {verdict} | {row.idle_stall * 1000:.0f}"
+            f" ({row.low:.2f} to {row.high:.2f}) | {row.stall * 1000:.0f} {verdict} | {row.own_stall * 1000:.0f}"
+            f" | {row.own_start * 1000:.0f} | {row.idle_stall * 1000:.0f}"
             f" | {row.gc_pause * 1000:.0f} |"
         )
     endpoints = sorted({name for sample in runs[0] for name in sample.requests})

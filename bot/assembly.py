@@ -124,8 +124,9 @@ def open_lichess(
 
 @dataclass
 class App:
-    """The assembled application: `start` makes the worker processes, opens the game stream, the web endpoint and
-    the scheduler (in that order), `close` stops them the other way round and closes the services."""
+    """The assembled application: `start` asks for the worker processes (made by the first work that needs one),
+    opens the game stream, the web endpoint and the scheduler (in that order), `close` stops them the other way round
+    and closes the services."""
 
     services: Services
     director: Director
@@ -143,8 +144,8 @@ class App:
         return self.director.ctx.workers
 
     async def start(self) -> None:
-        """Make the worker processes, start the game stream, the web endpoint, then the scheduler (which runs the
-        jobs due at once)."""
+        """Ask for the worker processes (the first work sent to them makes them, off the loop), start the game
+        stream, the web endpoint, then the scheduler (which runs the jobs due at once)."""
         self.workers.start()
         for part in (self.feeder, self.web):
             if part is not None:

@@ -2,10 +2,13 @@
 
 Pure-Python work in a thread still holds the GIL that the event loop needs, so the loop stalls for the length of
 each switch interval over and over; in another process it stalls for nothing. `Workers.run(fn, *args)` runs a
-module-level function on plain data (both pickle) in the pool once `start` made one (`bot.assembly.App.start`;
+module-level function on plain data (both pickle) in the pool once `start` asked for one (`bot.assembly.App.start`;
 `processes` from `[director] worker_processes`), and in a thread before that, after `close`, with
-`processes = 0` (the tests). A worker that dies (killed, out of memory) breaks the pool: a new one is made and
-takes the call once more; a call that kills that one too fails (its job tries again later), never in this process.
+`processes = 0` (the tests). The pool is made by the first call that needs it, in a thread (spawning a process
+and sending it what it needs to start takes the calling thread milliseconds), so an application that never pairs
+or computes tables starts no process, and the loop goes on while the first one starts. A worker that dies (killed,
+out of memory) breaks the pool: a new one is made and takes the call once more; a call that kills that one too
+fails (its job tries again later), never in this process.
 """
 
 from __future__ import annotations
@@ -75,34 +78,61 @@ def _warm() -> None:
     gc.freeze()  # the imports live as long as the worker: no full collection walks them again
 
 
+def _pool_of(processes: int) -> ProcessPoolExecutor:
+    """A pool of `processes` spawned workers (no copy of the loop's threads or sockets; a lower priority than the
+    loop's process, `WORKER_NICENESS`), each started and warming (`_warm`) when this returns."""
+    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker)
+    for _ in range(processes):
+        pool.submit(_warm)  # each submit to a pool without an idle worker spawns one, here rather than on the loop
+    return pool
+
+
 @dataclass
 class Workers:
     """The application's worker processes (`processes` of them, 0 for threads only), made by `start`."""
 
     processes: int = 0
     _pool: ProcessPoolExecutor | None = field(default=None, repr=False)
+    _wanted: bool = field(default=False, repr=False)  # started and not closed: worker processes take the work
+    _making: asyncio.Future[None] | None = field(default=None, repr=False)  # the pool being made, for every caller
     offloaded: int = 0  # calls that ran in a worker process (tests observe it)
+    pools: int = 0  # pools made (tests observe when)
 
     @property
     def running(self) -> bool:
-        """A process pool takes the work (else threads do)."""
-        return self._pool is not None
+        """Worker processes take the work (made by the first call that needs them), else threads do."""
+        return self._wanted
 
     def start(self) -> None:
-        """Make the pool (spawned processes: no copy of the loop's threads or sockets; a lower priority than the
-        loop's process, `WORKER_NICENESS`) and warm its workers."""
-        if self.processes <= 0 or self._pool is not None:
-            return
-        self._pool = ProcessPoolExecutor(
-            self.processes, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
-        )
-        for _ in range(self.processes):
-            self._pool.submit(_warm)
+        """Ask for the pool: the first call makes it (`_pool_of`)."""
+        self._wanted = self.processes > 0
 
     async def close(self) -> None:
         """Shut the pool down (running calls finish, queued ones are cancelled); later calls run in threads."""
+        self._wanted = False
+        making = self._making
+        if making is not None and not making.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(making)  # the pool being made is shut down as soon as it is made
         pool, self._pool = self._pool, None
         if pool is not None:
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+
+    async def _opened(self) -> ProcessPoolExecutor | None:
+        """The pool, made now if there is none and one is wanted (one making for every caller: a caller cancelled
+        meanwhile does not leave a pool nobody holds); None when there is none."""
+        if self._pool is None and self._wanted:
+            if self._making is None or self._making.done():
+                self._making = asyncio.ensure_future(self._make())
+            await asyncio.shield(self._making)
+        return self._pool
+
+    async def _make(self) -> None:
+        pool = await asyncio.to_thread(_pool_of, self.processes)
+        self.pools += 1
+        if self._wanted and self._pool is None:
+            self._pool = pool
+        else:  # closed while it was being made
             await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -110,7 +140,7 @@ class Workers:
         plain data), else in a thread; never on the event loop."""
         call = functools.partial(fn, *args, **kwargs)
         for attempt in (1, 2):
-            pool = self._pool
+            pool = self._pool or await self._opened()
             if pool is None:
                 return await asyncio.to_thread(call)
             try:
@@ -118,10 +148,9 @@ class Workers:
             except BrokenProcessPool:
                 # A worker died (killed, out of memory): a new pool takes the call once more, then the next calls.
                 log.warning("a worker process died during %s (attempt %d)", getattr(fn, "__name__", fn), attempt)
-                if self._pool is pool:
+                if self._pool is pool:  # the next call (this one's second attempt) makes a new one
                     self._pool = None
                     pool.shutdown(wait=False, cancel_futures=True)
-                    self.start()
                 if attempt == 2:
                     raise
                 continue

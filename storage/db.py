@@ -6,13 +6,13 @@ import asyncio
 import logging
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import aiosqlite
 
@@ -34,6 +34,7 @@ logging.getLogger("aiosqlite").setLevel(logging.INFO)
 
 Row = sqlite3.Row
 Params = Sequence[Any]
+T = TypeVar("T")
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
@@ -80,6 +81,28 @@ def load_migrations(files: Iterable[tuple[str, str]] | None = None) -> tuple[Mig
     if [m.version for m in found] != expected:
         raise ValueError(f"migrations must be numbered 1..n without gaps, got {[m.version for m in found]}")
     return tuple(found)
+
+
+class Kept(Generic[T]):
+    """Objects made from rows, kept by the rows' values (each immutable, so shared by every read that holds them):
+    a process that reads an event at every change makes only the changed rows' objects again (the bot's event loop
+    made 2,000 entries in 20 to 30 ms at each job's read). At most `limit` are kept (then it starts again: a
+    2,000-player, 11-round event has 11,000 boards)."""
+
+    def __init__(self, make: Callable[[Row], T], limit: int) -> None:
+        self._make = make
+        self._limit = limit
+        self._kept: dict[tuple[object, ...], T] = {}
+
+    def made(self, row: Row) -> T:
+        """The object of a row, made once."""
+        key = tuple(row)
+        found = self._kept.get(key)
+        if found is None:
+            if len(self._kept) >= self._limit:
+                self._kept.clear()
+            found = self._kept[key] = self._make(row)
+        return found
 
 
 def utc_text(at: datetime) -> str:

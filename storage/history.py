@@ -9,7 +9,6 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
 
 from domain.entry import Entry, accelerated_group_size, numbered_entries
 from domain.event import STARTED, Event, EventStatus
@@ -26,8 +25,8 @@ from domain.rounds import (
 )
 from pairing import acceleration
 from pairing.model import NOT_PAIRED, Player, Points, RecordKind, RoundRecord, Scoring, Tournament
-from storage.db import Connection, Database, Row, fetchall, need_time, parse_time
-from storage.entries import EVENT_ENTRIES_SQL, entry_from_row
+from storage.db import Connection, Database, Kept, Row, fetchall, need_time, parse_time
+from storage.entries import EVENT_ENTRIES_SQL, KEPT_ENTRIES
 from storage.errors import DatabaseError, NotFound, classify
 from storage.events import EVENT_SQL, event_from_row
 
@@ -44,7 +43,6 @@ _LEAN_BOARD_SQL = (
     " b.decided_at, w.number AS white_number, k.number AS black_number" + _BOARD_PLAYERS
 )
 _RESULTS = {result.value: result for result in Result}
-T = TypeVar("T")
 
 
 def board_from_row(row: Row) -> BoardRow:
@@ -209,9 +207,14 @@ class History:
         return (self.rounds[-1].round.number if self.rounds else 0) + 1
 
 
-async def load_history(conn: Connection, event_id: int) -> History:
-    """Read an event's history inside an open transaction."""
-    return _history_from_rows(event_id, [await fetchall(conn, sql, (event_id,)) for sql in _HISTORY_SQL])
+async def load_history(conn: Connection, event_id: int, *, lean: bool = False) -> History:
+    """Read an event's history inside an open transaction; `lean`: each board without its game's data (`game_data`
+    None: what pairing, the jobs and the standings read), its objects kept for the next read (`Kept`)."""
+    if lean:
+        rows = [await fetchall(conn, sql, (event_id,)) for sql in _LEAN_HISTORY_SQL]
+        return _history_from_rows(event_id, rows, _KEPT_BOARDS.made)
+    rows = [await fetchall(conn, sql, (event_id,)) for sql in _HISTORY_SQL]
+    return _history_from_rows(event_id, rows)
 
 
 def read_history_file(path: str, event_id: int, *, keep: bool = True) -> History:
@@ -278,46 +281,23 @@ def _read_history(conn: sqlite3.Connection, event_id: int) -> History:
             conn.execute("ROLLBACK")
     except sqlite3.Error as exc:
         raise classify(exc) from exc
-    return _history_from_rows(event_id, rows, _KEPT_ENTRIES.made, _KEPT_BOARDS.made)
+    return _history_from_rows(event_id, rows, _KEPT_BOARDS.made)
 
 
-class _Kept(Generic[T]):
-    """Objects made from rows, kept by the rows' values (each immutable, so shared by the histories that hold
-    them): a worker that reads an event at every change makes only the changed rows' objects again. At most
-    `limit` are kept (then it starts again: a 2,000-player, 11-round event has 11,000 boards)."""
-
-    def __init__(self, make: Callable[[Row], T], limit: int) -> None:
-        self._make = make
-        self._limit = limit
-        self._kept: dict[tuple[object, ...], T] = {}
-
-    def made(self, row: Row) -> T:
-        """The object of a row, made once."""
-        key = tuple(row)
-        found = self._kept.get(key)
-        if found is None:
-            if len(self._kept) >= self._limit:
-                self._kept.clear()
-            found = self._kept[key] = self._make(row)
-        return found
-
-
-_KEPT_ENTRIES = _Kept(entry_from_row, 1 << 13)
-_KEPT_BOARDS = _Kept(board_from_row, 1 << 15)
+_KEPT_BOARDS = Kept(board_from_row, 1 << 15)  # boards without their game's data: 12.5 MiB when full
 
 
 def _history_from_rows(
     event_id: int,
     rows: Sequence[Sequence[Row]],
-    entry_of: Callable[[Row], Entry] = entry_from_row,
     board_of: Callable[[Row], BoardRow] = board_from_row,
 ) -> History:
-    """A history from the rows of `_HISTORY_SQL`'s queries."""
+    """A history from the rows of `_HISTORY_SQL`'s queries (each entry made once a process, `KEPT_ENTRIES`)."""
     events, entry_rows, rounds, boards, byes, requested, forbidden = rows
     if not events:
         raise NotFound(f"there is no event {event_id}")
     event = event_from_row(events[0])
-    entries = [entry_of(r) for r in entry_rows]
+    entries = [KEPT_ENTRIES.made(r) for r in entry_rows]
     return History(
         event=event,
         numbered=numbered_entries(event, entries),

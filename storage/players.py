@@ -23,8 +23,12 @@ class LinkCode:
     expires_at: datetime
 
 
+_NO_FIDE = FideProfile()  # most players' (immutable, so one for all of them)
+
+
 def player_from_row(row: Row, prefix: str = "") -> PlayerRow:
     """A players row (columns optionally prefixed, for joins) as a PlayerRow."""
+    fide = (row[prefix + "fide_id"], row[prefix + "federation"], row[prefix + "title"], row[prefix + "birth_year"])
     return PlayerRow(
         id=int(row[prefix + "id"]),
         discord_id=int(row[prefix + "discord_id"]),
@@ -33,12 +37,7 @@ def player_from_row(row: Row, prefix: str = "") -> PlayerRow:
         lichess_name=row[prefix + "lichess_name"],
         linked_at=parse_time(row[prefix + "linked_at"]),
         created_at=need_time(row[prefix + "created_at"]),
-        fide=FideProfile(
-            fide_id=row[prefix + "fide_id"],
-            federation=row[prefix + "federation"],
-            title=row[prefix + "title"],
-            birth_year=row[prefix + "birth_year"],
-        ),
+        fide=_NO_FIDE if fide == (None, None, None, None) else FideProfile(*fide),
     )
 
 

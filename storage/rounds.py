@@ -13,7 +13,7 @@ from domain.result import GameStatus
 from domain.rounds import BoardRow, RoundRow, RoundStatus, RoundSummary, is_decided
 from pairing.model import Pairing, RecordKind
 from storage import audit
-from storage.db import Connection, Database, execute, executemany, fetchall, fetchone, utc_text
+from storage.db import Connection, Database, Kept, Row, execute, executemany, fetchall, fetchone, utc_text
 from storage.entries import last_paired_round
 from storage.errors import InvalidPairing, NotFound, RoundIncomplete, RoundNotNext, WrongStatus
 from storage.history import (
@@ -25,6 +25,14 @@ from storage.history import (
     load_rounds,
     round_from_row,
 )
+
+# A round's boards without a game's data (not decided, or decided without a game), each made once a process while its
+# row stays the same: a round's start reads its boards several times (1,000 of them at 2,000 players).
+_KEPT_BOARDS = Kept(board_from_row, 1 << 13)
+
+
+def _board(row: Row) -> BoardRow:
+    return _KEPT_BOARDS.made(row) if row["game_data"] is None else board_from_row(row)
 
 
 async def load_round(conn: Connection, event_id: int, number: int) -> RoundSummary:
@@ -40,7 +48,7 @@ async def load_round(conn: Connection, event_id: int, number: int) -> RoundSumma
     )
     return RoundSummary(
         round_from_row(row),
-        tuple(board_from_row(b) for b in boards),
+        tuple(_board(b) for b in boards),
         {int(b["player_id"]): RecordKind(b["kind"]) for b in byes},
     )
 
@@ -72,7 +80,7 @@ async def store_pairing(
     players who should play, each once.
     """
     async with db.transaction() as conn:
-        history = await load_history(conn, event_id)
+        history = await load_history(conn, event_id, lean=True)
         check_running(history)
         if (
             history.rounds

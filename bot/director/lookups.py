@@ -32,10 +32,11 @@ async def get_event(db: Database, event_id: int) -> Event:
 
 async def event_history(db: Database, event_id: int) -> History:
     """The event's whole state (its row, entries, rounds, bye requests, forbidden pairs) in one read, or
-    EventNotFound: what a job loads once and passes down."""
+    EventNotFound: what a job loads once and passes down. Its boards come without their games' data, which no job
+    reads (the exports read it): less to read and to send to the pairing's worker."""
     try:
         async with db.snapshot() as conn:
-            return await load_history(conn, event_id)
+            return await load_history(conn, event_id, lean=True)
     except storage_errors.NotFound:
         raise EventNotFound(f"There is no event #{event_id}.") from None
 

@@ -4,16 +4,19 @@ and a dead worker does not leave the bot without workers."""
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import signal
 import sys
 import threading
 from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
 
+from bot import workers as workers_module
 from bot.workers import WORKER_NICENESS, Workers
 
 
@@ -110,3 +113,37 @@ def alive(pid: int) -> bool:
             return stat.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+async def test_start_makes_no_process_the_first_call_makes_it_in_a_thread_while_the_loop_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made_in: list[int] = []
+    make = workers_module._pool_of
+
+    def pool_of(processes: int) -> ProcessPoolExecutor:
+        made_in.append(threading.get_ident())
+        return make(processes)
+
+    monkeypatch.setattr(workers_module, "_pool_of", pool_of)
+    children = set(multiprocessing.active_children())
+    workers = Workers(1)
+    workers.start()
+    try:
+        assert (workers.running, workers.pools, set(multiprocessing.active_children())) == (True, 0, children)
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.001)
+
+        ticker = asyncio.create_task(tick())
+        first, second = await asyncio.gather(workers.run(where), workers.run(where))  # two callers, one pool
+        ticker.cancel()
+    finally:
+        await workers.close()
+    assert first[0] == second[0] != os.getpid()
+    assert workers.pools == 1 and made_in != [threading.get_ident()] and len(made_in) == 1
+    assert ticks > 1  # the loop ran other tasks while the worker started and warmed
