@@ -114,6 +114,9 @@ PART_WINDOW = 16
 # Each group's steps are first read from one optimal dual of the engine's weights (`_Engine._natural`); off, every
 # step is solved as a matching with the partner priorities (the tests compare the two).
 NATURAL = True
+# A group's steps are first read from duals written down from its colour preferences (`_Engine._by_colours`), where
+# they are optimal; off, they are always read from a solved matching (`_natural`; the tests compare the two).
+BY_COLOURS = True
 
 
 @dataclass(frozen=True)
@@ -675,6 +678,7 @@ class _Engine:
         holders: list[int] = []
         ranges = [(a, b) for a, b in itertools.pairwise(sg) if a < b]
         below: dict[int, _Part | None] = {}
+        chains: dict[int, frozenset[int] | None] = {}
         index = -1
         for end in sg[1:]:
             if begin == end:
@@ -686,7 +690,11 @@ class _Engine:
                 floater = None
             group = _sorted_group(group, order)
             self._set_group(group)
-            natural = self._natural(group, ranges, index, below) if NATURAL and not self._holding(holders) else None
+            natural = None
+            if NATURAL and not self._holding(holders):
+                natural = self._by_colours(group, ranges, index, chains) if BY_COLOURS else None
+                if natural is None:
+                    natural = self._natural(group, ranges, index, below)
             if natural is not None:
                 for v, m in natural[0]:
                     paired[v] = paired[m] = True
@@ -756,6 +764,161 @@ class _Engine:
     def _holding(self, holders: Sequence[int]) -> bool:
         """True when a floater still holds partner priorities in the graph."""
         return any(w % _COLOUR for h in holders for w in self.weights[h].values())
+
+    def _by_colours(
+        self,
+        group: Sequence[int],
+        ranges: Sequence[tuple[int, int]],
+        index: int,
+        chains: dict[int, frozenset[int] | None],
+    ) -> tuple[list[tuple[int, int]], int | None] | None:
+        """The group's pairs and floater where optimal duals can be written down from its colour preferences alone
+        (no weighted solve); None where they cannot (`_natural` then reads them from a solved matching).
+
+        Every heaviest matching pairs all the players, pairs once across each odd boundary down to the next even one
+        and never across that (the groups are valid), and among those has the most colour-compatible pairs in the
+        group (only its edges carry colours yet). The groups below then weigh the same whichever player floats down
+        to them, as long as the rest can still be paired so: a stand-in vertex joined to the players who may float
+        (`_removable` below) turns the group's choice into a perfect matching of the group and the stand-in with the
+        most compatible pairs. Vertex duals in half colour units bound that: one each (the stand-in minus one), or,
+        where one preference outnumbers the others and the stand-in together, none for its players and two for the
+        others. Where a perfect matching of the tight edges exists it is optimal, and every optimal one is made of
+        tight edges only (no blossom duals), so each step is read exactly on the tight edges as `_natural` reads it.
+        """
+        weights, preference = self.weights, self.preference
+        members = set(group)
+        odd = len(group) % 2 == 1
+        lower = range(*ranges[index + 1]) if index + 1 < len(ranges) else range(0)
+        if odd and not lower:
+            return None
+        full, plain = _COMPAT + _SAME + _COLOUR, _COMPAT + _SAME
+        for x in group:
+            for y, w in weights[x].items():
+                if y in members:
+                    if w != full and w != plain:
+                        return None
+                elif not (odd and y in lower and w == _COMPAT):
+                    return None
+        down = self._removable(ranges, index + 1, chains) if odd else frozenset()
+        if down is None or (odd and not down):
+            return None
+        stand_in = self.n
+        count = {Colour.WHITE: 0, Colour.BLACK: 0, None: 0}
+        for x in group:
+            count[preference[x]] += 1
+        heavy: Colour | None = None
+        for colour in (Colour.WHITE, Colour.BLACK):
+            if count[colour] > count[colour.opposite] + count[None] + odd:
+                heavy = colour
+        if heavy is None:
+            dual, stand_dual = dict.fromkeys(group, 1), -1
+        else:
+            dual, stand_dual = {x: 0 if preference[x] is heavy else 2 for x in group}, 0
+        adjacency: dict[int, list[int]] = {x: [] for x in group}
+        floating: list[int] = []
+        for x in group:
+            dx, own = dual[x], adjacency[x]
+            for y, w in weights[x].items():
+                if y in members and dx + dual[y] == (2 if w == full else 0):
+                    own.append(y)
+            if odd and dx + stand_dual == 0 and not down.isdisjoint(weights[x]):
+                own.append(stand_in)
+                floating.append(x)
+        if odd:
+            adjacency[stand_in] = floating
+        vertices = list(adjacency)
+        local = {v: k for k, v in enumerate(vertices)}
+        got = max_cardinality_matching([[local[y] for y in adjacency[v]] for v in vertices])
+        if -1 in got:
+            return None
+        mate = {v: vertices[got[k]] for k, v in enumerate(vertices)}
+        neighbours = adjacency.__getitem__
+        size = self.n + 1
+        taken: set[int] = set()
+        free = list(group)
+        pairs: list[tuple[int, int]] = []
+        floaters: list[int] = []
+        while free:
+            v = free.pop(0)
+            options = set(adjacency[v])
+            reachable: set[int] | None = None
+            for j in range(len(free) - 1, -1, -1):
+                u = free[j]
+                if u not in options:
+                    continue
+                if mate[v] != u:
+                    if reachable is not None and u not in reachable:
+                        continue
+                    path = _augmenting_path(mate[v], mate[u], mate, neighbours, taken | {v, u}, size)
+                    if path is None:
+                        if reachable is None:
+                            # The partners v can take with the others still perfectly matched on tight edges: the
+                            # even vertices of one search from v's partner (v and the pairs made left out).
+                            reachable = set()
+                            _augmenting_path(mate[v], None, mate, neighbours, taken | {v}, size, reachable)
+                        continue
+                    mate[v], mate[u] = u, v
+                    for k in range(0, len(path), 2):
+                        mate[path[k]], mate[path[k + 1]] = path[k + 1], path[k]
+                taken |= {v, u}
+                pairs.append((v, free.pop(j)))
+                break
+            else:
+                floaters.append(v)
+        if len(floaters) > int(odd):
+            return None
+        return pairs, (floaters[0] if floaters else None)
+
+    def _removable(
+        self, ranges: Sequence[tuple[int, int]], index: int, chains: dict[int, frozenset[int] | None]
+    ) -> frozenset[int] | None:
+        """The players of group `index` whose pairing with one player from above leaves the group and those below it
+        a valid pairing down to the next even boundary (one floater down each odd one), or None (memoised).
+
+        Read before the group's turn, while its edges are still those of the group forming (none is fixed yet, no
+        colours): each the same weight inside the group and across, so only whether the pairing exists matters. A
+        player is one of them where the group (with a stand-in for the next group's, joined to the players who can
+        float to one of those, when it floats one down) without it has a perfect matching: the even vertices of a
+        search from the vertex a maximum matching leaves free. None where the edges are not as the forming left them.
+        """
+        if index in chains:
+            return chains[index]
+        chains[index] = None
+        weights = self.weights
+        group = range(*ranges[index])
+        above = range(*ranges[index - 1])
+        floats = len(group) % 2 == 0
+        lower = range(*ranges[index + 1]) if index + 1 < len(ranges) else range(0)
+        if floats and not lower:
+            return None
+        for x in group:
+            for y, w in weights[x].items():
+                if y in group:
+                    if w != _COMPAT + _SAME:
+                        return None
+                elif not (w == _COMPAT and (y in above or (floats and y in lower))):
+                    return None
+        down = self._removable(ranges, index + 1, chains) if floats else frozenset()
+        if down is None or (floats and not down):
+            return None
+        start = group.start
+        stand_in = len(group)
+        adjacency: list[list[int]] = [[] for _ in range(stand_in + floats)]
+        for x in group:
+            own = adjacency[x - start]
+            own.extend(y - start for y in weights[x] if y in group)
+            if floats and not down.isdisjoint(weights[x]):
+                own.append(stand_in)
+                adjacency[stand_in].append(x - start)
+        got = max_cardinality_matching(adjacency)
+        exposed = [k for k, m in enumerate(got) if m < 0]
+        if len(exposed) != 1:
+            return None
+        even: set[int] = set()
+        mate = {k: m for k, m in enumerate(got) if m >= 0}
+        _augmenting_path(exposed[0], None, mate, adjacency.__getitem__, (), len(adjacency), even)
+        chains[index] = frozenset(start + k for k in even if k < stand_in)
+        return chains[index]
 
     def _natural(
         self, group: Sequence[int], ranges: Sequence[tuple[int, int]], index: int, below: dict[int, _Part | None]
