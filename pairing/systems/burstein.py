@@ -321,18 +321,23 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
     rank_index = {number: k for k, number in enumerate(valid)}
     acc = _acceleration(views)
     records = {number: tournament.player(number).records(views.round) for number in valid}
-    scored = {number: [scoring.points(r) for r in rows] for number, rows in records.items()}
+    fractions = {number: [scoring.points(r) for r in rows] for number, rows in records.items()}
     scores = {number: views.score(number) for number in numbers}
-    # Every value in whole units of one common denominator (sums and products of these values only).
-    values = {scoring.win, scoring.draw, scoring.forfeit_loss, *acc.values(), *scores.values()}
-    values.update(points for row in scored.values() for points in row)
+    # Every value in whole units of one common denominator (sums and products of these values only). A record's
+    # points are one of the scoring's few value objects: they are found by identity, as hashing a Fraction takes a
+    # modular inverse each time.
+    kept = {scoring.win, scoring.draw, scoring.forfeit_loss}
+    distinct = {id(value): value for value in kept} | {id(p): p for row in fractions.values() for p in row}
+    values = {*distinct.values(), *acc.values(), *scores.values()}
     denominator = math.lcm(*(Fraction(value).denominator for value in values))
     unit = {value: int(value * denominator) for value in values}
+    by_identity = {key: unit[value] for key, value in distinct.items()}
+    scored = {number: [by_identity[id(p)] for p in row] for number, row in fractions.items()}
     draw = unit[scoring.draw]
     own = {number: unit[value] for number, value in acc.items()}
     adjusted = {
         number: own.get(number, 0)
-        + sum(unit[points] if r.is_played else draw for r, points in zip(rows, scored[number], strict=True))
+        + sum(points if r.is_played else draw for r, points in zip(rows, scored[number], strict=True))
         for number, rows in records.items()
     }
     states = {s.number: s for s in colour_states(views, numbers)}
@@ -342,13 +347,12 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
         virtual = accelerated + (played - 1) * draw
         sb = bh = 0
         contributions = []
-        for rec, fraction in zip(records[number], scored[number], strict=True):
-            points = unit[fraction]
+        for rec, points in zip(records[number], scored[number], strict=True):
             if rec.is_played:
                 assert rec.opponent is not None
                 value = adjusted.get(rec.opponent, 0)
             else:
-                value = virtual + unit[_virtual_opponent(rec, scoring)]
+                value = virtual + by_identity[id(_virtual_opponent(rec, scoring))]
             sb += points * value
             bh += value
             contributions.append(value)
