@@ -540,7 +540,8 @@ class _Engine:
             return low if mate[v] < 0 else min(low, mate[v])
 
         low = start
-        lowest = min(reach(v) for v in range(start, self.n))
+        # The players after the next group's first have no edge yet and were never matched: they reach only themselves.
+        lowest = min(reach(v) for v in range(start, min(self.n, sg[-1] + 1)))
         while lowest < low:
             low -= 1
             lowest = min(lowest, reach(low))
@@ -795,13 +796,12 @@ class _Engine:
         lower = range(*ranges[index + 1]) if index + 1 < len(ranges) else range(0)
         if odd and not lower:
             return None
-        full, plain = _COMPAT + _SAME + _COLOUR, _COMPAT + _SAME
+        # Every edge inside the group was just set (`_set_group`); those leaving it must go to the next group, as the
+        # group forming left them.
         for x in group:
-            for y, w in weights[x].items():
-                if y in members:
-                    if w != full and w != plain:
-                        return None
-                elif not (odd and y in lower and w == _COMPAT):
+            edges = weights[x]
+            for y in edges.keys() - members:
+                if not (odd and y in lower and edges[y] == _COMPAT):
                     return None
         down = self._removable(ranges, index + 1, chains) if odd else frozenset()
         if down is None or (odd and not down):
@@ -818,16 +818,23 @@ class _Engine:
             dual, stand_dual = dict.fromkeys(group, 1), -1
         else:
             dual, stand_dual = {x: 0 if preference[x] is heavy else 2 for x in group}, 0
-        adjacency: dict[int, list[int]] = {x: [] for x in group}
+        # The tight edges inside: the compatible ones where the duals are even; else every edge of an outnumbering
+        # player, and the compatible edges between the others and those players.
+        full = _COMPAT + _SAME + _COLOUR
+        adjacency: dict[int, list[int]] = {}
         floating: list[int] = []
         for x in group:
-            dx, own = dual[x], adjacency[x]
-            for y, w in weights[x].items():
-                if y in members and dx + dual[y] == (2 if w == full else 0):
-                    own.append(y)
-            if odd and dx + stand_dual == 0 and not down.isdisjoint(weights[x]):
+            edges = weights[x]
+            if heavy is None:
+                own = [y for y, w in edges.items() if w == full]
+            elif preference[x] is heavy:
+                own = [y for y in edges if y in members]
+            else:
+                own = [y for y, w in edges.items() if w == full and preference[y] is heavy]
+            if odd and dual[x] + stand_dual == 0 and not down.isdisjoint(edges):
                 own.append(stand_in)
                 floating.append(x)
+            adjacency[x] = own
         if odd:
             adjacency[stand_in] = floating
         vertices = list(adjacency)
@@ -895,25 +902,27 @@ class _Engine:
         lower = range(*ranges[index + 1]) if index + 1 < len(ranges) else range(0)
         if floats and not lower:
             return None
-        for x in group:
-            for y, w in weights[x].items():
-                if y in group:
-                    if w != _COMPAT + _SAME:
-                        return None
-                elif not (w == _COMPAT and (y in above or (floats and y in lower))):
-                    return None
         down = self._removable(ranges, index + 1, chains) if floats else frozenset()
         if down is None or (floats and not down):
             return None
-        start = group.start
+        start, stop = group.start, group.stop
         stand_in = len(group)
         adjacency: list[list[int]] = [[] for _ in range(stand_in + floats)]
         for x in group:
-            own = adjacency[x - start]
-            own.extend(y - start for y in weights[x] if y in group)
-            if floats and not down.isdisjoint(weights[x]):
+            edges = weights[x]
+            own = [y - start for y, w in edges.items() if w == _COMPAT + _SAME]
+            outside = [y for y in edges if not start <= y < stop]
+            # The edges of that weight all inside, every edge inside of it, and those leaving the group to its
+            # neighbours only, of the weight between groups.
+            if (own and (min(own) < 0 or max(own) >= stand_in)) or len(own) + len(outside) != len(edges):
+                return None
+            for y in outside:
+                if not (edges[y] == _COMPAT and (y in above or (floats and y in lower))):
+                    return None
+            if floats and not down.isdisjoint(edges):
                 own.append(stand_in)
                 adjacency[stand_in].append(x - start)
+            adjacency[x - start] = own
         got = max_cardinality_matching(adjacency)
         exposed = [k for k, m in enumerate(got) if m < 0]
         if len(exposed) != 1:

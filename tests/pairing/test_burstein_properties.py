@@ -241,6 +241,8 @@ def test_parts_solved_sparsely_or_built_directly_pair_as_parts_solved_whole(monk
     def weight(engine: burstein._Engine, mate: dict[int, int]) -> int:
         return sum(engine.small(engine.weights[x][y]) for x, y in mate.items() if x < y)
 
+    # The parts are those of the steps read from a solved optimum (`_natural`), not from the colour duals.
+    monkeypatch.setattr(burstein, "BY_COLOURS", False)
     rounds = 0
     for seed, players in ((21, 40), (22, 90), (23, 150)):
         event = generator.generate(seed, players, 7, pair=burstein_pair, forfeit_rate=0.04, half_bye_rate=0.03)
@@ -272,6 +274,7 @@ def test_steps_read_from_the_duals_pair_as_the_solved_steps_do(monkeypatch: pyte
         return got
 
     monkeypatch.setattr(burstein._Engine, "_natural", counted)
+    monkeypatch.setattr(burstein, "BY_COLOURS", False)
     rounds = 0
     events = ((11, 9, False), (12, 24, False), (13, 37, True), (14, 80, False), (15, 120, False))
     for seed, players, accelerated in events:
