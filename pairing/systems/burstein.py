@@ -41,8 +41,12 @@ identical but four where the reference stops and the bye goes to the next eligib
 is not part of the repository).
 Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only breaking
 ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so far) gives
-it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small integers
-(`_Engine._natural`; a part with many edges first on those between players close in the order, kept where its duals
+it, or none (it floats). That is read from one optimal dual of the graph. Mostly it is written down, with no
+weighted solve (`_Engine._by_colours`): every heaviest matching pairs once across each odd boundary down to the next
+even one, the groups below weigh the same whichever player floats down to them (those who may are read from
+cardinality matchings, `_removable`), and the group's most colour-compatible pairs are bounded by vertex duals made
+from its colour preferences' counts; where a perfect matching of their tight edges exists, those edges hold exactly
+the heaviest matchings. Elsewhere it is solved once a group on small integers (`_Engine._natural`; a part with many edges first on those between players close in the order, kept where its duals
 cover every edge, `_sparse_perfect`; the groups below, one even group or two odd ones paired once across, get their
 optimal duals directly, `_Engine._direct`, without a weighted solve): only a partner joined by a tight edge can be
 chosen, and each candidate, lowest first, is checked exactly by an augmenting path of tight edges between the two
