@@ -46,9 +46,10 @@ weighted solve (`_Engine._by_colours`): every heaviest matching pairs once acros
 even one, the groups below weigh the same whichever player floats down to them (those who may are read from
 cardinality matchings, `_removable`), and the group's most colour-compatible pairs are bounded by vertex duals made
 from its colour preferences' counts; where a perfect matching of their tight edges exists, those edges hold exactly
-the heaviest matchings. Elsewhere it is solved once a group on small integers (`_Engine._natural`; a part with many edges first on those between players close in the order, kept where its duals
-cover every edge, `_sparse_perfect`; the groups below, one even group or two odd ones paired once across, get their
-optimal duals directly, `_Engine._direct`, without a weighted solve): only a partner joined by a tight edge can be
+the heaviest matchings. Elsewhere it is solved once a group on small integers (`_Engine._natural`; a part with
+many edges first on those between players close in the order, kept where its duals cover every edge,
+`_sparse_perfect`; the groups below, one even group or two odd ones paired once across, get their optimal duals
+directly, `_Engine._direct`, without a weighted solve). Either way only a partner joined by a tight edge can be
 chosen, and each candidate, lowest first, is checked exactly by an augmenting path of tight edges between the two
 players' current partners (kept when the matching it makes weighs as much as the optimum), else by a matching solved
 without the two. Where that cannot be read (no perfect matching, more than one floater) each step is solved as the
@@ -910,19 +911,20 @@ class _Engine:
         if down is None or (floats and not down):
             return None
         start, stop = group.start, group.stop
+        members = set(group)
         stand_in = len(group)
         adjacency: list[list[int]] = [[] for _ in range(stand_in + floats)]
         for x in group:
             edges = weights[x]
-            own = [y - start for y, w in edges.items() if w == _COMPAT + _SAME]
-            outside = [y for y in edges if not start <= y < stop]
-            # The edges of that weight all inside, every edge inside of it, and those leaving the group to its
-            # neighbours only, of the weight between groups.
-            if (own and (min(own) < 0 or max(own) >= stand_in)) or len(own) + len(outside) != len(edges):
-                return None
+            own = [y - start for y in edges if start <= y < stop]
+            outside = edges.keys() - members
+            # Every edge leaving the group goes to a neighbour, of the weight between groups, and so (by their count)
+            # every edge inside is of the weight inside a group.
             for y in outside:
                 if not (edges[y] == _COMPAT and (y in above or (floats and y in lower))):
                     return None
+            if list(edges.values()).count(_COMPAT + _SAME) != len(own):
+                return None
             if floats and not down.isdisjoint(edges):
                 own.append(stand_in)
                 adjacency[stand_in].append(x - start)
