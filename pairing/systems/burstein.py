@@ -824,18 +824,20 @@ class _Engine:
         else:
             dual, stand_dual = {x: 0 if preference[x] is heavy else 2 for x in group}, 0
         # The tight edges inside: the compatible ones where the duals are even; else every edge of an outnumbering
-        # player, and the compatible edges between the others and those players.
+        # player, and the compatible edges between the others and those players. Each list runs from the group's
+        # lowest-ranked player up, so that the greedy start of the matching below is mostly the steps' own choice.
         full = _COMPAT + _SAME + _COLOUR
+        upward = group[::-1]
         adjacency: dict[int, list[int]] = {}
         floating: list[int] = []
         for x in group:
             edges = weights[x]
             if heavy is None:
-                own = [y for y, w in edges.items() if w == full]
+                own = [y for y in upward if edges.get(y) == full]
             elif preference[x] is heavy:
-                own = [y for y in edges if y in members]
+                own = [y for y in upward if y in edges]
             else:
-                own = [y for y, w in edges.items() if w == full and preference[y] is heavy]
+                own = [y for y in upward if edges.get(y) == full and preference[y] is heavy]
             if odd and dual[x] + stand_dual == 0 and not down.isdisjoint(edges):
                 own.append(stand_in)
                 floating.append(x)
