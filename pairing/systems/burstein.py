@@ -709,7 +709,7 @@ class _Engine:
                 for v, m in natural[0]:
                     paired[v] = paired[m] = True
                     pairs.append((v, m))
-                    self._finalize(v, m)
+                self._finalize_all(natural[0])
                 floater = natural[1]
                 holders = [] if floater is None else [floater]
                 begin = end
@@ -1215,6 +1215,16 @@ class _Engine:
             for y in self.weights[x]:
                 del self.weights[y][x]
             self.weights[x].clear()
+
+    def _finalize_all(self, pairs: Sequence[tuple[int, int]]) -> None:
+        """Fix all these pairs at once, as `_finalize` each (only the edges to players left are removed one by one)."""
+        weights = self.weights
+        gone = {x for pair in pairs for x in pair}
+        for x in gone:
+            own = weights[x]
+            for y in own.keys() - gone:
+                del weights[y][x]
+            own.clear()
 
 
 def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, int]) -> tuple[list[int], list[int]]:
