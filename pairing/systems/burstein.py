@@ -36,15 +36,21 @@ several equal optima the matcher returns (every one pairs exactly once across ea
 valid, `_Engine._witness`), so it re-solves only the players joined to the last group and takes any such
 matching. The engine reproduces every corpus case and agrees with a build of the reference engine on the
 generated rounds compared (5 589 rounds of 6-60 players, 758 of 60-250 and 66 of 300-1 600 for issue #26, all
-identical but four where the reference stops and the bye goes to the next eligible player, see above; earlier
-1 881 of 7-40 players, `tests/pairing/test_burstein_properties.scenario`; checked outside the tests: the binary
-is not part of the repository).
+identical but four where the reference stops and the bye goes to the next eligible player, see above; with the
+steps read from the colour duals, 3 549 of 6-60, 1 033 of 60-250 and 33 of 400-1 600, all identical but three such
+stops; earlier 1 881 of 7-40 players, `tests/pairing/test_burstein_properties.scenario`; checked outside the
+tests: the binary is not part of the repository).
 Inside a group every step keeps a heaviest matching of the engine's weights, its partner priorities only breaking
 ties, so a player's partner is the lowest-ranked one some heaviest matching (holding the pairs made so far) gives
-it, or none (it floats). That is read from one optimal dual of the graph, solved once a group on small integers
-(`_Engine._natural`; a part with many edges first on those between players close in the order, kept where its duals
-cover every edge, `_sparse_perfect`; the groups below, one even group or two odd ones paired once across, get their
-optimal duals directly, `_Engine._direct`, without a weighted solve): only a partner joined by a tight edge can be
+it, or none (it floats). That is read from one optimal dual of the graph. Mostly it is written down, with no
+weighted solve (`_Engine._by_colours`): every heaviest matching pairs once across each odd boundary down to the next
+even one, the groups below weigh the same whichever player floats down to them (those who may are read from
+cardinality matchings, `_removable`), and the group's most colour-compatible pairs are bounded by vertex duals made
+from its colour preferences' counts; where a perfect matching of their tight edges exists, those edges hold exactly
+the heaviest matchings. Elsewhere it is solved once a group on small integers (`_Engine._natural`; a part with
+many edges first on those between players close in the order, kept where its duals cover every edge,
+`_sparse_perfect`; the groups below, one even group or two odd ones paired once across, get their optimal duals
+directly, `_Engine._direct`, without a weighted solve). Either way only a partner joined by a tight edge can be
 chosen, and each candidate, lowest first, is checked exactly by an augmenting path of tight edges between the two
 players' current partners (kept when the matching it makes weighs as much as the optimum), else by a matching solved
 without the two. Where that cannot be read (no perfect matching, more than one floater) each step is solved as the
@@ -114,6 +120,9 @@ PART_WINDOW = 16
 # Each group's steps are first read from one optimal dual of the engine's weights (`_Engine._natural`); off, every
 # step is solved as a matching with the partner priorities (the tests compare the two).
 NATURAL = True
+# A group's steps are first read from duals written down from its colour preferences (`_Engine._by_colours`), where
+# they are optimal; off, they are always read from a solved matching (`_natural`; the tests compare the two).
+BY_COLOURS = True
 
 
 @dataclass(frozen=True)
@@ -318,18 +327,23 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
     rank_index = {number: k for k, number in enumerate(valid)}
     acc = _acceleration(views)
     records = {number: tournament.player(number).records(views.round) for number in valid}
-    scored = {number: [scoring.points(r) for r in rows] for number, rows in records.items()}
+    fractions = {number: [scoring.points(r) for r in rows] for number, rows in records.items()}
     scores = {number: views.score(number) for number in numbers}
-    # Every value in whole units of one common denominator (sums and products of these values only).
-    values = {scoring.win, scoring.draw, scoring.forfeit_loss, *acc.values(), *scores.values()}
-    values.update(points for row in scored.values() for points in row)
+    # Every value in whole units of one common denominator (sums and products of these values only). A record's
+    # points are one of the scoring's few value objects: they are found by identity, as hashing a Fraction takes a
+    # modular inverse each time.
+    kept = {scoring.win, scoring.draw, scoring.forfeit_loss}
+    distinct = {id(value): value for value in kept} | {id(p): p for row in fractions.values() for p in row}
+    values = {*distinct.values(), *acc.values(), *scores.values()}
     denominator = math.lcm(*(Fraction(value).denominator for value in values))
     unit = {value: int(value * denominator) for value in values}
+    by_identity = {key: unit[value] for key, value in distinct.items()}
+    scored = {number: [by_identity[id(p)] for p in row] for number, row in fractions.items()}
     draw = unit[scoring.draw]
     own = {number: unit[value] for number, value in acc.items()}
     adjusted = {
         number: own.get(number, 0)
-        + sum(unit[points] if r.is_played else draw for r, points in zip(rows, scored[number], strict=True))
+        + sum(points if r.is_played else draw for r, points in zip(rows, scored[number], strict=True))
         for number, rows in records.items()
     }
     states = {s.number: s for s in colour_states(views, numbers)}
@@ -339,13 +353,12 @@ def _players(views: RoundViews, numbers: Sequence[int]) -> list[_Player]:
         virtual = accelerated + (played - 1) * draw
         sb = bh = 0
         contributions = []
-        for rec, fraction in zip(records[number], scored[number], strict=True):
-            points = unit[fraction]
+        for rec, points in zip(records[number], scored[number], strict=True):
             if rec.is_played:
                 assert rec.opponent is not None
                 value = adjusted.get(rec.opponent, 0)
             else:
-                value = virtual + unit[_virtual_opponent(rec, scoring)]
+                value = virtual + by_identity[id(_virtual_opponent(rec, scoring))]
             sb += points * value
             bh += value
             contributions.append(value)
@@ -533,7 +546,8 @@ class _Engine:
             return low if mate[v] < 0 else min(low, mate[v])
 
         low = start
-        lowest = min(reach(v) for v in range(start, self.n))
+        # The players after the next group's first have no edge yet and were never matched: they reach only themselves.
+        lowest = min(reach(v) for v in range(start, min(self.n, sg[-1] + 1)))
         while lowest < low:
             low -= 1
             lowest = min(lowest, reach(low))
@@ -675,6 +689,7 @@ class _Engine:
         holders: list[int] = []
         ranges = [(a, b) for a, b in itertools.pairwise(sg) if a < b]
         below: dict[int, _Part | None] = {}
+        chains: dict[int, frozenset[int] | None] = {}
         index = -1
         for end in sg[1:]:
             if begin == end:
@@ -686,12 +701,16 @@ class _Engine:
                 floater = None
             group = _sorted_group(group, order)
             self._set_group(group)
-            natural = self._natural(group, ranges, index, below) if NATURAL and not self._holding(holders) else None
+            natural = None
+            if NATURAL and not self._holding(holders):
+                natural = self._by_colours(group, ranges, index, chains) if BY_COLOURS else None
+                if natural is None:
+                    natural = self._natural(group, ranges, index, below)
             if natural is not None:
                 for v, m in natural[0]:
                     paired[v] = paired[m] = True
                     pairs.append((v, m))
-                    self._finalize(v, m)
+                self._finalize_all(natural[0])
                 floater = natural[1]
                 holders = [] if floater is None else [floater]
                 begin = end
@@ -756,6 +775,172 @@ class _Engine:
     def _holding(self, holders: Sequence[int]) -> bool:
         """True when a floater still holds partner priorities in the graph."""
         return any(w % _COLOUR for h in holders for w in self.weights[h].values())
+
+    def _by_colours(
+        self,
+        group: Sequence[int],
+        ranges: Sequence[tuple[int, int]],
+        index: int,
+        chains: dict[int, frozenset[int] | None],
+    ) -> tuple[list[tuple[int, int]], int | None] | None:
+        """The group's pairs and floater where optimal duals can be written down from its colour preferences alone
+        (no weighted solve); None where they cannot (`_natural` then reads them from a solved matching).
+
+        Every heaviest matching pairs all the players, pairs once across each odd boundary down to the next even one
+        and never across that (the groups are valid), and among those has the most colour-compatible pairs in the
+        group (only its edges carry colours yet). The groups below then weigh the same whichever player floats down
+        to them, as long as the rest can still be paired so: a stand-in vertex joined to the players who may float
+        (`_removable` below) turns the group's choice into a perfect matching of the group and the stand-in with the
+        most compatible pairs. Vertex duals in half colour units bound that: one each (the stand-in minus one), or,
+        where one preference outnumbers the others and the stand-in together, none for its players and two for the
+        others. Where a perfect matching of the tight edges exists it is optimal, and every optimal one is made of
+        tight edges only (no blossom duals), so each step is read exactly on the tight edges as `_natural` reads it.
+        """
+        weights, preference = self.weights, self.preference
+        members = set(group)
+        odd = len(group) % 2 == 1
+        lower = range(*ranges[index + 1]) if index + 1 < len(ranges) else range(0)
+        if odd and not lower:
+            return None
+        # Every edge inside the group was just set (`_set_group`); those leaving it must go to the next group, as the
+        # group forming left them.
+        for x in group:
+            edges = weights[x]
+            for y in edges.keys() - members:
+                if not (odd and y in lower and edges[y] == _COMPAT):
+                    return None
+        down = self._removable(ranges, index + 1, chains) if odd else frozenset()
+        if down is None or (odd and not down):
+            return None
+        stand_in = self.n
+        count = {Colour.WHITE: 0, Colour.BLACK: 0, None: 0}
+        for x in group:
+            count[preference[x]] += 1
+        heavy: Colour | None = None
+        for colour in (Colour.WHITE, Colour.BLACK):
+            if count[colour] > count[colour.opposite] + count[None] + odd:
+                heavy = colour
+        if heavy is None:
+            dual, stand_dual = dict.fromkeys(group, 1), -1
+        else:
+            dual, stand_dual = {x: 0 if preference[x] is heavy else 2 for x in group}, 0
+        # The tight edges inside: the compatible ones where the duals are even; else every edge of an outnumbering
+        # player, and the compatible edges between the others and those players. Each list runs from the group's
+        # lowest-ranked player up, so that the greedy start of the matching below is mostly the steps' own choice.
+        full = _COMPAT + _SAME + _COLOUR
+        upward = group[::-1]
+        adjacency: dict[int, list[int]] = {}
+        floating: list[int] = []
+        for x in group:
+            edges = weights[x]
+            if heavy is None:
+                own = [y for y in upward if edges.get(y) == full]
+            elif preference[x] is heavy:
+                own = [y for y in upward if y in edges]
+            else:
+                own = [y for y in upward if edges.get(y) == full and preference[y] is heavy]
+            if odd and dual[x] + stand_dual == 0 and not down.isdisjoint(edges):
+                own.append(stand_in)
+                floating.append(x)
+            adjacency[x] = own
+        if odd:
+            adjacency[stand_in] = floating
+        vertices = list(adjacency)
+        local = {v: k for k, v in enumerate(vertices)}
+        got = max_cardinality_matching([[local[y] for y in adjacency[v]] for v in vertices])
+        if -1 in got:
+            return None
+        mate = {v: vertices[got[k]] for k, v in enumerate(vertices)}
+        neighbours = adjacency.__getitem__
+        size = self.n + 1
+        taken: set[int] = set()
+        free = list(group)
+        pairs: list[tuple[int, int]] = []
+        floaters: list[int] = []
+        while free:
+            v = free.pop(0)
+            options = set(adjacency[v])
+            reachable: set[int] | None = None
+            for j in range(len(free) - 1, -1, -1):
+                u = free[j]
+                if u not in options:
+                    continue
+                if mate[v] != u:
+                    if reachable is not None and u not in reachable:
+                        continue
+                    path = _augmenting_path(mate[v], mate[u], mate, neighbours, taken | {v, u}, size)
+                    if path is None:
+                        if reachable is None:
+                            # The partners v can take with the others still perfectly matched on tight edges: the
+                            # even vertices of one search from v's partner (v and the pairs made left out).
+                            reachable = set()
+                            _augmenting_path(mate[v], None, mate, neighbours, taken | {v}, size, reachable)
+                        continue
+                    mate[v], mate[u] = u, v
+                    for k in range(0, len(path), 2):
+                        mate[path[k]], mate[path[k + 1]] = path[k + 1], path[k]
+                taken |= {v, u}
+                pairs.append((v, free.pop(j)))
+                break
+            else:
+                floaters.append(v)
+        if len(floaters) > int(odd):
+            return None
+        return pairs, (floaters[0] if floaters else None)
+
+    def _removable(
+        self, ranges: Sequence[tuple[int, int]], index: int, chains: dict[int, frozenset[int] | None]
+    ) -> frozenset[int] | None:
+        """The players of group `index` whose pairing with one player from above leaves the group and those below it
+        a valid pairing down to the next even boundary (one floater down each odd one), or None (memoised).
+
+        Read before the group's turn, while its edges are still those of the group forming (none is fixed yet, no
+        colours): each the same weight inside the group and across, so only whether the pairing exists matters. A
+        player is one of them where the group (with a stand-in for the next group's, joined to the players who can
+        float to one of those, when it floats one down) without it has a perfect matching: the even vertices of a
+        search from the vertex a maximum matching leaves free. None where the edges are not as the forming left them.
+        """
+        if index in chains:
+            return chains[index]
+        chains[index] = None
+        weights = self.weights
+        group = range(*ranges[index])
+        above = range(*ranges[index - 1])
+        floats = len(group) % 2 == 0
+        lower = range(*ranges[index + 1]) if index + 1 < len(ranges) else range(0)
+        if floats and not lower:
+            return None
+        down = self._removable(ranges, index + 1, chains) if floats else frozenset()
+        if down is None or (floats and not down):
+            return None
+        start, stop = group.start, group.stop
+        members = set(group)
+        stand_in = len(group)
+        adjacency: list[list[int]] = [[] for _ in range(stand_in + floats)]
+        for x in group:
+            edges = weights[x]
+            own = [y - start for y in edges if start <= y < stop]
+            outside = edges.keys() - members
+            # Every edge leaving the group goes to a neighbour, of the weight between groups, and so (by their count)
+            # every edge inside is of the weight inside a group.
+            for y in outside:
+                if not (edges[y] == _COMPAT and (y in above or (floats and y in lower))):
+                    return None
+            if list(edges.values()).count(_COMPAT + _SAME) != len(own):
+                return None
+            if floats and not down.isdisjoint(edges):
+                own.append(stand_in)
+                adjacency[stand_in].append(x - start)
+            adjacency[x - start] = own
+        got = max_cardinality_matching(adjacency)
+        exposed = [k for k, m in enumerate(got) if m < 0]
+        if len(exposed) != 1:
+            return None
+        even: set[int] = set()
+        mate = {k: m for k, m in enumerate(got) if m >= 0}
+        _augmenting_path(exposed[0], None, mate, adjacency.__getitem__, (), len(adjacency), even)
+        chains[index] = frozenset(start + k for k in even if k < stand_in)
+        return chains[index]
 
     def _natural(
         self, group: Sequence[int], ranges: Sequence[tuple[int, int]], index: int, below: dict[int, _Part | None]
@@ -1031,6 +1216,16 @@ class _Engine:
             for y in self.weights[x]:
                 del self.weights[y][x]
             self.weights[x].clear()
+
+    def _finalize_all(self, pairs: Sequence[tuple[int, int]]) -> None:
+        """Fix all these pairs at once, as `_finalize` each (only the edges to players left are removed one by one)."""
+        weights = self.weights
+        gone = {x for pair in pairs for x in pair}
+        for x in gone:
+            own = weights[x]
+            for y in own.keys() - gone:
+                del weights[y][x]
+            own.clear()
 
 
 def _tight_split(x: int, edges: dict[int, int], part: _Part, doubled: dict[int, int]) -> tuple[list[int], list[int]]:
