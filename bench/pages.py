@@ -31,7 +31,8 @@ and runs the loop-lag probe (`bench/loop_lag.py`: the longest stall, and the lon
 thread spent running, its own work; the same probe on an idle loop in another process gives the machine's share;
 and the longest full garbage collection of this process). `clients` concurrent clients in another process read
 the event as the live pages do (the event page, the crosstable, the round, player pages; whole pages and the live
-script's fragments), each asking again as soon as it has its answer, for `seconds` seconds: the requests' p50, p95,
+script's fragments), each asking again as soon as it has its answer, for `seconds` seconds; measured from the first
+result on, once every page has been read once (its first reader waits for it): the requests' p50, p95,
 p99 and slowest, the CPU time of the bot's process and its worker processes in the window (not the clients' or the
 probes') a request, and how many times the event's tables were computed (`TablesCache.computed`). `--repeats 0`
 runs only the load. Prints Markdown tables.
@@ -316,7 +317,7 @@ async def concurrent(
             services = Services(db, gateway, RecordingAnnouncer())
             pages, workers = await bench_app(db, services, threads)
             bot_processes = child_processes()  # the worker processes, before the clients' and the probe's start
-            tables = pages[DIRECTOR].ctx.tables
+            tables, site = pages[DIRECTOR].ctx.tables, pages[SITE]
             runner = web.AppRunner(pages)
             await runner.setup()
             server = web.TCPSite(runner, "127.0.0.1", 0)
@@ -340,6 +341,7 @@ async def concurrent(
                     rating_of,
                     every,
                     lambda: (cpu_seconds(bot_processes), tables.computed),
+                    lambda: all(path in site.shown for path in paths),
                 )
             pool.shutdown()
             changes = sum(1 for b in (await get_round(db, event_id, rounds)).boards if b.result is not None)
@@ -375,14 +377,19 @@ async def _under_load(
     rating_of: dict[int | None, int],
     every: float,
     counters: Callable[[], tuple[float, int]],
+    warm: Callable[[], bool],
 ) -> tuple[list[tuple[float, float, int]], float, float, LoopLag, LoopLag, tuple[float, int]]:
     """The clients' requests while the round's results are recorded, the window they were measured in, the
     probes' samples (an idle loop in another process, this loop) and how much `counters` (the bot's CPU time, the
-    tables computed) moved in the window."""
+    tables computed) moved in the window, which begins once the pages are `warm` (each read once)."""
     loop = asyncio.get_running_loop()
     async with idle_loop_lag() as idle, loop_lag() as lag:
         readers = loop.run_in_executor(pool, read_pages, url, paths, clients, seconds)
         await asyncio.sleep(1.0)  # the clients' process starts
+        for _ in range(600):  # and reads every page once (a first reader waits for the page: not what is measured)
+            if warm():
+                break
+            await asyncio.sleep(0.05)
         started, before = time.perf_counter(), counters()
         rng = random.Random(seed)
         writer = asyncio.create_task(play_round(db, event_id, rounds, rng, rating_of, every))

@@ -255,6 +255,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 CACHE_SIZE = 512
 FRESH_SECONDS = 0.5
+STALE_AFTER = 0.05  # seconds a request waits for its page's new version in a burst before the last finished page
 PREFETCHED = 16  # live events whose tables are computed ahead of their readers
 PageHandler = Callable[[web.Request], Awaitable["View"]]
 EventPageHandler = Callable[[web.Request, Event], Awaitable["View"]]  # an event's page, given the shown event
@@ -328,12 +329,12 @@ def _uncached(handler: PageHandler) -> Handler:
 
 def _cached(handler: EventPageHandler) -> Handler:
     """An event's page is rendered once per content version of the event (`Director.content_version`: a result,
-    a correction, a new round or game link renders it anew), off the event loop; requests that arrive while it
-    renders wait for it when the page was never rendered before. At most one rendering of a page runs at a time:
-    while one runs, other requests are answered the last finished page at once (a live page asks again at its next
-    refresh), so a burst of results costs one rendering at a time, not one per request, and no reader waits for a
-    rendering another reader started. The request that starts a rendering waits for it: a reader who reloads after
-    a change sees it."""
+    a correction, a new round or game link renders it anew), off the event loop, one rendering of a page at a time:
+    every request for the page while it renders waits for that rendering, the request that started it too (a reader
+    who reloads after a change sees it). Except in a burst: when the page was shown before and after `STALE_AFTER`
+    its rendering is still under way with other pages' renderings beside it (after a change, each page its readers
+    read renders at once, and their reads queue for the one database connection), the request gets the last
+    finished page at once, never kept by the browser (a live page asks again at its next refresh)."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
         site = request.app[SITE]
@@ -343,14 +344,30 @@ def _cached(handler: EventPageHandler) -> Handler:
         if event.status in LIVE:
             site.prefetch.saw(event.id)
         known = site.cache.get(path)
-        if known is not None and not known[1].done() and path in site.shown:
-            return _answer(request, site.shown[path], cache_control)
-        if known is None or known[0] != version:
+        # A rendering under way for an earlier version serves too when there is a finished page: one at a time.
+        if known is None or (known[0] != version and (known[1].done() or path not in site.shown)):
             known = _render_for(site, path, version, _rendered(request, lambda r: handler(r, event)))
-        rendered = await asyncio.shield(known[1])  # a reader that goes away cancels nobody else's rendering
+        rendered = await _rendering_in_time(site, path, known[1])
+        if rendered is None:
+            return _answer(request, site.shown[path], LIVE_CACHE)
         return _answer(request, rendered, cache_control)
 
     return serve
+
+
+async def _rendering_in_time(site: Site, path: str, rendering: asyncio.Future[Rendered]) -> Rendered | None:
+    """The page `rendering` makes; or None in a burst: the page was shown before and after `STALE_AFTER` this
+    rendering is still under way with other pages' renderings beside it."""
+    if path in site.shown and not rendering.done():
+        await asyncio.wait([rendering], timeout=STALE_AFTER)  # a timeout cancels no rendering
+        if not rendering.done() and path in site.shown and _rendering_beside(site, rendering):
+            return None
+    return await asyncio.shield(rendering)  # a reader that goes away cancels nobody else's rendering
+
+
+def _rendering_beside(site: Site, rendering: asyncio.Future[Rendered]) -> bool:
+    """Another page's rendering is under way."""
+    return any(not other.done() for _, other in site.cache.values() if other is not rendering)
 
 
 def _render_for(
