@@ -5,6 +5,7 @@ of the event's version for a burst of readers; and `Fresh`, that read, forgettin
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -93,16 +94,27 @@ async def endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIter
             await runner.cleanup()
 
 
-async def together(url: str, burst: Burst, readers: int = READERS) -> list[tuple[int, str, str]]:
-    """`readers` requests for `url` at the same moment: each one's status, body and version."""
-    burst.expect(readers)
+async def together(urls: list[str], burst: Burst) -> list[tuple[int, str, str]]:
+    """Requests for `urls` at the same moment: each one's status, body and version."""
+    burst.expect(len(urls))
 
-    async def one(http: aiohttp.ClientSession) -> tuple[int, str, str]:
+    async def one(http: aiohttp.ClientSession, url: str) -> tuple[int, str, str]:
         async with http.get(url) as reply:
             return reply.status, await reply.text(), reply.headers.get(VERSION_HEADER, "")
 
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=readers)) as http:
-        return list(await asyncio.gather(*(one(http) for _ in range(readers))))
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=len(urls))) as http:
+        return list(await asyncio.gather(*(one(http, url) for url in urls)))
+
+
+async def read(url: str, burst: Burst) -> tuple[int, str, str]:
+    """One request alone."""
+    return (await together([url], burst))[0]
+
+
+async def correct(w: World, event_id: int, result: str) -> None:
+    """An arbiter's correction of round 1's first board: a new version of the event."""
+    board = (await w.director.pairings(event_id, 1)).boards[0]
+    await w.director.set_result(ORGANISER, event_id, 1, board.number, result, "arbiter's decision")
 
 
 async def running_event(w: World) -> int:
@@ -125,18 +137,16 @@ async def test_readers_of_a_page_after_a_change_share_one_rendering_and_one_vers
         w, burst = e.world, e.burst
         event_id = await running_event(w)
         path = f"/events/{event_id}"
-        burst.expect(1)
-        status, _, before = (await together(e.url + path, burst, 1))[0]
+        status, _, before = await read(e.url + path, burst)
         assert status == 200
-        board = (await w.director.pairings(event_id, 1)).boards[0]
-        await w.director.set_result(ORGANISER, event_id, 1, board.number, "0-1", "arbiter's decision")
+        await correct(w, event_id, "0-1")
         reads, renders = burst.version_reads, burst.rendered["event.html"]
-        answers = await together(e.url + path, burst)
+        answers = await together([e.url + path] * READERS, burst)
         await settled(e.app, path)
         assert [status for status, _, _ in answers] == [200] * READERS
         assert burst.version_reads == reads + 1  # the burst read the event's version once
         assert burst.rendered["event.html"] == renders + 1  # and rendered the page of the new version once
-        status, page, after = (await together(e.url + path, burst, 1))[0]
+        status, page, after = await read(e.url + path, burst)
         assert (status, burst.rendered["event.html"]) == (200, renders + 1) and after != before and "0-1" in page
         assert {version for _, _, version in answers} <= {before, after}  # the new page, or the last one meanwhile
 
@@ -146,7 +156,7 @@ async def test_readers_of_a_page_never_rendered_wait_for_its_one_rendering(
 ) -> None:
     async with endpoint(tmp_path, monkeypatch) as e:
         event_id = await running_event(e.world)
-        answers = await together(f"{e.url}/events/{event_id}/crosstable", e.burst)
+        answers = await together([f"{e.url}/events/{event_id}/crosstable"] * READERS, e.burst)
         assert [status for status, _, _ in answers] == [200] * READERS
         assert len({(body, version) for _, body, version in answers}) == 1  # one page for all
         assert (e.burst.rendered["crosstable.html"], e.burst.version_reads) == (1, 1)
@@ -168,13 +178,49 @@ async def test_a_failed_rendering_reaches_every_reader_who_waited_and_the_next_r
 
         monkeypatch.setattr(pages, "render", fails_once)
         url = f"{e.url}/events/{event_id}/crosstable"
-        answers = await together(url, e.burst)
+        answers = await together([url] * READERS, e.burst)
         assert [status for status, _, _ in answers] == [500] * READERS
         assert all("Something went wrong" in body for _, body, _ in answers)
         assert e.burst.rendered["crosstable.html"] == 1  # one rendering, which every reader waited for
-        status, page, _ = (await together(url, e.burst, 1))[0]
+        status, page, _ = await read(url, e.burst)
         assert status == 200 and "crosstable" in page
         assert e.burst.rendered["crosstable.html"] == 2  # the failure was not kept: the next reader rendered again
+
+
+async def test_in_a_burst_a_reader_gets_the_last_page_at_once_and_alone_waits_for_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with endpoint(tmp_path, monkeypatch) as e:
+        w, burst = e.world, e.burst
+        event_id = await running_event(w)
+        urls = [f"{e.url}/events/{event_id}", f"{e.url}/events/{event_id}/crosstable"]
+        first = [version for _, _, version in await together(urls, burst)]
+        counted = pages.render
+        entered, released = threading.Event(), threading.Event()
+
+        def held(environment: jinja2.Environment, view: View, refresh_ms: int) -> Rendered:
+            entered.set()
+            released.wait(timeout=30)  # a safety net: the test releases it
+            return counted(environment, view, refresh_ms)
+
+        monkeypatch.setattr(pages, "render", held)
+        monkeypatch.setattr(pages, "STALE_AFTER", 0)
+        await correct(w, event_id, "0-1")
+        # both pages of the new version render at once, held: each reader gets the last finished page
+        assert [(status, version) for status, _, version in await together(urls, burst)] == [(200, v) for v in first]
+        released.set()
+        for url in urls:
+            await settled(e.app, url.removeprefix(e.url))
+        second = [version for _, _, version in await together(urls, burst)]
+        assert all(new != old for new, old in zip(second, first, strict=True))
+        released.clear()
+        entered.clear()
+        await correct(w, event_id, "1-0")
+        alone = asyncio.ensure_future(read(urls[0], burst))  # no other page renders: it waits for its page
+        assert await asyncio.to_thread(entered.wait, 30)
+        released.set()
+        status, page, version = await alone
+        assert status == 200 and version not in (first[0], second[0]) and "1-0" in page
 
 
 @dataclass
