@@ -255,7 +255,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 CACHE_SIZE = 512
 FRESH_SECONDS = 0.5
-STALE_AFTER = 0.05  # seconds a request waits for its page's new version in a burst before the last finished page
+STALE_AFTER = 0.02  # seconds a request waits for its page's new version in a burst before the last finished page
 PREFETCHED = 16  # live events whose tables are computed ahead of their readers
 PageHandler = Callable[[web.Request], Awaitable["View"]]
 EventPageHandler = Callable[[web.Request, Event], Awaitable["View"]]  # an event's page, given the shown event
