@@ -255,7 +255,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 CACHE_SIZE = 512
 FRESH_SECONDS = 0.5
-STALE_AFTER = 0.02  # seconds a request waits for its page's new version in a burst before the last finished page
+STALE_AFTER = 0.02  # seconds between two looks of a waiting request for a burst (other pages rendering beside)
 PREFETCHED = 16  # live events whose tables are computed ahead of their readers
 PageHandler = Callable[[web.Request], Awaitable["View"]]
 EventPageHandler = Callable[[web.Request, Event], Awaitable["View"]]  # an event's page, given the shown event
@@ -331,10 +331,10 @@ def _cached(handler: EventPageHandler) -> Handler:
     """An event's page is rendered once per content version of the event (`Director.content_version`: a result,
     a correction, a new round or game link renders it anew), off the event loop, one rendering of a page at a time:
     every request for the page while it renders waits for that rendering, the request that started it too (a reader
-    who reloads after a change sees it). Except in a burst: when the page was shown before and after `STALE_AFTER`
-    its rendering is still under way with other pages' renderings beside it (after a change, each page its readers
-    read renders at once, and their reads queue for the one database connection), the request gets the last
-    finished page at once, never kept by the browser (a live page asks again at its next refresh)."""
+    who reloads after a change sees it). Except in a burst: when the page was shown before and other pages are
+    rendering beside it (after a change each page its readers read renders at once, and their reads queue for the
+    one database connection), the request gets the last finished page at once, never kept by the browser (a live
+    page asks again at its next refresh)."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
         site = request.app[SITE]
@@ -356,12 +356,12 @@ def _cached(handler: EventPageHandler) -> Handler:
 
 
 async def _rendering_in_time(site: Site, path: str, rendering: asyncio.Future[Rendered]) -> Rendered | None:
-    """The page `rendering` makes; or None in a burst: the page was shown before and after `STALE_AFTER` this
-    rendering is still under way with other pages' renderings beside it."""
-    if path in site.shown and not rendering.done():
-        await asyncio.wait([rendering], timeout=STALE_AFTER)  # a timeout cancels no rendering
-        if not rendering.done() and path in site.shown and _rendering_beside(site, rendering):
+    """The page `rendering` makes; or None in a burst: the page was shown before and other pages' renderings are
+    under way beside this one (looked at once, and again every `STALE_AFTER` while it lasts)."""
+    while not rendering.done():
+        if path in site.shown and _rendering_beside(site, rendering):
             return None
+        await asyncio.wait([rendering], timeout=STALE_AFTER)  # a timeout cancels no rendering
     return await asyncio.shield(rendering)  # a reader that goes away cancels nobody else's rendering
 
 
