@@ -329,12 +329,13 @@ def _uncached(handler: PageHandler) -> Handler:
 
 def _cached(handler: EventPageHandler) -> Handler:
     """An event's page is rendered once per content version of the event (`Director.content_version`: a result,
-    a correction, a new round or game link renders it anew), off the event loop, one rendering of a page at a time:
-    every request for the page while it renders waits for that rendering, the request that started it too (a reader
-    who reloads after a change sees it). Except in a burst: when the page was shown before and other pages are
-    rendering beside it (after a change each page its readers read renders at once, and their reads queue for the
-    one database connection), the request gets the last finished page at once, never kept by the browser (a live
-    page asks again at its next refresh)."""
+    a correction, a new round or game link renders it anew), off the event loop, one rendering of a page at a time.
+    Requests that arrive while it renders wait for it when the page was never rendered before; otherwise they get
+    the last finished page at once (a live page asks again at its next refresh), so no reader waits for a rendering
+    another reader started. The request that starts a rendering waits for it (a reader who reloads after a change
+    sees it), except in a burst: when other pages are rendering beside it (after a change each page its readers
+    read renders at once, and their reads queue for the one database connection), it gets the last finished page
+    too. The last page answered while a new one renders is never kept by the browser."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
         site = request.app[SITE]
@@ -344,8 +345,9 @@ def _cached(handler: EventPageHandler) -> Handler:
         if event.status in LIVE:
             site.prefetch.saw(event.id)
         known = site.cache.get(path)
-        # A rendering under way for an earlier version serves too when there is a finished page: one at a time.
-        if known is None or (known[0] != version and (known[1].done() or path not in site.shown)):
+        if known is not None and not known[1].done() and path in site.shown:
+            return _answer(request, site.shown[path], LIVE_CACHE)  # another request's rendering: the last page
+        if known is None or known[0] != version:
             known = _render_for(site, path, version, _rendered(request, lambda r: handler(r, event)))
         rendered = await _rendering_in_time(site, path, known[1])
         if rendered is None:
