@@ -31,7 +31,11 @@ and runs the loop-lag probe (`bench/loop_lag.py`: the longest stall, and the lon
 thread spent running, its own work; the same probe on an idle loop in another process gives the machine's share;
 and the longest full garbage collection of this process). `clients` concurrent clients in another process read
 the event as the live pages do (the event page, the crosstable, the round, player pages; whole pages and the live
-script's fragments), each asking again as soon as it has its answer, for `seconds` seconds. Prints Markdown tables.
+script's fragments), each asking again as soon as it has its answer, for `seconds` seconds; measured from the first
+result on, once every page has been read once (its first reader waits for it): the requests' p50, p95,
+p99 and slowest, the CPU time of the bot's process and its worker processes in the window (not the clients' or the
+probes') a request, and how many times the event's tables were computed (`TablesCache.computed`). `--repeats 0`
+runs only the load. Prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
@@ -136,16 +141,22 @@ async def play_round(
 Timing = tuple[str, list[float], float, list[float], list[float], list[float], list[float], list[float], int]
 
 
-def cpu_seconds() -> float:
-    """CPU time of this process and of its child processes still running (the workers), from /proc."""
-    total = time.process_time()
-    tick = os.sysconf("SC_CLK_TCK")
+def child_processes() -> set[int]:
+    """The ids of this process's child processes still running, from /proc."""
     children: set[int] = set()
     with suppress(OSError):
         for task in os.listdir("/proc/self/task"):
             with open(f"/proc/self/task/{task}/children") as listing:
                 children.update(int(pid) for pid in listing.read().split())
-    for pid in children:
+    return children
+
+
+def cpu_seconds(children: set[int] | None = None) -> float:
+    """CPU time of this process and of `children` (by default its child processes still running: the workers),
+    from /proc."""
+    total = time.process_time()
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in child_processes() if children is None else children:
         with suppress(OSError), open(f"/proc/{pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
@@ -277,12 +288,15 @@ def read_pages(url: str, paths: list[str], clients: int, seconds: float) -> list
 
 @dataclass(frozen=True)
 class Load:
-    """The endpoint under concurrent clients: request times, statuses, results recorded, the loop's longest stall."""
+    """The endpoint under concurrent clients: request times, statuses, results recorded, the bot's CPU time, the
+    tables computed, the loop's longest stall."""
 
     times: list[float]
     failed: int
     seconds: float
     changes: int
+    cpu: float  # the bot's process and its worker processes, not the clients' or the probes'
+    computed: int  # how many times the event's tables were computed (`TablesCache.computed`)
     stall: float
     own_stall: float  # the longest part of a stall the loop's thread spent running (`LoopLag.longest_own`)
     idle_stall: float  # an idle loop's longest stall in another process meanwhile: the machine's share
@@ -302,6 +316,8 @@ async def concurrent(
             event_id = await build_event(db, players, rounds, seed, finish=False)
             services = Services(db, gateway, RecordingAnnouncer())
             pages, workers = await bench_app(db, services, threads)
+            bot_processes = child_processes()  # the worker processes, before the clients' and the probe's start
+            tables, site = pages[DIRECTOR].ctx.tables, pages[SITE]
             runner = web.AppRunner(pages)
             await runner.setup()
             server = web.TCPSite(runner, "127.0.0.1", 0)
@@ -312,8 +328,20 @@ async def concurrent(
             rating_of = {e.number: e.rating for e in await list_entries(db, event_id)}
             pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
             with gc_pauses() as collections:
-                answers, started, ended, idle, lag = await _under_load(
-                    pool, url, paths, clients, seconds, db, event_id, rounds, seed, rating_of, every
+                answers, started, ended, idle, lag, (cpu, computed) = await _under_load(
+                    pool,
+                    url,
+                    paths,
+                    clients,
+                    seconds,
+                    db,
+                    event_id,
+                    rounds,
+                    seed,
+                    rating_of,
+                    every,
+                    lambda: (cpu_seconds(bot_processes), tables.computed),
+                    lambda: all(path in site.shown for path in paths),
                 )
             pool.shutdown()
             changes = sum(1 for b in (await get_round(db, event_id, rounds)).boards if b.result is not None)
@@ -326,7 +354,7 @@ async def concurrent(
                 idle.longest(started, ended),
             )
             full_gc = collections.longest(started, ended)
-            return Load(times, failed, ended - started, changes, stall, own, floor, full_gc)
+            return Load(times, failed, ended - started, changes, cpu, computed, stall, own, floor, full_gc)
         finally:
             if runner is not None:
                 await runner.cleanup()
@@ -348,42 +376,33 @@ async def _under_load(
     seed: int,
     rating_of: dict[int | None, int],
     every: float,
-) -> tuple[list[tuple[float, float, int]], float, float, LoopLag, LoopLag]:
-    """The clients' requests while the round's results are recorded, the window they were measured in, and the
-    probes' samples (an idle loop in another process, this loop)."""
+    counters: Callable[[], tuple[float, int]],
+    warm: Callable[[], bool],
+) -> tuple[list[tuple[float, float, int]], float, float, LoopLag, LoopLag, tuple[float, int]]:
+    """The clients' requests while the round's results are recorded, the window they were measured in, the
+    probes' samples (an idle loop in another process, this loop) and how much `counters` (the bot's CPU time, the
+    tables computed) moved in the window, which begins once the pages are `warm` (each read once)."""
     loop = asyncio.get_running_loop()
     async with idle_loop_lag() as idle, loop_lag() as lag:
         readers = loop.run_in_executor(pool, read_pages, url, paths, clients, seconds)
         await asyncio.sleep(1.0)  # the clients' process starts
-        started = time.perf_counter()
+        for _ in range(600):  # and reads every page once (a first reader waits for the page: not what is measured)
+            if warm():
+                break
+            await asyncio.sleep(0.05)
+        started, before = time.perf_counter(), counters()
         rng = random.Random(seed)
         writer = asyncio.create_task(play_round(db, event_id, rounds, rng, rating_of, every))
         answers = await readers
-        ended = time.perf_counter()
+        ended, after = time.perf_counter(), counters()
         writer.cancel()
         with suppress(asyncio.CancelledError):
             await writer
-    return answers, started, ended, idle, lag
+    return answers, started, ended, idle, lag, (after[0] - before[0], after[1] - before[1])
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=11)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--clients", type=int, default=20, help="concurrent readers under load (0: none)")
-    parser.add_argument("--change-every", type=float, default=1.0, help="seconds between two results under load")
-    parser.add_argument("--seconds", type=float, default=20.0, help="length of the load")
-    parser.add_argument("--threads", action="store_true", help="no worker process: standings and pages in threads")
-    args = parser.parse_args(argv)
-    rows = asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed, args.threads))
-    print(
-        f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-        f"load average {os.getloadavg()[0]:.2f}; {args.players} players, {args.rounds} rounds, "
-        f"{args.repeats} requests a page.\n"
-    )
+def print_pages(rows: list[Timing]) -> None:
+    """The per-page table."""
     print(
         "| page | cold: median (ms) | cold: CPU a request (ms) | after a restart: median (ms) | warm start (ms)"
         " | rendered: median (ms) | after a change: median (ms) | cached: median (ms) | KiB |"
@@ -399,6 +418,27 @@ def main(argv: list[str] | None = None) -> int:
             f" | {statistics.median(warming) * 1000:.0f} | {spread(rendered)} | {spread(changed)}"
             f" | {statistics.median(warm) * 1000:.0f} | {size / 1024:.0f} |"
         )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--repeats", type=int, default=7, help="requests a page (0: only the load)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--clients", type=int, default=20, help="concurrent readers under load (0: none)")
+    parser.add_argument("--change-every", type=float, default=1.0, help="seconds between two results under load")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of the load")
+    parser.add_argument("--threads", action="store_true", help="no worker process: standings and pages in threads")
+    args = parser.parse_args(argv)
+    print(
+        f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"load average {os.getloadavg()[0]:.2f}; {args.players} players, {args.rounds} rounds, "
+        f"{args.repeats} requests a page.\n"
+    )
+    if args.repeats:
+        print_pages(asyncio.run(measure(args.players, args.rounds, args.repeats, args.seed, args.threads)))
     if args.clients:
         load = asyncio.run(
             concurrent(
@@ -406,20 +446,23 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         times = sorted(load.times)
-        p50, p95 = (times[min(len(times) - 1, int(q * len(times)))] * 1000 for q in (0.5, 0.95))
+        p50, p95, p99 = (times[min(len(times) - 1, int(q * len(times)))] * 1000 for q in (0.5, 0.95, 0.99))
         verdict = "✓" if p95 < P95_TARGET * 1000 and load.stall < STALL_TARGET else "✗"
         print(
             f"\n{args.clients} concurrent clients for {load.seconds:.0f} s while round {args.rounds} plays"
-            f" ({load.changes} results recorded, one every {args.change_every:g} s):\n"
+            f" ({load.changes} results recorded, one every {args.change_every:g} s; load average"
+            f" {os.getloadavg()[0]:.2f}):\n"
         )
         print(
-            "| requests | per second | failed | p50 (ms) | p95 (ms) | slowest (ms) | loop stall (ms)"
-            " | of it the loop running (ms) | idle loop (ms) | longest full GC (ms) | target |"
+            "| requests | per second | failed | p50 (ms) | p95 (ms) | p99 (ms) | max (ms) | bot CPU a request (ms)"
+            " | tables computed"
+            " | loop stall (ms) | of it the loop running (ms) | idle loop (ms) | longest full GC (ms) | target |"
         )
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         print(
             f"| {len(times)} | {len(times) / load.seconds:.0f} | {load.failed} | {p50:.0f} | **{p95:.0f}**"
-            f" | {times[-1] * 1000:.0f} | {load.stall * 1000:.0f} | {load.own_stall * 1000:.0f}"
+            f" | {p99:.0f} | {times[-1] * 1000:.0f} | {load.cpu * 1000 / max(1, len(times)):.2f} | {load.computed}"
+            f" | {load.stall * 1000:.0f} | {load.own_stall * 1000:.0f}"
             f" | {load.idle_stall * 1000:.0f} | {load.full_gc * 1000:.0f}"
             f" | p95 < {P95_TARGET * 1000:.0f} ms,"
             f" stall < {STALL_TARGET * 1000:.0f} ms {verdict} |"

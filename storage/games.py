@@ -168,6 +168,15 @@ async def games_of_round(
     return [game_from_row(r) for r in rows]
 
 
+async def games_of_player(db: Database, event_id: int, player_id: int) -> list[GameRow]:
+    """The attempts of every board a player sat at in an event, by round then attempt (one read for a player's page,
+    not one a board)."""
+    sql = _GAME_SQL + " JOIN boards b ON b.id = g.board_id WHERE b.event_id = ? AND (b.white_id = ? OR b.black_id = ?)"
+    async with db.snapshot() as conn:
+        rows = await fetchall(conn, sql + " ORDER BY b.round, g.attempt", (event_id, player_id, player_id))
+    return [game_from_row(r) for r in rows]
+
+
 async def games_being_created(db: Database, *, event_id: int | None = None) -> list[GameRow]:
     """Attempts still 'creating' (to resolve by challenge name after a restart)."""
     sql = _GAME_SQL + " JOIN boards b ON b.id = g.board_id WHERE g.status = 'creating'"

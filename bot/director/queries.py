@@ -160,7 +160,8 @@ def _board_view(
 
 
 async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, BoardView]:
-    """A player's board in each round they were paired in, by round number (one read of their boards)."""
+    """A player's board in each round they were paired in, by round number (one read of their boards, one of their
+    boards' games)."""
     async with ctx.db.snapshot():
         entries = await storage_entries.list_entries(ctx.db, event_id)
         people = {e.player_id: e for e in entries}
@@ -168,7 +169,7 @@ async def player_boards(ctx: Context, event_id: int, number: int) -> dict[int, B
         found: dict[int, BoardView] = {}
         if player is None:
             return found
+        games = latest_games(await storage_games.games_of_player(ctx.db, event_id, player))
         for board in await storage_rounds.boards_of_player(ctx.db, event_id, player):
-            game = latest_games(await storage_games.games_of_board(ctx.db, board.id)).get(board.id)
-            found[board.round] = _board_view(ctx, board, people, game)
+            found[board.round] = _board_view(ctx, board, people, games.get(board.id))
         return found

@@ -35,6 +35,7 @@ from storage.games import (
     game_failed,
     games_being_created,
     games_of_board,
+    games_of_player,
     games_of_round,
     get_game,
     update_game,
@@ -217,6 +218,8 @@ async def test_game_attempts_survive_a_restart(db: Database, tmp_path: Path) -> 
             other = await begin_game(reopened, fourth_board.id, "swiss-1-r1-b2-a1", at=at(14))
             await game_created(reopened, other.id, "Gm000003", at=at(14))
         assert [g.attempt for g in await games_of_board(reopened, board.id)] == [1, 2, 3]
+        mine = await games_of_player(reopened, event_id, board.black_id)
+        assert [(g.board_id, g.attempt) for g in mine] == [(board.id, 1), (board.id, 2), (board.id, 3)]  # not board 2's
         live = await games_of_round(reopened, event_id, 1, statuses=frozenset({GameStatus.CREATED}))
         assert [g.lichess_id for g in live] == ["Gm000003"]
         found = await game_by_lichess_id(reopened, "Gm000003")

@@ -110,6 +110,55 @@ class Prefetch:
                     self.viewed.pop(event_id, None)
 
 
+@dataclass
+class Fresh:
+    """Each event and its content version as last read, kept `FRESH_SECONDS` and forgotten at every change the
+    director makes; one read an event at a time, which every request that comes meanwhile waits for, so the readers
+    of an event whose version expired cost one read, not one each (they queued behind each other's reads in the
+    database's one thread)."""
+
+    director: Director
+    known: dict[int, tuple[float, Event, str]] = field(default_factory=dict)
+    reads: dict[int, asyncio.Task[tuple[Event, str]]] = field(default_factory=dict)
+
+    def forget(self) -> None:
+        """A change: what was read, and a read under way (it may have begun before the write), serve no reader more."""
+        self.known.clear()
+        self.reads.clear()
+
+    async def get(self, event_id: int) -> tuple[Event, str]:
+        """The event and its content version, read in that order, before any of the page's data."""
+        known = self.known.get(event_id)
+        if known is not None and time.monotonic() - known[0] <= FRESH_SECONDS:
+            return known[1], known[2]
+        read = self.reads.get(event_id)
+        if read is None:
+            read = self.reads[event_id] = asyncio.ensure_future(self._read(event_id))
+            read.add_done_callback(_retrieved)
+        return await asyncio.shield(read)  # a reader that goes away cancels nobody else's read
+
+    async def _read(self, event_id: int) -> tuple[Event, str]:
+        started = time.monotonic()
+        try:
+            event = await self.director.event(event_id)
+            version = await self.director.content_version(event_id)
+        finally:
+            current = self.reads.get(event_id) is asyncio.current_task()
+            if current:
+                del self.reads[event_id]  # a failure is not kept either: the next reader reads again
+        if current:
+            self.known[event_id] = (started, event, version)
+            while len(self.known) > CACHE_SIZE:
+                self.known.pop(next(iter(self.known)))
+        return event, version
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a shared task's failure retrieved: every request waiting for it may have gone (clients disconnected)."""
+    if not future.cancelled():
+        future.exception()
+
+
 @dataclass(frozen=True)
 class Site:
     """What the pages read: the director, the clubs (only public ones are shown) and the live refresh period;
@@ -122,15 +171,16 @@ class Site:
     cache: dict[str, tuple[str, asyncio.Future[Rendered]]] = field(default_factory=dict, repr=False)
     shown: dict[str, Rendered] = field(default_factory=dict, repr=False)
     winners: dict[tuple[int, int], str | None] = field(default_factory=dict, repr=False)
-    fresh: dict[int, tuple[float, Event, str]] = field(default_factory=dict, repr=False)  # `_event_and_version`
+    fresh: Fresh = field(init=False, repr=False)  # `_event_and_version`
     prefetch: Prefetch = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "fresh", Fresh(self.director))
         object.__setattr__(self, "prefetch", Prefetch(self.director))
 
     def changed(self) -> None:
         """The director changed something: read events and versions anew, compute the viewed ones' tables ahead."""
-        self.fresh.clear()
+        self.fresh.forget()
         self.prefetch.changed()
 
     async def winner(self, event_id: int) -> str | None:
@@ -205,6 +255,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 CACHE_SIZE = 512
 FRESH_SECONDS = 0.5
+STALE_AFTER = 0.02  # seconds between two looks of a waiting request for a burst (other pages rendering beside)
 PREFETCHED = 16  # live events whose tables are computed ahead of their readers
 PageHandler = Callable[[web.Request], Awaitable["View"]]
 EventPageHandler = Callable[[web.Request, Event], Awaitable["View"]]  # an event's page, given the shown event
@@ -278,12 +329,13 @@ def _uncached(handler: PageHandler) -> Handler:
 
 def _cached(handler: EventPageHandler) -> Handler:
     """An event's page is rendered once per content version of the event (`Director.content_version`: a result,
-    a correction, a new round or game link renders it anew), off the event loop; requests that arrive while it
-    renders wait for it when the page was never rendered before. At most one rendering of a page runs at a time:
-    while one runs, other requests are answered the last finished page at once (a live page asks again at its next
-    refresh), so a burst of results costs one rendering at a time, not one per request, and no reader waits for a
-    rendering another reader started. The request that starts a rendering waits for it: a reader who reloads after
-    a change sees it."""
+    a correction, a new round or game link renders it anew), off the event loop, one rendering of a page at a time.
+    Requests that arrive while it renders wait for it when the page was never rendered before; otherwise they get
+    the last finished page at once (a live page asks again at its next refresh), so no reader waits for a rendering
+    another reader started. The request that starts a rendering waits for it (a reader who reloads after a change
+    sees it), except in a burst: when other pages are rendering beside it (after a change each page its readers
+    read renders at once, and their reads queue for the one database connection), it gets the last finished page
+    too. The last page answered while a new one renders is never kept by the browser."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
         site = request.app[SITE]
@@ -294,33 +346,49 @@ def _cached(handler: EventPageHandler) -> Handler:
             site.prefetch.saw(event.id)
         known = site.cache.get(path)
         if known is not None and not known[1].done() and path in site.shown:
-            return _answer(request, site.shown[path], cache_control)
+            return _answer(request, site.shown[path], LIVE_CACHE)  # another request's rendering: the last page
         if known is None or known[0] != version:
             known = _render_for(site, path, version, _rendered(request, lambda r: handler(r, event)))
-        try:
-            rendered = await asyncio.shield(known[1])
-        except Exception:
-            if site.cache.get(path) is known:
-                del site.cache[path]  # a refusal (404) or a failure is not kept
-            raise
+        rendered = await _rendering_in_time(site, path, known[1])
+        if rendered is None:
+            return _answer(request, site.shown[path], LIVE_CACHE)
         return _answer(request, rendered, cache_control)
 
     return serve
 
 
+async def _rendering_in_time(site: Site, path: str, rendering: asyncio.Future[Rendered]) -> Rendered | None:
+    """The page `rendering` makes; or None in a burst: the page was shown before and other pages' renderings are
+    under way beside this one (looked at once, and again every `STALE_AFTER` while it lasts)."""
+    while not rendering.done():
+        if path in site.shown and _rendering_beside(site, rendering):
+            return None
+        await asyncio.wait([rendering], timeout=STALE_AFTER)  # a timeout cancels no rendering
+    return await asyncio.shield(rendering)  # a reader that goes away cancels nobody else's rendering
+
+
+def _rendering_beside(site: Site, rendering: asyncio.Future[Rendered]) -> bool:
+    """Another page's rendering is under way."""
+    return any(not other.done() for _, other in site.cache.values() if other is not rendering)
+
+
 def _render_for(
     site: Site, path: str, version: str, rendering: Awaitable[Rendered]
 ) -> tuple[str, asyncio.Future[Rendered]]:
-    """Start a page's rendering for a version, kept as its latest; once finished, it is the page shown meanwhile
-    (a failure is marked retrieved: its waiters may all have gone, their clients disconnected)."""
+    """Start a page's rendering for a version, kept as its latest; once finished, it is the page shown meanwhile.
+    A refusal (404) or a failure reaches every request waiting for it and is not kept: the next request renders
+    again (it is marked retrieved: its waiters may all have gone, their clients disconnected)."""
     task = asyncio.ensure_future(rendering)
 
     def finished(future: asyncio.Future[Rendered]) -> None:
-        if not future.cancelled() and future.exception() is None:
-            site.shown.pop(path, None)
-            site.shown[path] = future.result()
-            while len(site.shown) > CACHE_SIZE:
-                site.shown.pop(next(iter(site.shown)))
+        if future.cancelled() or future.exception() is not None:
+            if path in site.cache and site.cache[path][1] is future:
+                del site.cache[path]
+            return
+        site.shown.pop(path, None)
+        site.shown[path] = future.result()
+        while len(site.shown) > CACHE_SIZE:
+            site.shown.pop(next(iter(site.shown)))
 
     task.add_done_callback(finished)
     site.cache.pop(path, None)
@@ -352,22 +420,12 @@ async def _public_event(request: web.Request) -> Event:
 async def _event_and_version(request: web.Request) -> tuple[Event, str]:
     """The request's event when it is shown, and its content version (read before the page's data: never newer).
     Both are kept for `FRESH_SECONDS` and dropped at every change the director makes, so a burst of readers costs
-    no database read; a write by another process (`swissbot repair`) shows within that time."""
+    one database read (`Fresh`); a write by another process (`swissbot repair`) shows within that time."""
     site = request.app[SITE]
-    event_id = _number(request, "id")
-    known = site.fresh.get(event_id)
-    now = time.monotonic()
-    if known is None or now - known[0] > FRESH_SECONDS:
-        event = await site.director.event(event_id)
-        version = await site.director.content_version(event_id)
-        known = (now, event, version)
-        site.fresh[event_id] = known
-        while len(site.fresh) > CACHE_SIZE:
-            site.fresh.pop(next(iter(site.fresh)))
-    event = known[1]
+    event, version = await site.fresh.get(_number(request, "id"))
     if event.status not in SHOWN or site.public_club(event.guild_id) is None:
         raise web.HTTPNotFound()
-    return event, known[2]
+    return event, version
 
 
 async def _parts(site: Site, event_id: int) -> PageParts:
