@@ -123,6 +123,10 @@ NATURAL = True
 # A group's steps are first read from duals written down from its colour preferences (`_Engine._by_colours`), where
 # they are optimal; off, they are always read from a solved matching (`_natural`; the tests compare the two).
 BY_COLOURS = True
+# How a group's steps take a pair v-u (`_steps`): given the players out (the pairs made, v and u) and the swap along
+# tight edges that pairs them (`_swap`, None where there is none), it applies what it takes to the matching and says
+# whether v-u is taken.
+_Accept = Callable[[int, int, set[int], dict[int, int] | None], bool]
 
 
 @dataclass(frozen=True)
@@ -1285,17 +1289,10 @@ def _steps(
     mate: dict[int, int],
     neighbours: Callable[[int], list[int]],
     size: int,
-    accept: Callable[[int, int, set[int], dict[int, int] | None], bool],
+    accept: _Accept,
     floaters: int,
 ) -> tuple[list[tuple[int, int]], int | None] | None:
-    """The group's pairs and floater: each player in order takes the lowest-ranked free partner `accept` takes, else
-    floats; None past `floaters` floaters.
-
-    `mate` is a heaviest perfect matching on the tight edges `neighbours` gives (vertices 0..size-1, the group's among
-    them); a candidate is a free tight partner not ruled out, and `accept(v, u, gone, changes)` is given the players
-    out (the pairs made, v and u) and the pairs that change when v-u joins it and their partners pair along tight
-    edges (None where they cannot), applies what it takes to `mate` and says whether v-u was taken.
-    """
+    """Each player in order takes its lowest-ranked free tight partner `accept` takes, or floats (up to `floaters`)."""
     taken: set[int] = set()
     free = list(group)
     pairs: list[tuple[int, int]] = []
@@ -1312,22 +1309,12 @@ def _steps(
                 if reachable is not None and u not in reachable:
                     continue
                 gone = taken | {v, u}
-                root, goal = mate[v], mate[u]
-                path = (
-                    [root, goal]
-                    if goal in neighbours(root)
-                    else _augmenting_path(root, goal, mate, neighbours, gone, size)
-                )
-                changes: dict[int, int] | None = None
-                if path is not None:
-                    changes = {v: u, u: v}
-                    for k in range(0, len(path), 2):
-                        changes[path[k]], changes[path[k + 1]] = path[k + 1], path[k]
-                elif reachable is None:
+                changes = _swap(v, u, mate, neighbours, gone, size)
+                if changes is None and reachable is None:
                     # The partners v can take with the others still perfectly matched on tight edges: the even
                     # vertices of one search from v's partner (v and the pairs made left out).
                     reachable = set()
-                    _augmenting_path(root, None, mate, neighbours, taken | {v}, size, reachable)
+                    _augmenting_path(mate[v], None, mate, neighbours, taken | {v}, size, reachable)
                     if u not in reachable:
                         continue
                 if not accept(v, u, gone, changes):
@@ -1340,6 +1327,20 @@ def _steps(
     if len(floating) > floaters:
         return None
     return pairs, (floating[0] if floating else None)
+
+
+def _swap(
+    v: int, u: int, mate: dict[int, int], neighbours: Callable[[int], list[int]], gone: Collection[int], size: int
+) -> dict[int, int] | None:
+    """The pairs that change when v-u joins the matching and their partners pair along tight edges, or None."""
+    root, goal = mate[v], mate[u]
+    path = [root, goal] if goal in neighbours(root) else _augmenting_path(root, goal, mate, neighbours, gone, size)
+    if path is None:
+        return None
+    changes = {v: u, u: v}
+    for k in range(0, len(path), 2):
+        changes[path[k]], changes[path[k + 1]] = path[k + 1], path[k]
+    return changes
 
 
 class _Doubled(dict[int, int]):
