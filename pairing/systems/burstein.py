@@ -123,6 +123,10 @@ NATURAL = True
 # A group's steps are first read from duals written down from its colour preferences (`_Engine._by_colours`), where
 # they are optimal; off, they are always read from a solved matching (`_natural`; the tests compare the two).
 BY_COLOURS = True
+# How a group's steps take a pair v-u (`_steps`): given the players out (the pairs made, v and u) and the swap along
+# tight edges that pairs them (`_swap`, None where there is none), it applies what it takes to the matching and says
+# whether v-u is taken.
+_Accept = Callable[[int, int, set[int], dict[int, int] | None], bool]
 
 
 @dataclass(frozen=True)
@@ -851,42 +855,15 @@ class _Engine:
         if -1 in got:
             return None
         mate = {v: vertices[got[k]] for k, v in enumerate(vertices)}
-        neighbours = adjacency.__getitem__
-        size = self.n + 1
-        taken: set[int] = set()
-        free = list(group)
-        pairs: list[tuple[int, int]] = []
-        floaters: list[int] = []
-        while free:
-            v = free.pop(0)
-            options = set(adjacency[v])
-            reachable: set[int] | None = None
-            for j in range(len(free) - 1, -1, -1):
-                u = free[j]
-                if u not in options:
-                    continue
-                if mate[v] != u:
-                    if reachable is not None and u not in reachable:
-                        continue
-                    path = _augmenting_path(mate[v], mate[u], mate, neighbours, taken | {v, u}, size)
-                    if path is None:
-                        if reachable is None:
-                            # The partners v can take with the others still perfectly matched on tight edges: the
-                            # even vertices of one search from v's partner (v and the pairs made left out).
-                            reachable = set()
-                            _augmenting_path(mate[v], None, mate, neighbours, taken | {v}, size, reachable)
-                        continue
-                    mate[v], mate[u] = u, v
-                    for k in range(0, len(path), 2):
-                        mate[path[k]], mate[path[k + 1]] = path[k + 1], path[k]
-                taken |= {v, u}
-                pairs.append((v, free.pop(j)))
-                break
-            else:
-                floaters.append(v)
-        if len(floaters) > int(odd):
-            return None
-        return pairs, (floaters[0] if floaters else None)
+
+        def accept(v: int, u: int, gone: set[int], changes: dict[int, int] | None) -> bool:
+            """Every perfect matching of tight edges is a heaviest one: the swap, where there is one, is taken."""
+            if changes is None:
+                return False
+            mate.update(changes)
+            return True
+
+        return _steps(group, mate, adjacency.__getitem__, self.n + 1, accept, int(odd))
 
     def _removable(
         self, ranges: Sequence[tuple[int, int]], index: int, chains: dict[int, frozenset[int] | None]
@@ -976,7 +953,6 @@ class _Engine:
         def weight(x: int, y: int) -> int:
             return self.small(self.weights[x][y])
 
-        best = sum(weight(x, y) for x, y in mate.items() if x < y)
         vertex = whole.vertex
         near: dict[int, list[int]] = {}
         doubled, memo, solves = self.doubled, self.tight_memo, whole.solve
@@ -995,69 +971,25 @@ class _Engine:
             found += [y for y in known[2] if y in edges and dx + vertex[y] == doubled[edges[y]]]
             return found
 
-        def swap(v: int, u: int, gone: set[int]) -> dict[int, int] | None:
-            """The pairs that change when v-u joins the matching and their partners pair along tight edges, or None."""
-            root, goal = mate[v], mate[u]
-            if goal in tight(root):
-                path = [root, goal]
-            else:
-                found = _augmenting_path(root, goal, mate, tight, gone, self.n)
-                if found is None:
-                    return None
-                path = found
-            changes = {v: u, u: v}
-            for k in range(0, len(path), 2):
-                changes[path[k]] = path[k + 1]
-                changes[path[k + 1]] = path[k]
-            return changes
+        def accept(v: int, u: int, gone: set[int], changes: dict[int, int] | None) -> bool:
+            """The swap where it weighs as much as the pairs it replaces, else a solve without v and u, if optimal."""
+            if changes is not None:
+                added = sum(weight(x, y) for x, y in changes.items() if x < y)
+                if added == sum(weight(x, mate[x]) for x in changes if x < mate[x]):
+                    mate.update(changes)
+                    return True
+            solved = self._without(active, gone, scale)
+            if solved is None:
+                return False
+            # The current matching is a heaviest one of the players not yet paired (v and u among them).
+            best = sum(weight(x, y) for x, y in mate.items() if x < y and (x not in gone or x in (v, u)))
+            if solved[1] + weight(v, u) != best:
+                return False
+            mate.update(solved[0])
+            mate[v], mate[u] = u, v
+            return True
 
-        taken: set[int] = set()
-        free = list(group)
-        pairs: list[tuple[int, int]] = []
-        floaters: list[int] = []
-        while free:
-            v = free.pop(0)
-            own = set(tight(v))
-            reachable: set[int] | None = None
-            for j in range(len(free) - 1, -1, -1):
-                u = free[j]
-                if u not in own:
-                    continue
-                if mate[v] != u:
-                    if reachable is not None and u not in reachable:
-                        continue
-                    gone = taken | {v, u}
-                    changes = swap(v, u, gone)
-                    if changes is None and reachable is None:
-                        # The partners v can take with the others still perfectly matched on tight edges: the
-                        # even vertices of one search from v's partner (v and the pairs made left out).
-                        reachable = set()
-                        _augmenting_path(mate[v], None, mate, tight, taken | {v}, self.n, reachable)
-                        if u not in reachable:
-                            continue
-                    if changes is not None:
-                        removed = {(x, mate[x]) for x in changes if x < mate[x]}
-                        added = {(x, y) for x, y in changes.items() if x < y}
-                        total = best + sum(weight(x, y) for x, y in added) - sum(weight(x, y) for x, y in removed)
-                        if total == best:
-                            mate.update(changes)
-                        else:
-                            changes = None
-                    if changes is None:
-                        solved = self._without(active, gone, scale)
-                        if solved is None or solved[1] + weight(v, u) != best:
-                            continue
-                        mate.update(solved[0])
-                        mate[v], mate[u] = u, v
-                best -= weight(v, u)
-                taken |= {v, u}
-                pairs.append((v, free.pop(j)))
-                break
-            else:
-                floaters.append(v)
-        if len(floaters) > 1:
-            return None
-        return pairs, (floaters[0] if floaters else None)
+        return _steps(group, mate, tight, self.n, accept, 1)
 
     def _part(self, members: Sequence[int]) -> _Part | None:
         """A heaviest perfect matching of `members` alone (engine weights, no priorities), with its duals."""
@@ -1350,6 +1282,65 @@ def _augmenting_path(
     if even is not None:
         even |= used
     return None
+
+
+def _steps(
+    group: Sequence[int],
+    mate: dict[int, int],
+    neighbours: Callable[[int], list[int]],
+    size: int,
+    accept: _Accept,
+    floaters: int,
+) -> tuple[list[tuple[int, int]], int | None] | None:
+    """Each player in order takes its lowest-ranked free tight partner `accept` takes, or floats (up to `floaters`)."""
+    taken: set[int] = set()
+    free = list(group)
+    pairs: list[tuple[int, int]] = []
+    floating: list[int] = []
+    while free:
+        v = free.pop(0)
+        options = set(neighbours(v))
+        reachable: set[int] | None = None
+        for j in range(len(free) - 1, -1, -1):
+            u = free[j]
+            if u not in options:
+                continue
+            if mate[v] != u:
+                if reachable is not None and u not in reachable:
+                    continue
+                gone = taken | {v, u}
+                changes = _swap(v, u, mate, neighbours, gone, size)
+                if changes is None and reachable is None:
+                    # The partners v can take with the others still perfectly matched on tight edges: the even
+                    # vertices of one search from v's partner (v and the pairs made left out).
+                    reachable = set()
+                    _augmenting_path(mate[v], None, mate, neighbours, taken | {v}, size, reachable)
+                    if u not in reachable:
+                        continue
+                if not accept(v, u, gone, changes):
+                    continue
+            taken |= {v, u}
+            pairs.append((v, free.pop(j)))
+            break
+        else:
+            floating.append(v)
+    if len(floating) > floaters:
+        return None
+    return pairs, (floating[0] if floating else None)
+
+
+def _swap(
+    v: int, u: int, mate: dict[int, int], neighbours: Callable[[int], list[int]], gone: Collection[int], size: int
+) -> dict[int, int] | None:
+    """The pairs that change when v-u joins the matching and their partners pair along tight edges, or None."""
+    root, goal = mate[v], mate[u]
+    path = [root, goal] if goal in neighbours(root) else _augmenting_path(root, goal, mate, neighbours, gone, size)
+    if path is None:
+        return None
+    changes = {v: u, u: v}
+    for k in range(0, len(path), 2):
+        changes[path[k]], changes[path[k + 1]] = path[k + 1], path[k]
+    return changes
 
 
 class _Doubled(dict[int, int]):
