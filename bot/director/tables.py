@@ -129,10 +129,10 @@ def _plain_row(row: StandingRow) -> PlainRow:
 _STATUSES = {status.value: status for status in EntryStatus}
 
 
-def _rows(plain: Sequence[PlainRow]) -> tuple[StandingRow, ...]:
+def _made_rows(plain: Sequence[PlainRow]) -> tuple[StandingRow, ...]:
     """The rows of their plain forms, each distinct value's `Fraction` made once for all of them (2,000 rows hold
-    16,000 values, of which a few hundred differ: a `Fraction` normalises by a gcd and is collected by the garbage
-    collector, which made most of the rows' time on the bot's event loop)."""
+    16,000 values, of which a few hundred differ: a `Fraction` normalises by a gcd and is tracked by the garbage
+    collector: they were most of the rows' time on the bot's event loop)."""
     values: dict[tuple[int, int], Fraction] = {}
 
     def value(top: int, bottom: int) -> Fraction:
@@ -166,7 +166,7 @@ class Standings(Sequence[StandingRow]):
 
     def _rows(self) -> tuple[StandingRow, ...]:
         if self._made is None:
-            self._made = _rows(self._plain)
+            self._made = _made_rows(self._plain)
         return self._made
 
     @overload
