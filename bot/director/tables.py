@@ -126,11 +126,30 @@ def _plain_row(row: StandingRow) -> PlainRow:
     )
 
 
-def _row(plain: PlainRow) -> StandingRow:
-    rank, number, name, discord_id, rating, top, bottom, tiebreaks, status = plain
-    values = {code: Fraction(a, b) for code, a, b in tiebreaks}
-    return StandingRow(
-        rank, PlayerRef(number, name, discord_id, rating), Fraction(top, bottom), values, EntryStatus(status)
+_STATUSES = {status.value: status for status in EntryStatus}
+
+
+def _made_rows(plain: Sequence[PlainRow]) -> tuple[StandingRow, ...]:
+    """The rows of their plain forms, each distinct value's `Fraction` made once for all of them (2,000 rows hold
+    16,000 values, of which a few hundred differ: a `Fraction` normalises by a gcd and is tracked by the garbage
+    collector: they were most of the rows' time on the bot's event loop)."""
+    values: dict[tuple[int, int], Fraction] = {}
+
+    def value(top: int, bottom: int) -> Fraction:
+        found = values.get((top, bottom))
+        if found is None:
+            found = values[top, bottom] = Fraction(top, bottom)
+        return found
+
+    return tuple(
+        StandingRow(
+            rank,
+            PlayerRef(number, name, discord_id, rating),
+            value(top, bottom),
+            {code: value(a, b) for code, a, b in tiebreaks},
+            _STATUSES[status],
+        )
+        for rank, number, name, discord_id, rating, top, bottom, tiebreaks, status in plain
     )
 
 
@@ -147,7 +166,7 @@ class Standings(Sequence[StandingRow]):
 
     def _rows(self) -> tuple[StandingRow, ...]:
         if self._made is None:
-            self._made = tuple(map(_row, self._plain))
+            self._made = _made_rows(self._plain)
         return self._made
 
     @overload

@@ -14,6 +14,7 @@ import pytest
 from bot.director import polling
 from bot.director.outcome import Outcome, decide
 from bot.director.tables import warm_start
+from domain.result import Result
 from domain.settings import EarlyDrawPolicy
 from pairing import systems
 from pairing.systems import dutch
@@ -93,6 +94,29 @@ async def test_with_worker_processes_rounds_are_paired_and_standings_computed_in
     assert (await world.director.event(event_id)).current_round == 2
     assert [row.rank for row in rows] == sorted(row.rank for row in rows if row.rank is not None)
     assert sum(row.points for row in rows) == 7 // 2 * 2 + 2  # three games and a bye (1 point) each round
+
+
+async def test_the_standings_rows_from_a_worker_process_are_made_once_per_version_each_value_once(
+    world: World,
+) -> None:
+    workers = world.director.ctx.workers
+    workers.start()
+    try:
+        event_id, _ = await world.event(players=7, rounds=2)
+        await world.run_until(lambda: world.finished(event_id))
+        first, again = await world.director.standings(event_id, 1), await world.director.standings(event_id, 1)
+        now = await world.director.standings(event_id)
+        board = (await world.director.pairings(event_id, 2)).boards[0]
+        won = "1-0" if board.result is Result.BLACK_WINS else "0-1"  # a result that changes the standings
+        await world.director.set_result(ORGANISER, event_id, 2, board.number, won, "arbiter's decision")
+        corrected = await world.director.standings(event_id)
+    finally:
+        await workers.close()
+    assert all(row is same for row, same in zip(first, again, strict=True))  # the version's rows, not made again
+    values = [value for row in now for value in (row.points, *row.tiebreaks.values())]
+    assert len({id(value) for value in values}) == len(set(values))  # equal values are one `Fraction`
+    assert not {id(row) for row in now} & {id(row) for row in corrected}  # a new version: its own rows
+    assert corrected != now
 
 
 async def test_a_system_registered_at_run_time_pairs_in_a_thread_beside_the_worker_processes(world: World) -> None:
