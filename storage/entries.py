@@ -12,6 +12,7 @@ from datetime import datetime
 
 from domain.entry import (
     BARRED,
+    STATUS_OF_VALUE,
     ByeRequest,
     Entry,
     EntryStatus,
@@ -49,9 +50,6 @@ _ENTRY_SQL = (
 )
 
 
-_STATUSES = {status.value: status for status in EntryStatus}  # a look-up, not an enum call: 2,000 rows a read
-
-
 def entry_from_row(row: Row) -> Entry:
     """A joined entries+players row as an Entry."""
     return Entry(
@@ -59,7 +57,7 @@ def entry_from_row(row: Row) -> Entry:
         player=player_from_row(row, "p_"),
         number=None if row["number"] is None else int(row["number"]),
         rating=int(row["rating"]),
-        status=_STATUSES[row["status"]],
+        status=STATUS_OF_VALUE[row["status"]],
         joined_round=int(row["joined_round"]),
         late_bye_round=None if row["late_bye_round"] is None else int(row["late_bye_round"]),
         accelerated=bool(row["accelerated"]),

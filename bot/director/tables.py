@@ -23,7 +23,7 @@ from typing import Any, overload
 from bot.director.lookups import active_entries
 from bot.director.models import Crosstable, PlayerRef, StandingRow
 from bot.workers import Workers
-from domain.entry import Entry, EntryStatus
+from domain.entry import STATUS_OF_VALUE, Entry, EntryStatus
 from domain.event import EventStatus
 from pairing.model import Colour, Outcome, RecordKind, Scoring, Tournament, exact_sum
 from pairing.standings.crosstable import CrosstableCell
@@ -126,9 +126,6 @@ def _plain_row(row: StandingRow) -> PlainRow:
     )
 
 
-_STATUSES = {status.value: status for status in EntryStatus}
-
-
 def _made_rows(plain: Sequence[PlainRow]) -> tuple[StandingRow, ...]:
     """The rows of their plain forms, each distinct value's `Fraction` made once for all of them (2,000 rows hold
     16,000 values, of which a few hundred differ: a `Fraction` normalises by a gcd and is tracked by the garbage
@@ -147,7 +144,7 @@ def _made_rows(plain: Sequence[PlainRow]) -> tuple[StandingRow, ...]:
             PlayerRef(number, name, discord_id, rating),
             value(top, bottom),
             {code: value(a, b) for code, a, b in tiebreaks},
-            _STATUSES[status],
+            STATUS_OF_VALUE[status],
         )
         for rank, number, name, discord_id, rating, top, bottom, tiebreaks, status in plain
     )
